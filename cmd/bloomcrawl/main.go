@@ -1,0 +1,131 @@
+// Command bloomcrawl is a web crawler with URL dedup (Bloom filters) and
+// content dedup (SimHash) built in. See the README for every subcommand.
+//
+// main stays thin: it parses the subcommand name, sets up a signal context
+// and maps errors to exit codes. Each subcommand lives in its own file and
+// registers itself with register.
+package main
+
+import (
+	"context"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"os"
+	"os/signal"
+	"sort"
+	"syscall"
+)
+
+// command is one subcommand of bloomcrawl.
+type command struct {
+	name    string // as typed on the command line
+	summary string // one line for the usage listing
+	// run executes the subcommand with its own arguments (without the
+	// subcommand name). It returns a usageError for bad flags or arguments.
+	run func(ctx context.Context, args []string, stdout, stderr io.Writer) error
+}
+
+var commands = map[string]command{}
+
+// register adds a subcommand; called from init in each subcommand's file.
+func register(c command) {
+	if _, dup := commands[c.name]; dup {
+		panic("bloomcrawl: command registered twice: " + c.name)
+	}
+	commands[c.name] = c
+}
+
+// usageError marks an error caused by bad command-line input (exit code 2).
+type usageError struct{ msg string }
+
+func (e usageError) Error() string { return e.msg }
+
+func usagef(format string, a ...any) error { return usageError{fmt.Sprintf(format, a...)} }
+
+func main() {
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	go func() {
+		// After the first signal, restore the default handler so that a
+		// second Ctrl-C terminates the process at once.
+		<-ctx.Done()
+		stop()
+	}()
+	os.Exit(run(ctx, os.Args[1:], os.Stdout, os.Stderr))
+}
+
+// run executes bloomcrawl with args and returns the process exit code:
+// 0 success, 1 failure, 2 bad usage, 130 interrupted.
+func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
+	if len(args) == 0 || args[0] == "-h" || args[0] == "--help" || args[0] == "help" {
+		printUsage(stdout)
+		if len(args) == 0 {
+			return 2
+		}
+		return 0
+	}
+	c, ok := commands[args[0]]
+	if !ok {
+		fmt.Fprintf(stderr, "bloomcrawl: unknown command %q\n\n", args[0])
+		printUsage(stderr)
+		return 2
+	}
+	err := c.run(ctx, args[1:], stdout, stderr)
+	var ue usageError
+	switch {
+	case err == nil:
+		return 0
+	case errors.Is(err, flag.ErrHelp):
+		return 0
+	case errors.As(err, &ue):
+		fmt.Fprintf(stderr, "bloomcrawl %s: %v\n", c.name, err)
+		return 2
+	case errors.Is(err, context.Canceled):
+		fmt.Fprintf(stderr, "bloomcrawl %s: interrupted\n", c.name)
+		return 130
+	default:
+		fmt.Fprintf(stderr, "bloomcrawl %s: %v\n", c.name, err)
+		return 1
+	}
+}
+
+func printUsage(w io.Writer) {
+	fmt.Fprintln(w, "usage: bloomcrawl <command> [flags] [args]")
+	fmt.Fprintln(w)
+	fmt.Fprintln(w, "commands:")
+	names := make([]string, 0, len(commands))
+	for n := range commands {
+		names = append(names, n)
+	}
+	sort.Strings(names)
+	for _, n := range names {
+		fmt.Fprintf(w, "  %-8s %s\n", n, commands[n].summary)
+	}
+	fmt.Fprintln(w)
+	fmt.Fprintln(w, "Run 'bloomcrawl <command> -h' for a command's flags.")
+}
+
+// newFlagSet returns a FlagSet for a subcommand that reports errors instead
+// of exiting, and prints its usage to stderr.
+func newFlagSet(name, usage string, stderr io.Writer) *flag.FlagSet {
+	fs := flag.NewFlagSet(name, flag.ContinueOnError)
+	fs.SetOutput(stderr)
+	fs.Usage = func() {
+		fmt.Fprintf(stderr, "usage: bloomcrawl %s\n\nflags:\n", usage)
+		fs.PrintDefaults()
+	}
+	return fs
+}
+
+// parseFlags parses args into fs. Parse errors become usage errors; -h
+// becomes flag.ErrHelp (exit 0).
+func parseFlags(fs *flag.FlagSet, args []string) error {
+	if err := fs.Parse(args); err != nil {
+		if errors.Is(err, flag.ErrHelp) {
+			return err
+		}
+		return usageError{err.Error()}
+	}
+	return nil
+}
