@@ -1,0 +1,35 @@
+// Package frontier decides what bloomcrawl fetches next.
+//
+// A Frontier holds per-host FIFO queues of URLs, hands them out breadth-first
+// (lowest sequence number first, and sequence numbers are assigned in
+// discovery order) while keeping each host within its parallelism and delay,
+// and tests every candidate URL against a seen-set before it is queued, so a
+// URL is queued at most once per crawl.
+//
+// # Persistence
+//
+// The frontier does not write to disk itself. Queueing is two-phase so that the
+// caller can persist new entries in the same atomic store commit as the page
+// they were found on:
+//
+//  1. Reserve tests candidates against the seen-set and assigns sequence
+//     numbers to the new ones (they are not yet handed out);
+//  2. the caller commits them (and the page) to its store;
+//  3. Publish makes them available to Next (or Cancel drops them).
+//
+// Next hands out an entry; Done releases it once its result is committed.
+//
+// # Memory
+//
+// Only a bounded window of the queue (Options.Window entries) lives in
+// memory. Entries published while the window is full stay in the store only
+// and are read back, in sequence order, through the queueStore's QueueScan
+// when the window drains. Resume starts a frontier on a store that already
+// holds pending entries.
+//
+// # Caveats
+//
+// Breadth-first order is approximate: entries are ordered by sequence number,
+// which is discovery order, and concurrent workers discover out of depth
+// order at the edges of a level. Per-host politeness is exact.
+package frontier

@@ -1,0 +1,511 @@
+package frontier
+
+import (
+	"container/heap"
+	"context"
+	"errors"
+	"fmt"
+	"net/url"
+	"sync"
+	"time"
+)
+
+// ErrExhausted is returned by Next when nothing is queued, nothing is being
+// fetched and nothing is reserved: the crawl is complete.
+var ErrExhausted = errors.New("frontier: exhausted")
+
+// Entry is one queued URL.
+type Entry struct {
+	Seq      uint64 // assigned by Reserve (or read back from the store); > 0
+	URL      string // canonical absolute URL
+	Depth    int    // link distance from a seed (seeds are 0)
+	Referrer string // canonical URL of the page the link was found on ("" for seeds)
+}
+
+// Candidate is a URL offered to Reserve.
+type Candidate struct {
+	URL      string // canonical absolute URL (the seen-set key)
+	Depth    int
+	Referrer string
+}
+
+// seenSet is the URL seen-filter: TestAndAdd reports whether key was (or,
+// for a probabilistic filter, appears to have been) added before, and adds it.
+type seenSet interface {
+	TestAndAdd(key string) (seen bool)
+}
+
+// queueStore is where the queue lives beyond the in-memory window: pending
+// entries with Seq > after, in Seq order, at most limit of them.
+type queueStore interface {
+	QueueScan(after uint64, limit int) ([]Entry, error)
+}
+
+// Options configures a Frontier. The zero value of every field is its default.
+type Options struct {
+	// Seen is the seen-filter every candidate is tested against. Required.
+	Seen seenSet
+	// Store holds the queue beyond the window. nil keeps the whole queue in
+	// memory (Window is then ignored).
+	Store queueStore
+	// Window is the number of queued entries kept in memory. Default 50,000.
+	Window int
+	// PerHostParallelism is how many entries of one host may be handed out
+	// at once. Default 2.
+	PerHostParallelism int
+	// Delay is the minimum time between two hand-outs for one host.
+	// Default 0.
+	Delay time.Duration
+	// MaxDepth: candidates deeper than this are dropped before the seen test.
+	// Negative means unlimited. Default 0 = seeds only (as in configs).
+	MaxDepth int
+	// MaxPerHost caps the URLs ever queued per host (0 = unlimited).
+	MaxPerHost int
+	// MaxTotal caps the URLs ever queued (0 = unlimited).
+	MaxTotal int
+}
+
+// Frontier is a concurrent-safe crawl queue. See the package doc.
+type Frontier struct {
+	o Options
+
+	mu       sync.Mutex
+	changed  chan struct{} // closed and replaced on every state change
+	hosts    map[string]*hostQueue
+	ready    hostHeap // hosts that have entries and may be handed one now
+	mem      map[uint64]struct{}
+	inflight map[uint64]string // seq → host
+	pending  map[uint64]struct{}
+	nextSeq  uint64
+	queued   map[string]int // host → URLs ever queued (MaxPerHost)
+	total    int            // URLs ever queued (MaxTotal)
+
+	// spillFrom is the lowest sequence number that may be in the store but
+	// not in memory; 0 when the store holds nothing beyond memory.
+	spillFrom    uint64
+	scanning     bool
+	doneInScan   map[uint64]struct{}
+	spilledInRun uint64 // lowest seq spilled while a scan was running
+	closed       bool
+	err          error // sticky store error from a refill
+}
+
+type hostQueue struct {
+	name    string
+	q       []Entry
+	active  int
+	readyAt time.Time
+	index   int // in ready heap; -1 when not there
+	timer   *time.Timer
+}
+
+// New returns an empty frontier.
+func New(o Options) (*Frontier, error) {
+	if o.Seen == nil {
+		return nil, errors.New("frontier: Options.Seen is required")
+	}
+	if o.Window <= 0 {
+		o.Window = 50_000
+	}
+	if o.PerHostParallelism <= 0 {
+		o.PerHostParallelism = 2
+	}
+	if o.Delay < 0 {
+		return nil, fmt.Errorf("frontier: negative Delay %v", o.Delay)
+	}
+	return &Frontier{
+		o:        o,
+		changed:  make(chan struct{}),
+		hosts:    map[string]*hostQueue{},
+		mem:      map[uint64]struct{}{},
+		inflight: map[uint64]string{},
+		pending:  map[uint64]struct{}{},
+		queued:   map[string]int{},
+		nextSeq:  1,
+	}, nil
+}
+
+// Resume prepares the frontier for a store that already holds pending
+// entries: it scans the whole stored queue once, calls fn (if not nil) for
+// each entry (the caller re-adds their URLs to the seen-filter), counts them
+// against MaxPerHost/MaxTotal, and continues numbering after the highest
+// sequence number. Entries are then read back through Next as usual. It
+// returns the number of pending entries. Call it before any other method.
+func (f *Frontier) Resume(ctx context.Context, fn func(Entry)) (int, error) {
+	if f.o.Store == nil {
+		return 0, errors.New("frontier: Resume needs Options.Store")
+	}
+	var after uint64
+	n := 0
+	for {
+		if err := ctx.Err(); err != nil {
+			return n, err
+		}
+		batch, err := f.o.Store.QueueScan(after, 10_000)
+		if err != nil {
+			return n, fmt.Errorf("frontier: resume: scan queue after %d: %w", after, err)
+		}
+		for _, e := range batch {
+			if fn != nil {
+				fn(e)
+			}
+			f.mu.Lock()
+			if n == 0 {
+				f.spillFrom = e.Seq
+			}
+			f.account(hostOf(e.URL))
+			if e.Seq >= f.nextSeq {
+				f.nextSeq = e.Seq + 1
+			}
+			f.mu.Unlock()
+			after = e.Seq
+			n++
+		}
+		if len(batch) < 10_000 {
+			return n, nil
+		}
+	}
+}
+
+// Account counts an already-fetched URL against its host's MaxPerHost
+// budget and MaxTotal; used when resuming a crawl.
+func (f *Frontier) Account(rawURL string) {
+	f.mu.Lock()
+	f.account(hostOf(rawURL))
+	f.mu.Unlock()
+}
+
+func (f *Frontier) account(host string) {
+	f.queued[host]++
+	f.total++
+}
+
+// Reserve tests each candidate, in order, against the seen-filter and
+// assigns a sequence number to every one not seen before. Candidates deeper
+// than MaxDepth or beyond MaxPerHost/MaxTotal are dropped without a test.
+// It returns the new entries and the URLs tested, in order (the URL trace).
+// The new entries are handed out only after Publish.
+func (f *Frontier) Reserve(cands []Candidate) (fresh []Entry, tested []string) {
+	for _, c := range cands {
+		if f.o.MaxDepth >= 0 && c.Depth > f.o.MaxDepth {
+			continue
+		}
+		host := hostOf(c.URL)
+		f.mu.Lock()
+		if (f.o.MaxTotal > 0 && f.total >= f.o.MaxTotal) ||
+			(f.o.MaxPerHost > 0 && f.queued[host] >= f.o.MaxPerHost) {
+			f.mu.Unlock()
+			continue
+		}
+		f.mu.Unlock()
+		tested = append(tested, c.URL)
+		if f.o.Seen.TestAndAdd(c.URL) {
+			continue
+		}
+		f.mu.Lock()
+		f.account(host)
+		e := Entry{Seq: f.nextSeq, URL: c.URL, Depth: c.Depth, Referrer: c.Referrer}
+		f.nextSeq++
+		f.pending[e.Seq] = struct{}{}
+		f.mu.Unlock()
+		fresh = append(fresh, e)
+	}
+	return fresh, tested
+}
+
+// Publish makes reserved entries available to Next. Call it after the
+// entries are committed to the store. Entries that do not fit the window
+// stay in the store only, to be read back later.
+func (f *Frontier) Publish(entries []Entry) {
+	if len(entries) == 0 {
+		return
+	}
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	for _, e := range entries {
+		if _, ok := f.pending[e.Seq]; !ok {
+			continue
+		}
+		delete(f.pending, e.Seq)
+		f.push(e)
+	}
+	f.broadcast()
+}
+
+// Cancel drops reserved entries that could not be committed. Their URLs
+// stay in the seen-filter: the caller is expected to stop the crawl.
+func (f *Frontier) Cancel(entries []Entry) {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	for _, e := range entries {
+		delete(f.pending, e.Seq)
+	}
+	f.broadcast()
+}
+
+// push adds e to memory, or records it as spilled when the window is full.
+func (f *Frontier) push(e Entry) {
+	if f.o.Store != nil && len(f.mem) >= f.o.Window {
+		f.spill(e.Seq)
+		return
+	}
+	f.mem[e.Seq] = struct{}{}
+	h := f.hosts[hostOf(e.URL)]
+	if h == nil {
+		h = &hostQueue{name: hostOf(e.URL), index: -1}
+		f.hosts[h.name] = h
+	}
+	h.q = append(h.q, e)
+	f.fix(h, time.Now())
+}
+
+func (f *Frontier) spill(seq uint64) {
+	if f.spillFrom == 0 || seq < f.spillFrom {
+		f.spillFrom = seq
+	}
+	if f.scanning && (f.spilledInRun == 0 || seq < f.spilledInRun) {
+		f.spilledInRun = seq
+	}
+}
+
+// fix puts h in or out of the ready heap according to its state.
+func (f *Frontier) fix(h *hostQueue, now time.Time) {
+	eligible := len(h.q) > 0 && h.active < f.o.PerHostParallelism && !now.Before(h.readyAt)
+	switch {
+	case eligible && h.index < 0:
+		heap.Push(&f.ready, h)
+	case eligible:
+		heap.Fix(&f.ready, h.index)
+	case h.index >= 0:
+		heap.Remove(&f.ready, h.index)
+	}
+	if !eligible && len(h.q) > 0 && h.active < f.o.PerHostParallelism && h.timer == nil {
+		// Waiting for the delay only: wake up when it has passed.
+		h.timer = time.AfterFunc(h.readyAt.Sub(now), func() {
+			f.mu.Lock()
+			h.timer = nil
+			f.fix(h, time.Now())
+			f.broadcast()
+			f.mu.Unlock()
+		})
+	}
+	if len(h.q) == 0 && h.active == 0 && h.timer == nil && !now.Before(h.readyAt) {
+		delete(f.hosts, h.name)
+	}
+}
+
+func (f *Frontier) broadcast() {
+	close(f.changed)
+	f.changed = make(chan struct{})
+}
+
+// Next blocks until an entry may be fetched and returns it; the caller must
+// call Done with it once its result is committed. It returns ErrExhausted
+// when the queue is empty and nothing is in flight or reserved, ctx.Err()
+// when ctx ends, or an error from the store.
+func (f *Frontier) Next(ctx context.Context) (Entry, error) {
+	for {
+		f.mu.Lock()
+		if f.closed {
+			f.mu.Unlock()
+			return Entry{}, ErrExhausted
+		}
+		if f.err != nil {
+			err := f.err
+			f.mu.Unlock()
+			return Entry{}, err
+		}
+		if f.ready.Len() > 0 {
+			now := time.Now()
+			h := f.ready[0]
+			e := h.q[0]
+			h.q[0] = Entry{}
+			h.q = h.q[1:]
+			h.active++
+			if f.o.Delay > 0 {
+				h.readyAt = now.Add(f.o.Delay)
+			}
+			f.fix(h, now)
+			delete(f.mem, e.Seq)
+			f.inflight[e.Seq] = h.name
+			refill := f.needScan(f.o.Window / 2)
+			f.mu.Unlock()
+			if refill {
+				// A failed refill is reported by the next call; e is good.
+				f.scan()
+			}
+			return e, nil
+		}
+		if len(f.mem) == 0 && f.spillFrom == 0 && len(f.inflight) == 0 && len(f.pending) == 0 && !f.scanning {
+			f.mu.Unlock()
+			return Entry{}, ErrExhausted
+		}
+		if f.needScan(1) {
+			f.mu.Unlock()
+			if err := f.scan(); err != nil {
+				return Entry{}, err
+			}
+			continue
+		}
+		wait := f.changed
+		f.mu.Unlock()
+		select {
+		case <-wait:
+		case <-ctx.Done():
+			return Entry{}, ctx.Err()
+		}
+	}
+}
+
+// needScan reports whether memory holds fewer than low entries while more
+// are spilled in the store, and no scan runs. Holds f.mu.
+func (f *Frontier) needScan(low int) bool {
+	if f.spillFrom == 0 || f.scanning || len(f.mem) >= low {
+		return false
+	}
+	f.scanning = true
+	f.doneInScan = map[uint64]struct{}{}
+	f.spilledInRun = 0
+	return true
+}
+
+// scan reads spilled entries back from the store until the window is full.
+func (f *Frontier) scan() error {
+	f.mu.Lock()
+	from := f.spillFrom
+	room := f.o.Window - len(f.mem)
+	f.mu.Unlock()
+	limit := room
+	if limit < 64 {
+		limit = 64
+	}
+	batch, err := f.o.Store.QueueScan(from-1, limit)
+
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	defer f.broadcast()
+	f.scanning = false
+	if err != nil {
+		f.err = fmt.Errorf("frontier: read queue after %d: %w", from-1, err)
+		return f.err
+	}
+	next := uint64(0) // lowest seq not yet read back
+	for i, e := range batch {
+		if len(f.mem) >= f.o.Window {
+			next = e.Seq
+			break
+		}
+		_, inMem := f.mem[e.Seq]
+		_, inFlight := f.inflight[e.Seq]
+		_, isPending := f.pending[e.Seq]
+		_, isDone := f.doneInScan[e.Seq]
+		if !inMem && !inFlight && !isPending && !isDone {
+			f.mem[e.Seq] = struct{}{}
+			h := f.hosts[hostOf(e.URL)]
+			if h == nil {
+				h = &hostQueue{name: hostOf(e.URL), index: -1}
+				f.hosts[h.name] = h
+			}
+			h.q = append(h.q, e)
+			f.fix(h, time.Now())
+		}
+		if i == len(batch)-1 && len(batch) == limit {
+			next = e.Seq + 1
+		}
+	}
+	if f.spilledInRun != 0 && (next == 0 || f.spilledInRun < next) {
+		next = f.spilledInRun
+	}
+	f.spillFrom = next
+	f.doneInScan = nil
+	return nil
+}
+
+// Done releases an entry handed out by Next. Call it after the entry's
+// result is committed (its seq dequeued), or after deciding to leave it
+// queued for the next run (e.g. on shutdown): then it stays in the store
+// and is not handed out again by this frontier.
+func (f *Frontier) Done(e Entry) {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	host, ok := f.inflight[e.Seq]
+	if !ok {
+		return
+	}
+	delete(f.inflight, e.Seq)
+	if f.doneInScan != nil {
+		f.doneInScan[e.Seq] = struct{}{}
+	}
+	h := f.hosts[host]
+	if h == nil {
+		h = &hostQueue{name: host, index: -1}
+		f.hosts[host] = h
+	}
+	h.active--
+	f.fix(h, time.Now())
+	f.broadcast()
+}
+
+// Close makes every current and later Next call return ErrExhausted and
+// stops the delay timers. Entries stay where they are (in the store).
+func (f *Frontier) Close() {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	f.closed = true
+	for _, h := range f.hosts {
+		if h.timer != nil {
+			h.timer.Stop()
+		}
+	}
+	f.broadcast()
+}
+
+// Stats is a snapshot of the frontier's counters.
+type Stats struct {
+	InMemory int  // entries queued in memory
+	InFlight int  // entries handed out and not Done
+	Reserved int  // entries reserved and not published
+	Hosts    int  // hosts with queued or in-flight entries
+	Spilled  bool // more entries wait in the store
+}
+
+// Stats returns the current counters.
+func (f *Frontier) Stats() Stats {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	return Stats{InMemory: len(f.mem), InFlight: len(f.inflight), Reserved: len(f.pending),
+		Hosts: len(f.hosts), Spilled: f.spillFrom != 0}
+}
+
+// hostOf returns the host[:port] of an absolute URL ("" if it has none).
+func hostOf(raw string) string {
+	u, err := url.Parse(raw)
+	if err != nil {
+		return ""
+	}
+	return u.Host
+}
+
+// hostHeap orders hosts by the sequence number of their first entry.
+type hostHeap []*hostQueue
+
+func (h hostHeap) Len() int           { return len(h) }
+func (h hostHeap) Less(i, j int) bool { return h[i].q[0].Seq < h[j].q[0].Seq }
+func (h hostHeap) Swap(i, j int) {
+	h[i], h[j] = h[j], h[i]
+	h[i].index = i
+	h[j].index = j
+}
+func (h *hostHeap) Push(x any) {
+	q := x.(*hostQueue)
+	q.index = len(*h)
+	*h = append(*h, q)
+}
+func (h *hostHeap) Pop() any {
+	old := *h
+	q := old[len(old)-1]
+	old[len(old)-1] = nil
+	q.index = -1
+	*h = old[:len(old)-1]
+	return q
+}

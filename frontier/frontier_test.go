@@ -1,0 +1,275 @@
+package frontier
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"sort"
+	"sync"
+	"testing"
+	"time"
+)
+
+// exactSet is an exact seen-set for tests.
+type exactSet struct {
+	mu sync.Mutex
+	m  map[string]bool
+}
+
+func (s *exactSet) TestAndAdd(k string) bool {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.m == nil {
+		s.m = map[string]bool{}
+	}
+	seen := s.m[k]
+	s.m[k] = true
+	return seen
+}
+
+// memQueue is a queue table with the semantics of storage's queue: pending
+// entries keyed by seq, scanned in seq order.
+type memQueue struct {
+	mu      sync.Mutex
+	pending map[uint64]Entry
+	scans   int
+}
+
+func (q *memQueue) commit(add []Entry, done ...uint64) {
+	q.mu.Lock()
+	defer q.mu.Unlock()
+	if q.pending == nil {
+		q.pending = map[uint64]Entry{}
+	}
+	for _, e := range add {
+		q.pending[e.Seq] = e
+	}
+	for _, s := range done {
+		delete(q.pending, s)
+	}
+}
+
+func (q *memQueue) QueueScan(after uint64, limit int) ([]Entry, error) {
+	q.mu.Lock()
+	defer q.mu.Unlock()
+	q.scans++
+	var out []Entry
+	for _, e := range q.pending {
+		if e.Seq > after {
+			out = append(out, e)
+		}
+	}
+	sort.Slice(out, func(i, j int) bool { return out[i].Seq < out[j].Seq })
+	if len(out) > limit {
+		out = out[:limit]
+	}
+	return out, nil
+}
+
+func mustNew(t *testing.T, o Options) *Frontier {
+	t.Helper()
+	if o.Seen == nil {
+		o.Seen = &exactSet{}
+	}
+	f, err := New(o)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return f
+}
+
+func add(f *Frontier, q *memQueue, depth int, ref string, urls ...string) []Entry {
+	var cs []Candidate
+	for _, u := range urls {
+		cs = append(cs, Candidate{URL: u, Depth: depth, Referrer: ref})
+	}
+	fresh, _ := f.Reserve(cs)
+	if q != nil {
+		q.commit(fresh)
+	}
+	f.Publish(fresh)
+	return fresh
+}
+
+func TestReserveDedupAndLimits(t *testing.T) {
+	f := mustNew(t, Options{MaxDepth: 1, MaxPerHost: 3, MaxTotal: 4})
+	fresh, tested := f.Reserve([]Candidate{
+		{URL: "http://a/1"}, {URL: "http://a/1"}, {URL: "http://a/2", Depth: 2},
+		{URL: "http://a/3", Depth: 1}, {URL: "http://a/4"}, {URL: "http://a/5"},
+		{URL: "http://b/1"}, {URL: "http://b/2"},
+	})
+	var got []string
+	for _, e := range fresh {
+		got = append(got, fmt.Sprintf("%d %s", e.Seq, e.URL))
+	}
+	want := []string{"1 http://a/1", "2 http://a/3", "3 http://a/4", "4 http://b/1"}
+	if fmt.Sprint(got) != fmt.Sprint(want) {
+		t.Errorf("fresh = %v, want %v", got, want)
+	}
+	// a/2 is too deep (not tested); a/5 over the host cap, b/2 over the total cap.
+	wantTested := []string{"http://a/1", "http://a/1", "http://a/3", "http://a/4", "http://b/1"}
+	if fmt.Sprint(tested) != fmt.Sprint(wantTested) {
+		t.Errorf("tested = %v, want %v", tested, wantTested)
+	}
+}
+
+func TestNextOrderAndPerHostParallelism(t *testing.T) {
+	f := mustNew(t, Options{MaxDepth: -1, PerHostParallelism: 1})
+	add(f, nil, 0, "", "http://a/1", "http://a/2", "http://b/1", "http://a/3", "http://c/1")
+	ctx := context.Background()
+	var got []string
+	var held []Entry
+	for i := 0; i < 3; i++ {
+		e, err := f.Next(ctx)
+		if err != nil {
+			t.Fatal(err)
+		}
+		got = append(got, e.URL)
+		held = append(held, e)
+	}
+	// One per host at a time: a/1, then b/1 and c/1 (a is busy).
+	if want := "[http://a/1 http://b/1 http://c/1]"; fmt.Sprint(got) != want {
+		t.Fatalf("order = %v, want %v", got, want)
+	}
+	short, cancel := context.WithTimeout(ctx, 20*time.Millisecond)
+	defer cancel()
+	if _, err := f.Next(short); !errors.Is(err, context.DeadlineExceeded) {
+		t.Fatalf("Next with every host busy: err = %v, want deadline", err)
+	}
+	f.Done(held[0])
+	e, err := f.Next(ctx)
+	if err != nil || e.URL != "http://a/2" {
+		t.Fatalf("after Done: %v %v, want http://a/2", e.URL, err)
+	}
+	f.Done(e)
+	f.Done(held[1])
+	f.Done(held[2])
+	e, _ = f.Next(ctx)
+	f.Done(e)
+	if _, err := f.Next(ctx); !errors.Is(err, ErrExhausted) {
+		t.Fatalf("err = %v, want ErrExhausted", err)
+	}
+}
+
+func TestDelayPerHost(t *testing.T) {
+	const delay = 30 * time.Millisecond
+	f := mustNew(t, Options{MaxDepth: -1, Delay: delay})
+	add(f, nil, 0, "", "http://a/1", "http://a/2", "http://a/3")
+	ctx := context.Background()
+	var times []time.Time
+	for {
+		e, err := f.Next(ctx)
+		if errors.Is(err, ErrExhausted) {
+			break
+		}
+		if err != nil {
+			t.Fatal(err)
+		}
+		times = append(times, time.Now())
+		f.Done(e)
+	}
+	if len(times) != 3 {
+		t.Fatalf("got %d entries, want 3", len(times))
+	}
+	for i := 1; i < len(times); i++ {
+		if gap := times[i].Sub(times[i-1]); gap < delay-time.Millisecond {
+			t.Errorf("gap %d = %v, want >= %v", i, gap, delay)
+		}
+	}
+}
+
+// TestSpillAndConcurrentCrawl runs workers over a generated link graph with
+// a window far smaller than the queue, so most of the queue lives in the
+// store, and checks that every URL is handed out exactly once.
+func TestSpillAndConcurrentCrawl(t *testing.T) {
+	const pages = 3000
+	q := &memQueue{}
+	f := mustNew(t, Options{MaxDepth: -1, Store: q, Window: 50, PerHostParallelism: 4})
+	url := func(i int) string { return fmt.Sprintf("http://h%d/p%d", i%7, i) }
+	add(f, q, 0, "", url(0))
+
+	var mu sync.Mutex
+	visits := map[string]int{}
+	ctx := context.Background()
+	var wg sync.WaitGroup
+	for w := 0; w < 8; w++ {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for {
+				e, err := f.Next(ctx)
+				if errors.Is(err, ErrExhausted) {
+					return
+				}
+				if err != nil {
+					t.Error(err)
+					return
+				}
+				mu.Lock()
+				visits[e.URL]++
+				mu.Unlock()
+				var i int
+				fmt.Sscanf(e.URL[len("http://h0/p"):], "%d", &i)
+				var links []Candidate
+				for _, j := range []int{2*i + 1, 2*i + 2, i / 2, i + 1} {
+					if j < pages {
+						links = append(links, Candidate{URL: url(j), Depth: e.Depth + 1, Referrer: e.URL})
+					}
+				}
+				fresh, _ := f.Reserve(links)
+				q.commit(fresh, e.Seq) // one atomic commit: new entries + dequeue
+				f.Publish(fresh)
+				f.Done(e)
+			}
+		}()
+	}
+	wg.Wait()
+	if len(visits) != pages {
+		t.Errorf("visited %d distinct URLs, want %d", len(visits), pages)
+	}
+	for u, n := range visits {
+		if n != 1 {
+			t.Errorf("%s handed out %d times", u, n)
+		}
+	}
+	if len(q.pending) != 0 {
+		t.Errorf("%d entries left in the store", len(q.pending))
+	}
+	if q.scans == 0 {
+		t.Error("the store was never scanned: the window did not bound memory")
+	}
+}
+
+func TestResume(t *testing.T) {
+	q := &memQueue{}
+	q.commit([]Entry{{Seq: 5, URL: "http://a/5"}, {Seq: 9, URL: "http://b/9", Depth: 2}, {Seq: 7, URL: "http://a/7"}})
+	seen := &exactSet{}
+	f := mustNew(t, Options{MaxDepth: -1, Store: q, Window: 2, Seen: seen})
+	n, err := f.Resume(context.Background(), func(e Entry) { seen.TestAndAdd(e.URL) })
+	if err != nil || n != 3 {
+		t.Fatalf("Resume = %d, %v; want 3, nil", n, err)
+	}
+	fresh, _ := f.Reserve([]Candidate{{URL: "http://a/5"}, {URL: "http://c/1"}})
+	if len(fresh) != 1 || fresh[0].Seq != 10 {
+		t.Fatalf("fresh = %+v, want one entry with seq 10", fresh)
+	}
+	q.commit(fresh)
+	f.Publish(fresh)
+	var got []string
+	for {
+		e, err := f.Next(context.Background())
+		if errors.Is(err, ErrExhausted) {
+			break
+		}
+		if err != nil {
+			t.Fatal(err)
+		}
+		got = append(got, e.URL)
+		q.commit(nil, e.Seq)
+		f.Done(e)
+	}
+	sort.Strings(got)
+	if want := "[http://a/5 http://a/7 http://b/9 http://c/1]"; fmt.Sprint(got) != want {
+		t.Errorf("got %v, want %v", got, want)
+	}
+}
