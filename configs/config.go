@@ -1,0 +1,210 @@
+package configs
+
+import (
+	"bytes"
+	"fmt"
+	"os"
+
+	"gopkg.in/yaml.v3"
+)
+
+// Default values, as Default fills them in.
+const (
+	DefaultMaxDepth           = 50
+	DefaultMaxURLLength       = 2048
+	DefaultPerHostParallelism = 2
+	DefaultConcurrency        = 16
+	DefaultUserAgent          = "bloomcrawl/0.1 (+https://github.com/bloomcrawl/bloomcrawl)"
+	DefaultTimeout            = Duration(30e9) // 30s
+	DefaultMaxBodyBytes       = 10 << 20       // 10 MiB
+	DefaultMaxRedirects       = 10
+	DefaultFilter             = "default"
+	DefaultCapacity           = 1_000_000
+	DefaultTargetFP           = 0.001
+	DefaultSimHashThreshold   = 3
+	DefaultStoreDir           = "./crawl.db"
+)
+
+// DefaultContentTypes is the default of Fetch.ContentTypes. Default copies
+// it, so changing a Config never changes this slice.
+var DefaultContentTypes = []string{"text/html", "application/xhtml+xml"}
+
+// FilterVariants lists the values dedup.filter accepts: the URL filter
+// variants of package urlfilter ("" is read as "default").
+var FilterVariants = []string{"default", "mdbf", "classic", "blocked", "exact", "scalable", "chain"}
+
+// Config is one crawl's configuration. The zero value is not useful; start
+// from Default, Parse or Load. A Config is plain data: safe for concurrent
+// reads, not for concurrent writes.
+type Config struct {
+	// Seeds are the absolute http(s) URLs the crawl starts from. Default
+	// none; Validate requires at least one (Parse does not, since the crawl
+	// command's --seed flag can supply them).
+	Seeds []string `yaml:"seeds"`
+	// Scope limits which URLs are crawled.
+	Scope Scope `yaml:"scope"`
+	// Politeness limits how hard each host is hit.
+	Politeness Politeness `yaml:"politeness"`
+	// Fetch limits each HTTP request.
+	Fetch Fetch `yaml:"fetch"`
+	// Dedup configures URL and content deduplication.
+	Dedup Dedup `yaml:"dedup"`
+	// Store says where pages are kept.
+	Store Store `yaml:"store"`
+
+	// lines maps a field path ("scope.max_depth", "seeds[1]") to the line it
+	// was read from; nil for a Config that did not come from a file.
+	lines map[string]int
+	// name is the file name Parse was given.
+	name string
+}
+
+// Scope limits which URLs are crawled.
+type Scope struct {
+	// AllowedHosts are the hosts that may be crawled. Default empty, which
+	// means the seeds' hosts. Entries are host names (optionally host:port),
+	// not URLs.
+	AllowedHosts []string `yaml:"allowed_hosts"`
+	// DeniedHosts are never crawled, even when allowed. Default empty.
+	DeniedHosts []string `yaml:"denied_hosts"`
+	// Include are regular expressions (Go RE2 syntax) matched against the
+	// canonical URL; when non-empty, a URL must match at least one. Default
+	// empty (everything in the allowed hosts).
+	Include []string `yaml:"include"`
+	// Exclude are regular expressions matched against the canonical URL; a
+	// URL matching any of them is not crawled (use them as trap rules).
+	// Default empty.
+	Exclude []string `yaml:"exclude"`
+	// MaxDepth is the number of links followed from a seed. Default 50;
+	// 0 fetches the seeds only; must be >= 0.
+	MaxDepth int `yaml:"max_depth"`
+	// MaxPages stops the crawl after this many fetched pages. Default 0,
+	// unlimited; must be >= 0.
+	MaxPages int `yaml:"max_pages"`
+	// MaxPagesPerHost stops crawling a host after this many fetched pages.
+	// Default 0, unlimited; must be >= 0.
+	MaxPagesPerHost int `yaml:"max_pages_per_host"`
+	// MaxURLLength skips URLs longer than this many bytes. Default 2048;
+	// must be > 0.
+	MaxURLLength int `yaml:"max_url_length"`
+}
+
+// Politeness limits how hard each host is hit.
+type Politeness struct {
+	// ObeyRobots makes the crawler fetch and obey each host's robots.txt.
+	// Default true.
+	ObeyRobots bool `yaml:"obey_robots"`
+	// Delay is the pause between two requests to the same host. Default 0;
+	// must be >= 0.
+	Delay Duration `yaml:"delay"`
+	// PerHostParallelism is the number of requests in flight to one host.
+	// Default 2; must be >= 1.
+	PerHostParallelism int `yaml:"per_host_parallelism"`
+	// Concurrency is the number of requests in flight overall. Default 16;
+	// must be >= 1.
+	Concurrency int `yaml:"concurrency"`
+	// UserAgent is sent with every request and matched against robots.txt.
+	// Default "bloomcrawl/0.1 (+https://github.com/bloomcrawl/bloomcrawl)";
+	// must not be empty or contain control characters.
+	UserAgent string `yaml:"user_agent"`
+}
+
+// Fetch limits each HTTP request.
+type Fetch struct {
+	// Timeout bounds one request, redirects and body included. Default 30s;
+	// must be > 0.
+	Timeout Duration `yaml:"timeout"`
+	// MaxBodyBytes truncates response bodies longer than this. Default
+	// 10485760 (10 MiB); must be > 0.
+	MaxBodyBytes int64 `yaml:"max_body_bytes"`
+	// ContentTypes are the media types that are parsed and stored; other
+	// responses are recorded and skipped. Default ["text/html",
+	// "application/xhtml+xml"]; must not be empty; each entry is a media
+	// type such as "text/html" ("text/*" allowed).
+	ContentTypes []string `yaml:"content_types"`
+	// MaxRedirects is the longest redirect chain followed. Default 10;
+	// 0 follows none; must be >= 0.
+	MaxRedirects int `yaml:"max_redirects"`
+}
+
+// Dedup configures URL and content deduplication.
+type Dedup struct {
+	// Filter is the URL seen-filter variant, one of FilterVariants.
+	// Default "default" (the variant package urlfilter measured best).
+	Filter string `yaml:"filter"`
+	// Capacity is the number of URLs the filter is sized for; it grows past
+	// it without saturating. Default 1000000; must be >= 1.
+	Capacity uint64 `yaml:"capacity"`
+	// TargetFP is the false-positive rate the filter is sized for. Default
+	// 0.001; must be in (0, 0.5).
+	TargetFP float64 `yaml:"target_fp"`
+	// RecrawlWindow makes a URL eligible for fetching again once it was
+	// last seen longer ago than this. Default 0, never recrawl; must be >= 0.
+	RecrawlWindow Duration `yaml:"recrawl_window"`
+	// SimHashThreshold is the largest Hamming distance between two 64-bit
+	// SimHash fingerprints that still counts as a near-duplicate. Default 3;
+	// must be 0..6.
+	SimHashThreshold int `yaml:"simhash_threshold"`
+}
+
+// Store says where pages are kept.
+type Store struct {
+	// Dir is the Badger store directory, created if missing. Default
+	// "./crawl.db"; must not be empty.
+	Dir string `yaml:"dir"`
+}
+
+// Default returns a Config with every default filled in and no seeds.
+// Each call returns a new Config.
+func Default() *Config {
+	return &Config{
+		Scope: Scope{
+			MaxDepth:     DefaultMaxDepth,
+			MaxURLLength: DefaultMaxURLLength,
+		},
+		Politeness: Politeness{
+			ObeyRobots:         true,
+			PerHostParallelism: DefaultPerHostParallelism,
+			Concurrency:        DefaultConcurrency,
+			UserAgent:          DefaultUserAgent,
+		},
+		Fetch: Fetch{
+			Timeout:      DefaultTimeout,
+			MaxBodyBytes: DefaultMaxBodyBytes,
+			ContentTypes: append([]string(nil), DefaultContentTypes...),
+			MaxRedirects: DefaultMaxRedirects,
+		},
+		Dedup: Dedup{
+			Filter:           DefaultFilter,
+			Capacity:         DefaultCapacity,
+			TargetFP:         DefaultTargetFP,
+			SimHashThreshold: DefaultSimHashThreshold,
+		},
+		Store: Store{Dir: DefaultStoreDir},
+	}
+}
+
+// Load reads the YAML file at path and parses it with Parse, using path as
+// the file name in errors. A file that cannot be read gives an error
+// wrapping the *os.PathError.
+func Load(path string) (*Config, error) {
+	data, err := os.ReadFile(path)
+	if err != nil {
+		return nil, fmt.Errorf("configs: load %s: %w", path, err)
+	}
+	return Parse(path, data)
+}
+
+// Marshal returns c as YAML that Parse reads back to an equal Config.
+func (c *Config) Marshal() ([]byte, error) {
+	var buf bytes.Buffer
+	enc := yaml.NewEncoder(&buf)
+	enc.SetIndent(2)
+	if err := enc.Encode(c); err != nil {
+		return nil, fmt.Errorf("configs: marshal: %w", err)
+	}
+	if err := enc.Close(); err != nil {
+		return nil, fmt.Errorf("configs: marshal: %w", err)
+	}
+	return buf.Bytes(), nil
+}

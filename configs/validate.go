@@ -1,0 +1,178 @@
+package configs
+
+import (
+	"errors"
+	"fmt"
+	"mime"
+	"net/url"
+	"regexp"
+	"slices"
+	"strings"
+	"unicode"
+)
+
+// Validate checks every field of c, including that at least one seed is
+// given, and returns all problems joined with errors.Join (nil if none).
+// Each problem is an *Error naming the field, without a file or line, since
+// after command-line overrides a value need not come from the file:
+// "configs: scope.max_depth: must be >= 0".
+func (c *Config) Validate() error {
+	errs := c.check(true)
+	if len(errs) == 0 {
+		return nil
+	}
+	return join(errs)
+}
+
+// check returns every problem with c, field paths only.
+func (c *Config) check(requireSeeds bool) []*Error {
+	var errs []*Error
+	bad := func(field, format string, a ...any) {
+		if len(errs) < maxErrors {
+			errs = append(errs, &Error{Field: field, Msg: fmt.Sprintf(format, a...)})
+		}
+	}
+
+	if requireSeeds && len(c.Seeds) == 0 {
+		bad("seeds", "at least one seed URL is required")
+	}
+	for i, s := range c.Seeds {
+		if err := checkSeed(s); err != "" {
+			bad(fmt.Sprintf("seeds[%d]", i), "%q %s", s, err)
+		}
+	}
+
+	s := &c.Scope
+	for i, h := range s.AllowedHosts {
+		if msg := checkHost(h); msg != "" {
+			bad(fmt.Sprintf("scope.allowed_hosts[%d]", i), "%q %s", h, msg)
+		}
+	}
+	for i, h := range s.DeniedHosts {
+		if msg := checkHost(h); msg != "" {
+			bad(fmt.Sprintf("scope.denied_hosts[%d]", i), "%q %s", h, msg)
+		}
+	}
+	for i, re := range s.Include {
+		if _, err := regexp.Compile(re); err != nil {
+			bad(fmt.Sprintf("scope.include[%d]", i), "invalid regexp %q: %s", re, strings.TrimPrefix(err.Error(), "error parsing regexp: "))
+		}
+	}
+	for i, re := range s.Exclude {
+		if _, err := regexp.Compile(re); err != nil {
+			bad(fmt.Sprintf("scope.exclude[%d]", i), "invalid regexp %q: %s", re, strings.TrimPrefix(err.Error(), "error parsing regexp: "))
+		}
+	}
+	if s.MaxDepth < 0 {
+		bad("scope.max_depth", "must be >= 0")
+	}
+	if s.MaxPages < 0 {
+		bad("scope.max_pages", "must be >= 0 (0 = unlimited)")
+	}
+	if s.MaxPagesPerHost < 0 {
+		bad("scope.max_pages_per_host", "must be >= 0 (0 = unlimited)")
+	}
+	if s.MaxURLLength <= 0 {
+		bad("scope.max_url_length", "must be > 0")
+	}
+
+	p := &c.Politeness
+	if p.Delay < 0 {
+		bad("politeness.delay", "must be >= 0")
+	}
+	if p.PerHostParallelism < 1 {
+		bad("politeness.per_host_parallelism", "must be >= 1")
+	}
+	if p.Concurrency < 1 {
+		bad("politeness.concurrency", "must be >= 1")
+	}
+	if strings.TrimSpace(p.UserAgent) == "" {
+		bad("politeness.user_agent", "must not be empty")
+	} else if strings.ContainsFunc(p.UserAgent, unicode.IsControl) {
+		bad("politeness.user_agent", "must not contain control characters")
+	}
+
+	f := &c.Fetch
+	if f.Timeout <= 0 {
+		bad("fetch.timeout", "must be > 0")
+	}
+	if f.MaxBodyBytes <= 0 {
+		bad("fetch.max_body_bytes", "must be > 0")
+	}
+	if len(f.ContentTypes) == 0 {
+		bad("fetch.content_types", "must list at least one media type (e.g. text/html)")
+	}
+	for i, ct := range f.ContentTypes {
+		if !isMediaType(ct) {
+			bad(fmt.Sprintf("fetch.content_types[%d]", i), "%q is not a media type (want e.g. \"text/html\")", ct)
+		}
+	}
+	if f.MaxRedirects < 0 {
+		bad("fetch.max_redirects", "must be >= 0")
+	}
+
+	d := &c.Dedup
+	if d.Filter != "" && !slices.Contains(FilterVariants, d.Filter) {
+		bad("dedup.filter", "unknown filter %q (want one of %s)", d.Filter, strings.Join(FilterVariants, ", "))
+	}
+	if d.Capacity < 1 {
+		bad("dedup.capacity", "must be >= 1")
+	}
+	if !(d.TargetFP > 0 && d.TargetFP < 0.5) {
+		bad("dedup.target_fp", "must be in (0, 0.5), got %v", d.TargetFP)
+	}
+	if d.RecrawlWindow < 0 {
+		bad("dedup.recrawl_window", "must be >= 0 (0 = never recrawl)")
+	}
+	if d.SimHashThreshold < 0 || d.SimHashThreshold > 6 {
+		bad("dedup.simhash_threshold", "must be between 0 and 6")
+	}
+
+	if strings.TrimSpace(c.Store.Dir) == "" {
+		bad("store.dir", "must not be empty")
+	}
+	return errs
+}
+
+// checkSeed returns why s is not an absolute http(s) URL, or "".
+func checkSeed(s string) string {
+	u, err := url.Parse(s)
+	if err != nil {
+		var ue *url.Error
+		if errors.As(err, &ue) {
+			err = ue.Err
+		}
+		return "is not a valid URL: " + err.Error()
+	}
+	if scheme := strings.ToLower(u.Scheme); scheme != "http" && scheme != "https" {
+		return "is not an absolute http(s) URL"
+	}
+	if u.Hostname() == "" {
+		return "has no host"
+	}
+	return ""
+}
+
+// checkHost returns why h is not a host name (optionally host:port or a
+// leading "*." wildcard), or "".
+func checkHost(h string) string {
+	switch {
+	case h == "":
+		return "is empty"
+	case strings.Contains(h, "://") || strings.Contains(h, "/"):
+		return "must be a host name, not a URL"
+	case strings.ContainsFunc(h, func(r rune) bool { return unicode.IsSpace(r) || unicode.IsControl(r) }):
+		return "must not contain spaces"
+	}
+	return ""
+}
+
+// isMediaType reports whether s is "type/subtype" (parameters allowed).
+func isMediaType(s string) bool {
+	mt, _, err := mime.ParseMediaType(s)
+	if err != nil {
+		return false
+	}
+	typ, sub, ok := strings.Cut(mt, "/")
+	return ok && typ != "" && sub != ""
+}
