@@ -1,0 +1,171 @@
+package storage
+
+import (
+	"bytes"
+	"errors"
+	"fmt"
+
+	"github.com/dgraph-io/badger/v4"
+)
+
+// CheckReport summarises DB.Check.
+type CheckReport struct {
+	Pages   int // page records
+	URLs    int // URL records
+	Indexes int // index entries checked (f, c, h, t, d)
+	// PendingRefs counts URL records whose DocID has no stored page (a
+	// duplicate committed before its original; allowed, see doc.go).
+	PendingRefs int
+}
+
+// maxProblems bounds the problems listed in Check's error.
+const maxProblems = 20
+
+// Check verifies the store's invariants in one read transaction: every
+// page decodes (bodies included) and has exactly its fingerprint, URL,
+// host and time index entries; every index entry points at a stored
+// page; every URL record decodes and its docId index entry exists and
+// vice versa. It reads every page, so it takes time linear in the store's
+// size. The error lists up to 20 problems and wraps ErrCorrupt.
+func (db *DB) Check() (CheckReport, error) {
+	var rep CheckReport
+	var problems []string
+	bad := func(format string, a ...any) {
+		if len(problems) < maxProblems {
+			problems = append(problems, fmt.Sprintf(format, a...))
+		} else if len(problems) == maxProblems {
+			problems = append(problems, "...")
+		}
+	}
+	err := db.bdb.View(func(txn *badger.Txn) error {
+		has := func(k []byte) bool {
+			_, err := txn.Get(k)
+			return err == nil
+		}
+		iter := func(ns byte, values bool, fn func(k []byte, item *badger.Item)) {
+			it := txn.NewIterator(badger.IteratorOptions{Prefix: []byte{ns}, PrefetchValues: values})
+			defer it.Close()
+			for it.Rewind(); it.Valid(); it.Next() {
+				fn(it.Item().KeyCopy(nil), it.Item())
+			}
+		}
+		pageURL := map[uint64]string{}
+		iter(nsPage, true, func(k []byte, item *badger.Item) {
+			rep.Pages++
+			id := docIDSuffix(k)
+			err := item.Value(func(v []byte) error {
+				p, err := decodePage(id, v, true)
+				if err != nil {
+					return err
+				}
+				pageURL[id] = p.URL
+				if !has(fpKey(id)) {
+					bad("page %016x: no fingerprint entry", id)
+				}
+				if !has(canonKey(p.URL, id)) {
+					bad("page %016x: no URL index entry", id)
+				}
+				if !has(hostKey(hostOf(p.URL), p.URL, id)) {
+					bad("page %016x: no host index entry", id)
+				}
+				if !has(timeKey(timeNanos(p.FetchedAt), id)) {
+					bad("page %016x: no time index entry", id)
+				}
+				if !has(docURLKey(id, p.URL)) {
+					bad("page %016x: its URL %q is not in the docId index", id, p.URL)
+				}
+				return nil
+			})
+			if err != nil {
+				bad("%v", err)
+			}
+		})
+		for _, ns := range []byte{nsFP, nsCanon, nsHost, nsTime} {
+			iter(ns, ns == nsFP, func(k []byte, item *badger.Item) {
+				rep.Indexes++
+				id := docIDSuffix(k)
+				u, ok := pageURL[id]
+				if !ok {
+					bad("index key %q points at missing page %016x", k, id)
+					return
+				}
+				switch ns {
+				case nsCanon:
+					if !bytes.Equal(k, canonKey(u, id)) {
+						bad("URL index key %q does not match page %016x URL %q", k, id, u)
+					}
+				case nsHost:
+					if !bytes.Equal(k, hostKey(hostOf(u), u, id)) {
+						bad("host index key %q does not match page %016x URL %q", k, id, u)
+					}
+				case nsFP:
+					if err := item.Value(func(v []byte) error {
+						r, err := decodeFP(id, v)
+						if err == nil && r.url != u {
+							err = fmt.Errorf("fingerprint %016x has URL %q, page has %q", id, r.url, u)
+						}
+						return err
+					}); err != nil {
+						bad("%v", err)
+					}
+				}
+			})
+		}
+		iter(nsURL, true, func(k []byte, item *badger.Item) {
+			rep.URLs++
+			u := string(k[1:])
+			err := item.Value(func(v []byte) error {
+				r, err := decodeURLRecord(u, v)
+				if err != nil {
+					return err
+				}
+				if r.DocID == 0 {
+					return nil
+				}
+				if _, ok := pageURL[r.DocID]; !ok {
+					rep.PendingRefs++
+				}
+				if !has(docURLKey(r.DocID, u)) {
+					bad("URL %q: no docId index entry for %016x", u, r.DocID)
+				}
+				return nil
+			})
+			if err != nil {
+				bad("%v", err)
+			}
+		})
+		iter(nsDoc, false, func(k []byte, _ *badger.Item) {
+			rep.Indexes++
+			id := docIDSuffix(k[:9])
+			u := string(k[9:])
+			r, err := getURL(txn, u)
+			switch {
+			case errors.Is(err, ErrNotFound):
+				bad("docId index %016x points at missing URL record %q", id, u)
+			case err != nil:
+				bad("%v", err)
+			case r.DocID != id:
+				bad("docId index %016x lists %q, whose record maps to %016x", id, u, r.DocID)
+			}
+		})
+		return nil
+	})
+	if err != nil {
+		return rep, fmt.Errorf("storage: check: %w", err)
+	}
+	if len(problems) > 0 {
+		return rep, fmt.Errorf("%w: check found problems:\n  %s", ErrCorrupt, joinLines(problems))
+	}
+	return rep, nil
+}
+
+func joinLines(s []string) string {
+	var b bytes.Buffer
+	for i, l := range s {
+		if i > 0 {
+			b.WriteString("\n  ")
+		}
+		b.WriteString(l)
+	}
+	return b.String()
+}

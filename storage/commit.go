@@ -1,0 +1,333 @@
+package storage
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"strings"
+	"time"
+
+	"github.com/dgraph-io/badger/v4"
+)
+
+// Page is one stored document: the first-seen copy of its docId.
+type Page struct {
+	DocID       uint64    // contentdedup docId; must not be 0
+	URL         string    // canonical URL it was first fetched under; must not be empty
+	FinalURL    string    // URL after redirects ("" = same as URL)
+	Status      int       // HTTP status
+	ContentType string    // response Content-Type
+	FetchedAt   time.Time // fetch time (stored with nanosecond precision, returned in UTC)
+	Title       string    // extracted title
+	Text        string    // extracted main text (stored zstd-compressed)
+	HTML        []byte    // raw HTML (stored zstd-compressed)
+	TitleFP     uint64    // SimHash (or exact hash) of the title
+	ContentFP   uint64    // SimHash (or exact hash) of the text
+	FPFlags     uint8     // contentdedup Signature.Flags
+	Depth       int       // crawl depth
+	Referrer    string    // URL of the page that linked here
+}
+
+// Reasons recorded on URL records. Other packages may use their own
+// strings (contentdedup uses "url", "title", "content"); storage stores
+// any reason as given.
+const (
+	// ReasonNew is the reason of the URL record written for a new Page.
+	ReasonNew = "new"
+	// ReasonExistingDoc marks a URL whose Commit carried a Page with a
+	// docId that was already stored (first seen wins).
+	ReasonExistingDoc = "existing-doc"
+)
+
+// URLRecord is what the store knows about one fetched URL.
+type URLRecord struct {
+	URL         string    // canonical URL; must not be empty
+	DocID       uint64    // document it maps to; 0 = no document (error, non-HTML)
+	Duplicate   bool      // true when DocID's page was first stored under another URL
+	Reason      string    // why it maps to DocID ("new", "url", "title", "content", "existing-doc", ...)
+	Distance    int       // Hamming distance of a near-duplicate match
+	Status      int       // HTTP status (0 = no response)
+	ContentType string    // response Content-Type
+	FetchedAt   time.Time // fetch time
+	Err         string    // fetch or processing error, if any
+}
+
+// QueueEntry is a persisted frontier entry.
+type QueueEntry struct {
+	Seq      uint64 // assigned by Commit when 0; entries scan in Seq order
+	URL      string
+	Depth    int
+	Referrer string
+}
+
+// Commit is everything one crawl step changes; DB.Commit applies it in
+// one Badger transaction (all or nothing). Any field may be empty.
+type Commit struct {
+	// Page is a new document: its page record, a URL record for Page.URL
+	// (Duplicate=false, Reason "new"), host and time index entries and its
+	// fingerprint entry. If Page.DocID is already stored, the stored page
+	// is kept (first seen wins) and Page.URL is recorded as a duplicate of
+	// it with Reason ReasonExistingDoc.
+	Page *Page
+	// URL is a URL that is not a new document (duplicate, redirect alias,
+	// error, non-HTML). It replaces any earlier record of the same URL.
+	URL *URLRecord
+	// Enqueue lists frontier entries to persist; Commit returns their
+	// seqs (assigned when Seq is 0, otherwise the entry at Seq is
+	// replaced).
+	Enqueue []QueueEntry
+	// Dequeue lists queue seqs that are done; unknown seqs are ignored.
+	Dequeue []uint64
+	// Trace lists the canonical URLs tested against the seen-filter, in
+	// order; they are appended as one compressed chunk.
+	Trace []string
+}
+
+// Commit applies c atomically and returns the seqs of c.Enqueue, in
+// order. It retries internally on transaction conflicts with concurrent
+// commits; it is safe for concurrent use.
+//
+// Errors: a validation error naming the bad field (nothing is written);
+// ErrTooLarge when c does not fit in one transaction (split it yourself:
+// no partial commit ever happens); ErrReadOnly; ErrClosed; ctx.Err() when
+// ctx is done before the transaction commits.
+func (db *DB) Commit(ctx context.Context, c Commit) ([]uint64, error) {
+	if err := db.writable(); err != nil {
+		return nil, err
+	}
+	if err := validateCommit(&c); err != nil {
+		return nil, err
+	}
+	// Assign seqs once, outside the retry loop, so retries reuse them.
+	seqs := make([]uint64, len(c.Enqueue))
+	for i := range c.Enqueue {
+		seqs[i] = c.Enqueue[i].Seq
+		if seqs[i] == 0 {
+			n, err := db.queueSeq.Next()
+			if err != nil {
+				return nil, fmt.Errorf("storage: assign queue seq: %w", err)
+			}
+			seqs[i] = n + 1 // seq 0 means "unassigned"
+		}
+	}
+	var traceSeq uint64
+	if len(c.Trace) > 0 {
+		n, err := db.traceSeq.Next()
+		if err != nil {
+			return nil, fmt.Errorf("storage: assign trace seq: %w", err)
+		}
+		traceSeq = n + 1
+	}
+	// Encode outside the transaction (compression is the costly part).
+	var pageVal, fpVal []byte
+	if c.Page != nil {
+		pageVal = encodePage(c.Page)
+		fpVal = encodeFP(c.Page)
+	}
+	var traceVal []byte
+	if len(c.Trace) > 0 {
+		traceVal = encodeTrace(c.Trace)
+	}
+	for attempt := 0; ; attempt++ {
+		if err := ctx.Err(); err != nil {
+			return nil, err
+		}
+		err := db.bdb.Update(func(txn *badger.Txn) error {
+			if c.Page != nil {
+				if err := putPage(txn, c.Page, pageVal, fpVal); err != nil {
+					return err
+				}
+			}
+			if c.URL != nil {
+				if err := putURL(txn, c.URL); err != nil {
+					return err
+				}
+			}
+			for i := range c.Enqueue {
+				if err := txn.Set(queueKey(seqs[i]), encodeQueue(&c.Enqueue[i])); err != nil {
+					return err
+				}
+			}
+			for _, s := range c.Dequeue {
+				if err := txn.Delete(queueKey(s)); err != nil {
+					return err
+				}
+			}
+			if traceVal != nil {
+				if err := txn.Set(traceKey(traceSeq), traceVal); err != nil {
+					return err
+				}
+			}
+			return nil
+		})
+		switch {
+		case err == nil:
+			return seqs, nil
+		case errors.Is(err, badger.ErrConflict) && attempt < 100:
+			continue
+		case errors.Is(err, badger.ErrTxnTooBig):
+			return nil, fmt.Errorf("%w: page %d bytes, %d enqueue, %d dequeue, %d trace URLs (limit about %d bytes per commit; split the commit)",
+				ErrTooLarge, len(pageVal), len(c.Enqueue), len(c.Dequeue), len(c.Trace), db.opts.MemTableSize*15/100)
+		case errors.Is(err, badger.ErrDBClosed), errors.Is(err, badger.ErrBlockedWrites):
+			return nil, ErrClosed
+		default:
+			return nil, fmt.Errorf("storage: commit: %w", err)
+		}
+	}
+}
+
+func (db *DB) writable() error {
+	if db.opts.ReadOnly {
+		return ErrReadOnly
+	}
+	if db.isClosed() {
+		return ErrClosed
+	}
+	return nil
+}
+
+func validateCommit(c *Commit) error {
+	if p := c.Page; p != nil {
+		if p.DocID == 0 {
+			return fmt.Errorf("storage: commit page %q: DocID is 0", p.URL)
+		}
+		if err := checkURL("page URL", p.URL); err != nil {
+			return err
+		}
+	}
+	if r := c.URL; r != nil {
+		if err := checkURL("URL record", r.URL); err != nil {
+			return err
+		}
+	}
+	for i, q := range c.Enqueue {
+		if err := checkURL(fmt.Sprintf("Enqueue[%d]", i), q.URL); err != nil {
+			return err
+		}
+	}
+	for i, u := range c.Trace {
+		if err := checkURL(fmt.Sprintf("Trace[%d]", i), u); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// maxURLBytes bounds URLs so that index keys stay well under Badger's
+// 64 KiB key limit.
+const maxURLBytes = 16 << 10
+
+func checkURL(what, u string) error {
+	switch {
+	case u == "":
+		return fmt.Errorf("storage: commit: %s is empty", what)
+	case len(u) > maxURLBytes:
+		return fmt.Errorf("storage: commit: %s is %d bytes (limit %d): %.80q...", what, len(u), maxURLBytes, u)
+	case strings.ContainsAny(u, "\x00\n"):
+		return fmt.Errorf("storage: commit: %s %q contains a NUL or newline", what, u)
+	}
+	return nil
+}
+
+func putPage(txn *badger.Txn, p *Page, pageVal, fpVal []byte) error {
+	_, err := txn.Get(pageKey(p.DocID))
+	switch {
+	case err == nil:
+		// First seen wins: keep the stored page, record this URL as a
+		// duplicate of it.
+		return putURL(txn, &URLRecord{
+			URL: p.URL, DocID: p.DocID, Duplicate: true, Reason: ReasonExistingDoc,
+			Status: p.Status, ContentType: p.ContentType, FetchedAt: p.FetchedAt,
+		})
+	case !errors.Is(err, badger.ErrKeyNotFound):
+		return err
+	}
+	host := hostOf(p.URL)
+	sets := []struct{ k, v []byte }{
+		{pageKey(p.DocID), pageVal},
+		{fpKey(p.DocID), fpVal},
+		{canonKey(p.URL, p.DocID), nil},
+		{hostKey(host, p.URL, p.DocID), nil},
+		{timeKey(timeNanos(p.FetchedAt), p.DocID), nil},
+	}
+	for _, s := range sets {
+		if err := txn.Set(s.k, s.v); err != nil {
+			return err
+		}
+	}
+	return putURL(txn, &URLRecord{
+		URL: p.URL, DocID: p.DocID, Reason: ReasonNew,
+		Status: p.Status, ContentType: p.ContentType, FetchedAt: p.FetchedAt,
+	})
+}
+
+func timeNanos(t time.Time) int64 {
+	if t.IsZero() {
+		return 0
+	}
+	return t.UnixNano()
+}
+
+// putURL writes a URL record and its docId index entry, removing the
+// index entry of the record it replaces.
+func putURL(txn *badger.Txn, r *URLRecord) error {
+	k := urlKey(r.URL)
+	item, err := txn.Get(k)
+	switch {
+	case err == nil:
+		var old URLRecord
+		if err := item.Value(func(v []byte) error {
+			old, err = decodeURLRecord(r.URL, v)
+			return err
+		}); err != nil {
+			return err
+		}
+		if old.DocID != 0 && old.DocID != r.DocID {
+			if err := txn.Delete(docURLKey(old.DocID, r.URL)); err != nil {
+				return err
+			}
+		}
+	case !errors.Is(err, badger.ErrKeyNotFound):
+		return err
+	}
+	if err := txn.Set(k, encodeURLRecord(r)); err != nil {
+		return err
+	}
+	if r.DocID != 0 {
+		return txn.Set(docURLKey(r.DocID, r.URL), nil)
+	}
+	return nil
+}
+
+// PutMeta stores val under key in the meta namespace (filter snapshots,
+// crawl state), replacing any earlier value. key must not be empty. Values
+// above a few MiB should be split by the caller (ErrTooLarge).
+func (db *DB) PutMeta(key string, val []byte) error {
+	if err := db.writable(); err != nil {
+		return err
+	}
+	if key == "" {
+		return errors.New("storage: PutMeta: empty key")
+	}
+	err := db.bdb.Update(func(txn *badger.Txn) error { return txn.Set(metaKey(key), val) })
+	switch {
+	case err == nil:
+		return nil
+	case errors.Is(err, badger.ErrTxnTooBig):
+		return fmt.Errorf("put meta %q (%d bytes): %w", key, len(val), ErrTooLarge)
+	default:
+		return fmt.Errorf("put meta %q: %w", key, err)
+	}
+}
+
+// DeleteMeta removes key from the meta namespace; a missing key is not an
+// error.
+func (db *DB) DeleteMeta(key string) error {
+	if err := db.writable(); err != nil {
+		return err
+	}
+	if err := db.bdb.Update(func(txn *badger.Txn) error { return txn.Delete(metaKey(key)) }); err != nil {
+		return fmt.Errorf("delete meta %q: %w", key, err)
+	}
+	return nil
+}

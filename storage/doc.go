@@ -1,0 +1,92 @@
+// Package storage is bloomcrawl's page store, and the only package that
+// imports Badger (github.com/dgraph-io/badger/v4). It owns the key schema,
+// the record encodings, the secondary indexes, the queries, and the
+// persisted state of the other packages (frontier queue, seen-filter
+// snapshots, URL trace, fingerprint list for the dedup index rebuild).
+//
+// # Basics
+//
+// Open a store with [Open] and close it with [DB.Close]. Everything a
+// crawler learns about one fetched URL goes into the store with one
+// [DB.Commit], which applies the page record, its URL mapping, its index
+// entries, frontier changes and trace in a single Badger transaction: all
+// of it is visible after Commit returns, or none of it is.
+//
+// A *DB is safe for concurrent use by multiple goroutines.
+//
+// # Key schema (format version 1)
+//
+// Every key begins with a one-byte namespace. docIds and sequence numbers
+// are 8-byte big-endian so that keys sort numerically.
+//
+//	!version                   format version (uint32 big-endian); written when the store is created
+//	!seq/queue, !seq/trace     Badger sequences (leases) for queue and trace numbering
+//	p <docID>                  page record (metadata uncompressed; text and HTML zstd-compressed)
+//	f <docID>                  fingerprint entry: titleFP, contentFP, flags, canonical URL (no body)
+//	u <url>                    URL record: every fetched URL → its docId, duplicate flag and reason
+//	d <docID> <url>            docId → URLs index (every URL record whose DocID is docID)
+//	c <url> 0x00 <docID>       page URL index (pages in URL order; list by prefix)
+//	h <host> 0x00 <url> 0x00 <docID>  host index (list by host, per-host counts)
+//	t <unixnano> <docID>       fetch-time index (list by time range)
+//	q <seq>                    pending frontier queue entry
+//	r <seq>                    URL trace chunk (zstd-compressed, newline-separated URLs)
+//	m <key>                    caller metadata (PutMeta/GetMeta: filter snapshots, crawl state)
+//
+// Every page has exactly one p, f, c, h and t entry, written in the same
+// transaction; [DB.Check] verifies that invariant.
+//
+// # Policies
+//
+// First seen wins: a page record is never overwritten. A Commit whose Page
+// carries a DocID that is already stored keeps the stored page and records
+// the new URL as a duplicate of it, with Reason [ReasonExistingDoc]; no
+// error is returned. A URL record, by contrast, describes the latest fetch
+// of its URL and is replaced by a later Commit for the same URL.
+//
+// A URL record may name a DocID whose page is not stored yet (a duplicate
+// detected while the original is still in flight): the record is kept,
+// and [DB.PageByURL] returns it together with an error wrapping
+// [ErrNotFound] until the page arrives. [DB.Check] counts such references.
+//
+// # Badger options
+//
+// Chosen for a crawler's write-heavy, append-mostly load (see
+// [Options] for the knobs that are exposed):
+//
+//   - ValueThreshold 1 KiB: page bodies (typically 5–30 KiB compressed) go
+//     to the value log, so the LSM tree holds only keys and the small
+//     index, URL and fingerprint records; compactions stay cheap and
+//     key-only scans (Stats, ForEachFingerprint) never read page bodies.
+//   - Block compression ZSTD level 1 for the LSM tables (keys are URLs,
+//     which compress well); page text and HTML are compressed by this
+//     package with zstd before they are written.
+//   - MemTableSize 64 MiB, NumMemtables 3, NumCompactors 2 (the target
+//     machine has few cores), BlockCacheSize 64 MiB.
+//   - ValueLogFileSize 256 MiB so that value-log GC reclaims space in
+//     moderate steps.
+//   - SyncWrites false by default: Badger writes through mmap, so a
+//     committed transaction survives a process crash (kill -9); set
+//     Options.SyncWrites to survive power loss as well.
+//   - DetectConflicts true: Commit checks "is this docId stored" inside the
+//     transaction and retries on conflict, so concurrent writers cannot
+//     both store the same docId.
+//
+// Value-log GC runs every Options.GCInterval and once at Close.
+//
+// # Caveats
+//
+// Badger replays its write-ahead log when a store that was not closed
+// cleanly is opened read-write, and truncates the log after its last
+// complete entry; that is how a crash loses only the transaction in
+// flight. Badger v4 has no option to refuse that truncation, so Open first
+// probes the store read-only: a store that Badger cannot read (bad
+// manifest, missing table files, bad checksums) yields [ErrCorrupt] before
+// anything is written. A store that merely needs log replay is opened
+// read-write and recovered. A corrupt entry in the middle of the last
+// write-ahead log is indistinguishable from a torn tail and loses the
+// transactions after it.
+//
+// Opening with Options.ReadOnly shares the directory with other readers
+// but fails with [ErrLocked] while a writer holds it, and with
+// [ErrNeedsRecovery] when the store was not closed cleanly.
+package storage

@@ -1,0 +1,96 @@
+package storage
+
+import (
+	"encoding/binary"
+	"net/url"
+	"strings"
+)
+
+// Key namespaces; see doc.go for the schema.
+const (
+	nsPage  = 'p'
+	nsFP    = 'f'
+	nsURL   = 'u'
+	nsDoc   = 'd'
+	nsCanon = 'c'
+	nsHost  = 'h'
+	nsTime  = 't'
+	nsQueue = 'q'
+	nsTrace = 'r'
+	nsMeta  = 'm'
+)
+
+var (
+	keyVersion  = []byte("!version")
+	keySeqQueue = []byte("!seq/queue")
+	keySeqTrace = []byte("!seq/trace")
+)
+
+func u64key(ns byte, v uint64) []byte {
+	k := make([]byte, 9)
+	k[0] = ns
+	binary.BigEndian.PutUint64(k[1:], v)
+	return k
+}
+
+func pageKey(docID uint64) []byte   { return u64key(nsPage, docID) }
+func fpKey(docID uint64) []byte     { return u64key(nsFP, docID) }
+func queueKey(seq uint64) []byte    { return u64key(nsQueue, seq) }
+func traceKey(seq uint64) []byte    { return u64key(nsTrace, seq) }
+func urlKey(u string) []byte        { return append([]byte{nsURL}, u...) }
+func metaKey(key string) []byte     { return append([]byte{nsMeta}, key...) }
+func docPrefix(docID uint64) []byte { return u64key(nsDoc, docID) }
+
+func docURLKey(docID uint64, u string) []byte {
+	return append(docPrefix(docID), u...)
+}
+
+func canonKey(u string, docID uint64) []byte {
+	k := make([]byte, 0, 1+len(u)+1+8)
+	k = append(k, nsCanon)
+	k = append(k, u...)
+	k = append(k, 0)
+	return binary.BigEndian.AppendUint64(k, docID)
+}
+
+func hostPrefix(host string) []byte {
+	k := make([]byte, 0, 2+len(host))
+	k = append(k, nsHost)
+	k = append(k, host...)
+	return append(k, 0)
+}
+
+func hostKey(host, u string, docID uint64) []byte {
+	k := hostPrefix(host)
+	k = append(k, u...)
+	k = append(k, 0)
+	return binary.BigEndian.AppendUint64(k, docID)
+}
+
+func timeKey(t int64, docID uint64) []byte {
+	k := make([]byte, 17)
+	k[0] = nsTime
+	// Offset binary so that negative (pre-1970) times sort before positive.
+	binary.BigEndian.PutUint64(k[1:], uint64(t)^(1<<63))
+	binary.BigEndian.PutUint64(k[9:], docID)
+	return k
+}
+
+func timeKeyNanos(k []byte) int64 {
+	return int64(binary.BigEndian.Uint64(k[1:9]) ^ (1 << 63))
+}
+
+// docIDSuffix returns the trailing 8-byte docId of an index key.
+func docIDSuffix(k []byte) uint64 {
+	return binary.BigEndian.Uint64(k[len(k)-8:])
+}
+
+// hostOf returns the lower-case host[:port] of a URL, or "" when the URL
+// does not parse or has no host.
+func hostOf(rawURL string) string {
+	u, err := url.Parse(rawURL)
+	if err != nil {
+		return ""
+	}
+	return strings.ToLower(u.Host)
+}

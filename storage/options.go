@@ -1,0 +1,113 @@
+package storage
+
+import (
+	"context"
+	"fmt"
+	"log/slog"
+	"strings"
+	"time"
+
+	"github.com/dgraph-io/badger/v4"
+	"github.com/dgraph-io/badger/v4/options"
+)
+
+// Options configures Open. The zero value (or a nil *Options) gives the
+// defaults documented on each field.
+type Options struct {
+	// ReadOnly opens the store with a shared lock: several read-only
+	// processes may open it at once, but not while a writer holds it
+	// (ErrLocked), and not when it needs crash recovery (ErrNeedsRecovery).
+	// Commit and PutMeta return ErrReadOnly. Default false.
+	ReadOnly bool
+
+	// SyncWrites makes every commit msync to disk, so that committed pages
+	// survive power loss and not only a process crash. Default false.
+	SyncWrites bool
+
+	// GCInterval is the period of value-log garbage collection while the
+	// store is open. 0 means 10 minutes; a negative value disables the
+	// scheduled runs (GC still runs once at Close).
+	GCInterval time.Duration
+
+	// GCDiscardRatio is the fraction of stale data a value-log file must
+	// hold before GC rewrites it. 0 means 0.5. Must be in (0, 1).
+	GCDiscardRatio float64
+
+	// MemTableSize is Badger's memtable size in bytes; it also bounds the
+	// size of one Commit (about 15% of it). 0 means 64 MiB.
+	MemTableSize int64
+
+	// BlockCacheSize is Badger's block cache in bytes. 0 means 64 MiB.
+	BlockCacheSize int64
+
+	// Logger receives Badger's log lines (info and above) and this
+	// package's GC messages. nil discards them.
+	Logger *slog.Logger
+}
+
+func (o *Options) withDefaults() (Options, error) {
+	var r Options
+	if o != nil {
+		r = *o
+	}
+	if r.GCInterval == 0 {
+		r.GCInterval = 10 * time.Minute
+	}
+	if r.GCDiscardRatio == 0 {
+		r.GCDiscardRatio = 0.5
+	}
+	if r.GCDiscardRatio <= 0 || r.GCDiscardRatio >= 1 {
+		return r, fmt.Errorf("storage: Options.GCDiscardRatio %v out of range (0, 1)", r.GCDiscardRatio)
+	}
+	if r.MemTableSize == 0 {
+		r.MemTableSize = 64 << 20
+	}
+	if r.MemTableSize < 1<<20 {
+		return r, fmt.Errorf("storage: Options.MemTableSize %d below 1 MiB", r.MemTableSize)
+	}
+	if r.BlockCacheSize == 0 {
+		r.BlockCacheSize = 64 << 20
+	}
+	if r.BlockCacheSize < 0 {
+		return r, fmt.Errorf("storage: Options.BlockCacheSize %d is negative", r.BlockCacheSize)
+	}
+	if r.Logger == nil {
+		r.Logger = slog.New(slog.DiscardHandler)
+	}
+	return r, nil
+}
+
+// badgerOptions maps Options to Badger's; the choices are documented in
+// doc.go ("Badger options").
+func (o Options) badgerOptions(dir string, readOnly bool) badger.Options {
+	return badger.DefaultOptions(dir).
+		WithReadOnly(readOnly).
+		WithSyncWrites(o.SyncWrites).
+		WithLogger(badgerLogger{o.Logger}).
+		WithValueThreshold(1 << 10).
+		WithCompression(options.ZSTD).
+		WithZSTDCompressionLevel(1).
+		WithMemTableSize(o.MemTableSize).
+		WithNumMemtables(3).
+		WithNumCompactors(2).
+		WithBlockCacheSize(o.BlockCacheSize).
+		WithValueLogFileSize(256 << 20).
+		WithDetectConflicts(true).
+		WithMetricsEnabled(false)
+}
+
+// badgerLogger adapts *slog.Logger to badger.Logger. Badger's debug lines
+// are dropped.
+type badgerLogger struct{ l *slog.Logger }
+
+func (b badgerLogger) log(level slog.Level, format string, args ...any) {
+	if !b.l.Enabled(context.Background(), level) {
+		return
+	}
+	b.l.Log(context.Background(), level, strings.TrimSpace(fmt.Sprintf(format, args...)), "component", "badger")
+}
+
+func (b badgerLogger) Errorf(f string, a ...any)   { b.log(slog.LevelError, f, a...) }
+func (b badgerLogger) Warningf(f string, a ...any) { b.log(slog.LevelWarn, f, a...) }
+func (b badgerLogger) Infof(f string, a ...any)    { b.log(slog.LevelInfo, f, a...) }
+func (b badgerLogger) Debugf(string, ...any)       {}

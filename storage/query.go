@@ -1,0 +1,402 @@
+package storage
+
+import (
+	"bytes"
+	"context"
+	"encoding/hex"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"sort"
+	"strings"
+	"time"
+
+	"github.com/dgraph-io/badger/v4"
+)
+
+// Page returns the page stored for docID, with Text and HTML.
+// Errors: ErrNotFound (wrapped, naming the docId); ErrCorrupt for a record
+// that does not decode.
+func (db *DB) Page(docID uint64) (Page, error) {
+	var p Page
+	err := db.bdb.View(func(txn *badger.Txn) error {
+		var err error
+		p, err = getPage(txn, docID, true)
+		return err
+	})
+	return p, err
+}
+
+func getPage(txn *badger.Txn, docID uint64, bodies bool) (Page, error) {
+	item, err := txn.Get(pageKey(docID))
+	if errors.Is(err, badger.ErrKeyNotFound) {
+		return Page{}, fmt.Errorf("page %016x: %w", docID, ErrNotFound)
+	}
+	if err != nil {
+		return Page{}, fmt.Errorf("page %016x: %w", docID, err)
+	}
+	var p Page
+	err = item.Value(func(v []byte) error {
+		p, err = decodePage(docID, v, bodies)
+		return err
+	})
+	return p, err
+}
+
+func getURL(txn *badger.Txn, u string) (URLRecord, error) {
+	item, err := txn.Get(urlKey(u))
+	if errors.Is(err, badger.ErrKeyNotFound) {
+		return URLRecord{}, fmt.Errorf("URL %q: %w", u, ErrNotFound)
+	}
+	if err != nil {
+		return URLRecord{}, fmt.Errorf("URL %q: %w", u, err)
+	}
+	var r URLRecord
+	err = item.Value(func(v []byte) error {
+		r, err = decodeURLRecord(u, v)
+		return err
+	})
+	return r, err
+}
+
+// PageByURL returns the URL record of u and the page of its docId. A
+// duplicate URL resolves to the page of the document it duplicates
+// (rec.Duplicate is true and page.URL is the first-seen URL).
+//
+// Errors: ErrNotFound when u was never recorded; when u is recorded
+// without a document (DocID 0: a fetch error or non-HTML response), or its
+// document is not stored, rec is returned with an error wrapping
+// ErrNotFound.
+func (db *DB) PageByURL(u string) (Page, URLRecord, error) {
+	var p Page
+	var rec URLRecord
+	err := db.bdb.View(func(txn *badger.Txn) error {
+		var err error
+		if rec, err = getURL(txn, u); err != nil {
+			return err
+		}
+		if rec.DocID == 0 {
+			return fmt.Errorf("URL %q has no document (status %d, error %q): %w", u, rec.Status, rec.Err, ErrNotFound)
+		}
+		p, err = getPage(txn, rec.DocID, true)
+		return err
+	})
+	return p, rec, err
+}
+
+// URLs returns every URL record that maps to docID (the first-seen URL
+// and its duplicates), sorted by URL. An unknown docID gives an empty
+// slice and no error.
+func (db *DB) URLs(docID uint64) ([]URLRecord, error) {
+	var out []URLRecord
+	err := db.bdb.View(func(txn *badger.Txn) error {
+		prefix := docPrefix(docID)
+		it := txn.NewIterator(badger.IteratorOptions{Prefix: prefix})
+		defer it.Close()
+		for it.Rewind(); it.Valid(); it.Next() {
+			u := string(it.Item().Key()[len(prefix):])
+			r, err := getURL(txn, u)
+			if err != nil {
+				return fmt.Errorf("docId index of %016x: %w", docID, err)
+			}
+			out = append(out, r)
+		}
+		return nil
+	})
+	return out, err
+}
+
+// ListOptions selects pages for List. Host and Prefix may be combined;
+// Since/Until filter by fetch time.
+type ListOptions struct {
+	Host   string    // only pages whose URL host[:port] is Host (case-insensitive)
+	Prefix string    // only pages whose canonical URL starts with Prefix
+	Since  time.Time // only pages fetched at or after Since (zero = no bound)
+	Until  time.Time // only pages fetched before Until (zero = no bound)
+	Limit  int       // page size; 0 = 100
+	After  string    // cursor returned by the previous List call; "" = start
+	Bodies bool      // include Text and HTML (decompressed); default false
+}
+
+// List returns up to o.Limit pages and a cursor for the next call ("" when
+// there are no more). Order: by URL within a host when Host is set, by URL
+// when Prefix is set or nothing is set, by fetch time when only
+// Since/Until are set. A cursor is only valid with the same Host, Prefix
+// and time bounds. Errors: a bad cursor or a negative limit.
+func (db *DB) List(o ListOptions) ([]Page, string, error) {
+	if o.Limit < 0 {
+		return nil, "", fmt.Errorf("storage: list: negative limit %d", o.Limit)
+	}
+	if o.Limit == 0 {
+		o.Limit = 100
+	}
+	var prefix, start []byte
+	byTime := false
+	switch {
+	case o.Host != "":
+		prefix = hostPrefix(strings.ToLower(o.Host))
+		start = append(append([]byte(nil), prefix...), o.Prefix...)
+	case o.Prefix != "" || (o.Since.IsZero() && o.Until.IsZero()):
+		prefix = []byte{nsCanon}
+		start = append([]byte{nsCanon}, o.Prefix...)
+	default:
+		byTime = true
+		prefix = []byte{nsTime}
+		start = prefix
+		if !o.Since.IsZero() {
+			start = timeKey(o.Since.UnixNano(), 0)
+		}
+	}
+	if o.After != "" {
+		c, err := hex.DecodeString(o.After)
+		if err != nil || !bytes.HasPrefix(c, prefix) {
+			return nil, "", fmt.Errorf("storage: list: bad cursor %q (use the cursor returned by List with the same options)", o.After)
+		}
+		start = append(c, 0) // first key after the cursor key
+	}
+	var pages []Page
+	var next string
+	err := db.bdb.View(func(txn *badger.Txn) error {
+		it := txn.NewIterator(badger.IteratorOptions{Prefix: prefix})
+		defer it.Close()
+		for it.Seek(start); it.Valid(); it.Next() {
+			k := it.Item().Key()
+			if byTime && !o.Until.IsZero() && timeKeyNanos(k) >= o.Until.UnixNano() {
+				break
+			}
+			if len(pages) == o.Limit {
+				next = hex.EncodeToString(lastKey(pages, prefix, byTime))
+				return nil
+			}
+			docID := docIDSuffix(k)
+			p, err := getPage(txn, docID, o.Bodies)
+			if err != nil {
+				return fmt.Errorf("index key %q: %w", k, err)
+			}
+			if !strings.HasPrefix(p.URL, o.Prefix) {
+				if o.Host != "" || byTime {
+					continue
+				}
+				break // URL order: past the prefix
+			}
+			if !o.Since.IsZero() && p.FetchedAt.Before(o.Since) ||
+				!o.Until.IsZero() && !p.FetchedAt.Before(o.Until) {
+				continue
+			}
+			pages = append(pages, p)
+		}
+		return nil
+	})
+	if err != nil {
+		return nil, "", fmt.Errorf("storage: list: %w", err)
+	}
+	return pages, next, nil
+}
+
+// lastKey rebuilds the index key of the last page returned, used as the
+// cursor.
+func lastKey(pages []Page, prefix []byte, byTime bool) []byte {
+	p := pages[len(pages)-1]
+	switch {
+	case byTime:
+		return timeKey(timeNanos(p.FetchedAt), p.DocID)
+	case prefix[0] == nsHost:
+		return hostKey(string(prefix[1:len(prefix)-1]), p.URL, p.DocID)
+	default:
+		return canonKey(p.URL, p.DocID)
+	}
+}
+
+// Stats are counts over the whole store.
+type Stats struct {
+	Pages       int            `json:"pages"`      // stored documents
+	URLs        int            `json:"urls"`       // URL records (every fetched URL)
+	Duplicates  int            `json:"duplicates"` // URL records marked Duplicate
+	NoDoc       int            `json:"no_doc"`     // URL records without a document (errors, non-HTML)
+	Hosts       int            `json:"hosts"`      // distinct hosts with at least one page
+	PerHost     map[string]int `json:"per_host"`   // pages per host
+	Queue       int            `json:"queue"`      // pending frontier entries
+	TraceChunks int            `json:"trace_chunks"`
+	MetaKeys    int            `json:"meta_keys"`
+	DiskBytes   int64          `json:"disk_bytes"` // Badger's LSM + value-log size, as Badger last measured it
+}
+
+// Stats counts the store's records. It scans the key space (keys only,
+// except URL records for the duplicate flag), so it takes time linear in
+// the number of URLs: about a second per million.
+func (db *DB) Stats() (Stats, error) {
+	s := Stats{PerHost: map[string]int{}}
+	err := db.bdb.View(func(txn *badger.Txn) error {
+		count := func(ns byte, fn func(k []byte, item *badger.Item) error) (int, error) {
+			it := txn.NewIterator(badger.IteratorOptions{Prefix: []byte{ns}, PrefetchValues: false})
+			defer it.Close()
+			n := 0
+			for it.Rewind(); it.Valid(); it.Next() {
+				n++
+				if fn != nil {
+					if err := fn(it.Item().Key(), it.Item()); err != nil {
+						return n, err
+					}
+				}
+			}
+			return n, nil
+		}
+		var err error
+		if s.Pages, err = count(nsPage, nil); err != nil {
+			return err
+		}
+		if s.URLs, err = count(nsURL, func(k []byte, item *badger.Item) error {
+			return item.Value(func(v []byte) error {
+				r, err := decodeURLRecord(string(k[1:]), v)
+				if err != nil {
+					return err
+				}
+				if r.Duplicate {
+					s.Duplicates++
+				}
+				if r.DocID == 0 {
+					s.NoDoc++
+				}
+				return nil
+			})
+		}); err != nil {
+			return err
+		}
+		if _, err = count(nsHost, func(k []byte, _ *badger.Item) error {
+			i := bytes.IndexByte(k, 0)
+			s.PerHost[string(k[1:i])]++
+			return nil
+		}); err != nil {
+			return err
+		}
+		if s.Queue, err = count(nsQueue, nil); err != nil {
+			return err
+		}
+		if s.TraceChunks, err = count(nsTrace, nil); err != nil {
+			return err
+		}
+		s.MetaKeys, err = count(nsMeta, nil)
+		return err
+	})
+	if err != nil {
+		return Stats{}, fmt.Errorf("storage: stats: %w", err)
+	}
+	s.Hosts = len(s.PerHost)
+	lsm, vlog := db.bdb.Size()
+	s.DiskBytes = lsm + vlog
+	return s, nil
+}
+
+// HostCount is one row of Stats.TopHosts.
+type HostCount struct {
+	Host  string `json:"host"`
+	Pages int    `json:"pages"`
+}
+
+// TopHosts returns the n hosts with the most pages, most first (ties by
+// host name); n <= 0 returns all.
+func (s Stats) TopHosts(n int) []HostCount {
+	out := make([]HostCount, 0, len(s.PerHost))
+	for h, c := range s.PerHost {
+		out = append(out, HostCount{h, c})
+	}
+	sort.Slice(out, func(i, j int) bool {
+		if out[i].Pages != out[j].Pages {
+			return out[i].Pages > out[j].Pages
+		}
+		return out[i].Host < out[j].Host
+	})
+	if n > 0 && len(out) > n {
+		out = out[:n]
+	}
+	return out
+}
+
+// ExportRecord is one JSON line written by Export. DocID is a 16-digit
+// lowercase hex string (JSON numbers lose precision above 2^53).
+type ExportRecord struct {
+	DocID       string    `json:"doc_id"`
+	URL         string    `json:"url"`
+	FinalURL    string    `json:"final_url,omitempty"`
+	Status      int       `json:"status"`
+	ContentType string    `json:"content_type,omitempty"`
+	FetchedAt   time.Time `json:"fetched_at"`
+	Title       string    `json:"title"`
+	Text        string    `json:"text"`
+	HTML        string    `json:"html,omitempty"`
+	TitleFP     string    `json:"title_fp"`
+	ContentFP   string    `json:"content_fp"`
+	FPFlags     uint8     `json:"fp_flags"`
+	Depth       int       `json:"depth"`
+	Referrer    string    `json:"referrer,omitempty"`
+	Duplicates  []string  `json:"duplicates,omitempty"` // other URLs mapped to this docId
+}
+
+// FormatDocID formats a docId as used on the command line and in JSON: 16
+// lowercase hex digits.
+func FormatDocID(id uint64) string { return fmt.Sprintf("%016x", id) }
+
+// ExportOptions tunes ExportWith.
+type ExportOptions struct {
+	HTML bool // include the raw HTML (default false: URL, metadata, title, text)
+}
+
+// Export writes every page as one JSON object per line (ExportRecord,
+// without HTML), in docId order. It stops with ctx.Err() when ctx is done.
+func (db *DB) Export(ctx context.Context, w io.Writer) error {
+	return db.ExportWith(ctx, w, ExportOptions{})
+}
+
+// ExportWith is Export with options.
+func (db *DB) ExportWith(ctx context.Context, w io.Writer, o ExportOptions) error {
+	enc := json.NewEncoder(w)
+	enc.SetEscapeHTML(false)
+	err := db.bdb.View(func(txn *badger.Txn) error {
+		it := txn.NewIterator(badger.IteratorOptions{Prefix: []byte{nsPage}, PrefetchValues: true, PrefetchSize: 16})
+		defer it.Close()
+		for it.Rewind(); it.Valid(); it.Next() {
+			if err := ctx.Err(); err != nil {
+				return err
+			}
+			docID := docIDSuffix(it.Item().Key())
+			var p Page
+			if err := it.Item().Value(func(v []byte) error {
+				var err error
+				p, err = decodePage(docID, v, true)
+				return err
+			}); err != nil {
+				return err
+			}
+			rec := exportRecord(&p, o.HTML)
+			dit := txn.NewIterator(badger.IteratorOptions{Prefix: docPrefix(docID)})
+			for dit.Rewind(); dit.Valid(); dit.Next() {
+				if u := string(dit.Item().Key()[9:]); u != p.URL {
+					rec.Duplicates = append(rec.Duplicates, u)
+				}
+			}
+			dit.Close()
+			if err := enc.Encode(rec); err != nil {
+				return err
+			}
+		}
+		return nil
+	})
+	if err != nil {
+		return fmt.Errorf("storage: export: %w", err)
+	}
+	return nil
+}
+
+func exportRecord(p *Page, html bool) ExportRecord {
+	r := ExportRecord{
+		DocID: FormatDocID(p.DocID), URL: p.URL, FinalURL: p.FinalURL, Status: p.Status,
+		ContentType: p.ContentType, FetchedAt: p.FetchedAt, Title: p.Title, Text: p.Text,
+		TitleFP: FormatDocID(p.TitleFP), ContentFP: FormatDocID(p.ContentFP), FPFlags: p.FPFlags,
+		Depth: p.Depth, Referrer: p.Referrer,
+	}
+	if html {
+		r.HTML = string(p.HTML)
+	}
+	return r
+}

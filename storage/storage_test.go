@@ -1,0 +1,454 @@
+package storage
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/dgraph-io/badger/v4"
+)
+
+func mustOpen(tb testing.TB, dir string) *DB {
+	tb.Helper()
+	if dir == "" {
+		dir = tb.TempDir()
+	}
+	db, err := Open(dir, &Options{GCInterval: -1})
+	if err != nil {
+		tb.Fatalf("Open(%s): %v", dir, err)
+	}
+	tb.Cleanup(func() { db.Close() })
+	return db
+}
+
+func mustCommit(tb testing.TB, db *DB, c Commit) []uint64 {
+	tb.Helper()
+	seqs, err := db.Commit(context.Background(), c)
+	if err != nil {
+		tb.Fatalf("Commit: %v", err)
+	}
+	return seqs
+}
+
+var t0 = time.Date(2026, 11, 22, 3, 0, 0, 0, time.UTC)
+
+func testPage(i int, host string) *Page {
+	u := fmt.Sprintf("https://%s/doc/%04d.html", host, i)
+	html := fmt.Sprintf("<html><head><title>Doc %d</title></head><body>%s</body></html>", i,
+		strings.Repeat(fmt.Sprintf("<p>paragraph of document %d about topic %d</p>", i, i%7), 50))
+	return &Page{
+		DocID: uint64(i)<<40 | 0xabc, URL: u, FinalURL: u, Status: 200,
+		ContentType: "text/html; charset=utf-8", FetchedAt: t0.Add(time.Duration(i) * time.Second),
+		Title: fmt.Sprintf("Doc %d", i), Text: strings.Repeat(fmt.Sprintf("document %d text. ", i), 40),
+		HTML: []byte(html), TitleFP: uint64(i) * 31, ContentFP: uint64(i) * 17, FPFlags: uint8(i % 4),
+		Depth: i % 5, Referrer: fmt.Sprintf("https://%s/", host),
+	}
+}
+
+func TestPageRoundTrip(t *testing.T) {
+	db := mustOpen(t, "")
+	p := testPage(1, "example.com")
+	mustCommit(t, db, Commit{Page: p})
+
+	got, err := db.Page(p.DocID)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !pagesEqual(got, *p) {
+		t.Fatalf("Page round trip:\n got %+v\nwant %+v", got, *p)
+	}
+	got2, rec, err := db.PageByURL(p.URL)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !pagesEqual(got2, *p) || rec.Duplicate || rec.DocID != p.DocID || rec.Reason != ReasonNew {
+		t.Fatalf("PageByURL: rec %+v", rec)
+	}
+	if _, err := db.Page(12345); !errors.Is(err, ErrNotFound) {
+		t.Fatalf("Page(missing) err = %v, want ErrNotFound", err)
+	}
+	if _, _, err := db.PageByURL("https://nope/"); !errors.Is(err, ErrNotFound) {
+		t.Fatalf("PageByURL(missing) err = %v, want ErrNotFound", err)
+	}
+}
+
+func pagesEqual(a, b Page) bool {
+	return a.DocID == b.DocID && a.URL == b.URL && a.FinalURL == b.FinalURL && a.Status == b.Status &&
+		a.ContentType == b.ContentType && a.FetchedAt.Equal(b.FetchedAt) && a.Title == b.Title &&
+		a.Text == b.Text && bytes.Equal(a.HTML, b.HTML) && a.TitleFP == b.TitleFP &&
+		a.ContentFP == b.ContentFP && a.FPFlags == b.FPFlags && a.Depth == b.Depth && a.Referrer == b.Referrer
+}
+
+func TestDuplicatesAndFirstSeen(t *testing.T) {
+	db := mustOpen(t, "")
+	p := testPage(1, "example.com")
+	mustCommit(t, db, Commit{Page: p})
+	dupURL := "https://mirror.example.com/doc/0001.html"
+	mustCommit(t, db, Commit{URL: &URLRecord{URL: dupURL, DocID: p.DocID, Duplicate: true, Reason: "content", Distance: 2, Status: 200}})
+
+	// Same docId again under a third URL: the first page is kept.
+	again := testPage(1, "other.example.com")
+	again.Title = "changed title"
+	mustCommit(t, db, Commit{Page: again})
+
+	got, rec, err := db.PageByURL(dupURL)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !rec.Duplicate || rec.Reason != "content" || rec.Distance != 2 || got.URL != p.URL {
+		t.Fatalf("duplicate URL: rec %+v page URL %q", rec, got.URL)
+	}
+	got, rec, err = db.PageByURL(again.URL)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !rec.Duplicate || rec.Reason != ReasonExistingDoc || got.Title != p.Title {
+		t.Fatalf("second page with same docId: rec %+v, stored title %q (want first-seen %q)", rec, got.Title, p.Title)
+	}
+	urls, err := db.URLs(p.DocID)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var names []string
+	for _, u := range urls {
+		names = append(names, u.URL)
+	}
+	want := []string{p.URL, dupURL, again.URL}
+	if fmt.Sprint(names) != fmt.Sprint(want) {
+		t.Fatalf("URLs = %v, want %v", names, want)
+	}
+	st, err := db.Stats()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if st.Pages != 1 || st.URLs != 3 || st.Duplicates != 2 || st.Hosts != 1 {
+		t.Fatalf("Stats = %+v", st)
+	}
+
+	// A URL re-pointed to another docId leaves the old docId's URL list.
+	p2 := testPage(2, "example.com")
+	mustCommit(t, db, Commit{Page: p2})
+	mustCommit(t, db, Commit{URL: &URLRecord{URL: dupURL, DocID: p2.DocID, Duplicate: true, Reason: "title"}})
+	urls, _ = db.URLs(p.DocID)
+	if len(urls) != 2 {
+		t.Fatalf("after re-pointing, URLs(%x) = %v, want 2 records", p.DocID, urls)
+	}
+	if _, err := db.Check(); err != nil {
+		t.Fatal(err)
+	}
+}
+
+func TestNoDocURL(t *testing.T) {
+	db := mustOpen(t, "")
+	mustCommit(t, db, Commit{URL: &URLRecord{URL: "https://e.com/x.pdf", Status: 200, ContentType: "application/pdf"}})
+	_, rec, err := db.PageByURL("https://e.com/x.pdf")
+	if !errors.Is(err, ErrNotFound) || rec.ContentType != "application/pdf" {
+		t.Fatalf("PageByURL(non-HTML) = %+v, %v", rec, err)
+	}
+	st, _ := db.Stats()
+	if st.URLs != 1 || st.NoDoc != 1 || st.Pages != 0 {
+		t.Fatalf("Stats = %+v", st)
+	}
+}
+
+func TestCommitValidation(t *testing.T) {
+	db := mustOpen(t, "")
+	cases := []struct {
+		name string
+		c    Commit
+		want string
+	}{
+		{"zero docId", Commit{Page: &Page{URL: "https://e.com/"}}, "DocID is 0"},
+		{"empty page URL", Commit{Page: &Page{DocID: 1}}, "page URL is empty"},
+		{"empty URL record", Commit{URL: &URLRecord{}}, "URL record is empty"},
+		{"newline in trace", Commit{Trace: []string{"https://e.com/a", "https://e.com/\nb"}}, "Trace[1]"},
+		{"empty enqueue", Commit{Enqueue: []QueueEntry{{URL: ""}}}, "Enqueue[0] is empty"},
+	}
+	for _, tc := range cases {
+		_, err := db.Commit(context.Background(), tc.c)
+		if err == nil || !strings.Contains(err.Error(), tc.want) {
+			t.Errorf("%s: err = %v, want it to mention %q", tc.name, err, tc.want)
+		}
+	}
+	st, _ := db.Stats()
+	if st.Pages+st.URLs+st.Queue+st.TraceChunks != 0 {
+		t.Fatalf("rejected commits wrote something: %+v", st)
+	}
+}
+
+func TestListPagination(t *testing.T) {
+	db := mustOpen(t, "")
+	hosts := []string{"a.example", "b.example", "c.example"}
+	n := 0
+	for i := 1; i <= 60; i++ {
+		mustCommit(t, db, Commit{Page: testPage(i, hosts[i%3])})
+		n++
+	}
+	collect := func(o ListOptions) []Page {
+		t.Helper()
+		var all []Page
+		for calls := 0; ; calls++ {
+			if calls > 100 {
+				t.Fatal("pagination does not end")
+			}
+			ps, next, err := db.List(o)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if len(ps) > o.Limit {
+				t.Fatalf("List returned %d > limit %d", len(ps), o.Limit)
+			}
+			all = append(all, ps...)
+			if next == "" {
+				return all
+			}
+			o.After = next
+		}
+	}
+	all := collect(ListOptions{Limit: 7})
+	if len(all) != 60 {
+		t.Fatalf("List all: %d pages, want 60", len(all))
+	}
+	for i := 1; i < len(all); i++ {
+		if all[i-1].URL >= all[i].URL {
+			t.Fatalf("List not in URL order at %d: %q >= %q", i, all[i-1].URL, all[i].URL)
+		}
+	}
+	if all[0].HTML != nil || all[0].Text != "" {
+		t.Fatal("List without Bodies returned bodies")
+	}
+	byHost := collect(ListOptions{Host: "B.example", Limit: 6})
+	if len(byHost) != 20 {
+		t.Fatalf("List host b: %d, want 20", len(byHost))
+	}
+	for _, p := range byHost {
+		if !strings.HasPrefix(p.URL, "https://b.example/") {
+			t.Fatalf("List host b returned %s", p.URL)
+		}
+	}
+	byPrefix := collect(ListOptions{Prefix: "https://c.example/doc/001", Limit: 2})
+	// c.example gets i%3==2: 11, 14, 17 in 0010..0019.
+	if len(byPrefix) != 3 {
+		t.Fatalf("List prefix: %v", urlsOf(byPrefix))
+	}
+	hostPrefix := collect(ListOptions{Host: "a.example", Prefix: "https://a.example/doc/002", Limit: 50})
+	if len(hostPrefix) != 3 { // 21, 24, 27
+		t.Fatalf("List host+prefix: %v", urlsOf(hostPrefix))
+	}
+	since, until := t0.Add(10*time.Second), t0.Add(20*time.Second)
+	byTime := collect(ListOptions{Since: since, Until: until, Limit: 4})
+	if len(byTime) != 10 {
+		t.Fatalf("List time range: %d pages, want 10 (%v)", len(byTime), urlsOf(byTime))
+	}
+	for i, p := range byTime {
+		if p.FetchedAt.Before(since) || !p.FetchedAt.Before(until) || (i > 0 && p.FetchedAt.Before(byTime[i-1].FetchedAt)) {
+			t.Fatalf("time range result %d: %v", i, p.FetchedAt)
+		}
+	}
+	withBodies, _, err := db.List(ListOptions{Limit: 1, Bodies: true})
+	if err != nil || len(withBodies) != 1 || len(withBodies[0].HTML) == 0 {
+		t.Fatalf("List Bodies: %v", err)
+	}
+	if _, _, err := db.List(ListOptions{After: "zz"}); err == nil || !strings.Contains(err.Error(), "bad cursor") {
+		t.Fatalf("bad cursor err = %v", err)
+	}
+	if _, _, err := db.List(ListOptions{Host: "a.example", After: "63"}); err == nil {
+		t.Fatal("cursor from another index accepted")
+	}
+}
+
+func urlsOf(ps []Page) []string {
+	var s []string
+	for _, p := range ps {
+		s = append(s, p.URL)
+	}
+	return s
+}
+
+func TestQueueTraceMetaFingerprints(t *testing.T) {
+	dir := t.TempDir()
+	db := mustOpen(t, dir)
+	seqs := mustCommit(t, db, Commit{Enqueue: []QueueEntry{{URL: "https://e.com/1", Depth: 1}, {URL: "https://e.com/2", Depth: 2, Referrer: "https://e.com/"}}, Trace: []string{"https://e.com/1", "https://e.com/2"}})
+	if len(seqs) != 2 || seqs[0] == 0 || seqs[1] <= seqs[0] {
+		t.Fatalf("seqs = %v", seqs)
+	}
+	seqs2 := mustCommit(t, db, Commit{Page: testPage(1, "e.com"), Enqueue: []QueueEntry{{URL: "https://e.com/3"}}, Dequeue: []uint64{seqs[0]}, Trace: []string{"https://e.com/3"}})
+	if err := db.PutMeta("filter", []byte("snapshot-bytes")); err != nil {
+		t.Fatal(err)
+	}
+	if err := db.Close(); err != nil {
+		t.Fatal(err)
+	}
+
+	db = mustOpen(t, dir)
+	q, err := db.QueueScan(0, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(q) != 2 || q[0].Seq != seqs[1] || q[0].URL != "https://e.com/2" || q[0].Referrer != "https://e.com/" || q[0].Depth != 2 || q[1].Seq != seqs2[0] {
+		t.Fatalf("QueueScan = %+v", q)
+	}
+	q, _ = db.QueueScan(seqs[1], 10)
+	if len(q) != 1 || q[0].URL != "https://e.com/3" {
+		t.Fatalf("QueueScan(after) = %+v", q)
+	}
+	q, _ = db.QueueScan(0, 1)
+	if len(q) != 1 {
+		t.Fatalf("QueueScan(limit 1) = %+v", q)
+	}
+	if n, _ := db.QueueLen(); n != 2 {
+		t.Fatalf("QueueLen = %d", n)
+	}
+	// Seqs keep growing after a reopen.
+	s3 := mustCommit(t, db, Commit{Enqueue: []QueueEntry{{URL: "https://e.com/4"}}})
+	if s3[0] <= seqs2[0] {
+		t.Fatalf("seq after reopen %d <= %d", s3[0], seqs2[0])
+	}
+	var trace []string
+	if err := db.ForEachTrace(func(u string) error { trace = append(trace, u); return nil }); err != nil {
+		t.Fatal(err)
+	}
+	if fmt.Sprint(trace) != "[https://e.com/1 https://e.com/2 https://e.com/3]" {
+		t.Fatalf("trace = %v", trace)
+	}
+	v, err := db.GetMeta("filter")
+	if err != nil || string(v) != "snapshot-bytes" {
+		t.Fatalf("GetMeta = %q, %v", v, err)
+	}
+	if _, err := db.GetMeta("missing"); !errors.Is(err, ErrNotFound) {
+		t.Fatalf("GetMeta(missing) err = %v", err)
+	}
+	p := testPage(1, "e.com")
+	n := 0
+	err = db.ForEachFingerprint(func(id uint64, u string, tfp, cfp uint64, fl uint8) error {
+		n++
+		if id != p.DocID || u != p.URL || tfp != p.TitleFP || cfp != p.ContentFP || fl != p.FPFlags {
+			t.Errorf("fingerprint = %x %s %x %x %d", id, u, tfp, cfp, fl)
+		}
+		return nil
+	})
+	if err != nil || n != 1 {
+		t.Fatalf("ForEachFingerprint: n=%d err=%v", n, err)
+	}
+	n = 0
+	if err := db.ForEachURL(func(r URLRecord) error { n++; return nil }); err != nil || n != 1 {
+		t.Fatalf("ForEachURL: n=%d err=%v", n, err)
+	}
+	stop := errors.New("stop here")
+	if err := db.ForEachURL(func(URLRecord) error { return stop }); err != stop {
+		t.Fatalf("ForEachURL callback error = %v, want it returned as is", err)
+	}
+}
+
+func TestExport(t *testing.T) {
+	db := mustOpen(t, "")
+	p := testPage(3, "e.com")
+	p.DocID = 0xfedcba9876543210 // above 2^53
+	mustCommit(t, db, Commit{Page: p})
+	mustCommit(t, db, Commit{URL: &URLRecord{URL: "https://e.com/copy", DocID: p.DocID, Duplicate: true, Reason: "url"}})
+	var buf bytes.Buffer
+	if err := db.Export(context.Background(), &buf); err != nil {
+		t.Fatal(err)
+	}
+	lines := strings.Split(strings.TrimSpace(buf.String()), "\n")
+	if len(lines) != 1 {
+		t.Fatalf("export lines = %d", len(lines))
+	}
+	var rec ExportRecord
+	if err := json.Unmarshal([]byte(lines[0]), &rec); err != nil {
+		t.Fatal(err)
+	}
+	if rec.DocID != "fedcba9876543210" || rec.URL != p.URL || rec.Text != p.Text || rec.HTML != "" ||
+		len(rec.Duplicates) != 1 || rec.Duplicates[0] != "https://e.com/copy" {
+		t.Fatalf("export record = %+v", rec)
+	}
+}
+
+func TestOpenErrors(t *testing.T) {
+	t.Run("locked", func(t *testing.T) {
+		dir := t.TempDir()
+		db := mustOpen(t, dir)
+		_ = db
+		_, err := Open(dir, nil)
+		if !errors.Is(err, ErrLocked) || err.Error() != "storage: store "+dir+" is in use" {
+			t.Fatalf("second Open err = %v, want ErrLocked naming the dir", err)
+		}
+		if _, err := Open(dir, &Options{ReadOnly: true}); !errors.Is(err, ErrLocked) {
+			t.Fatalf("read-only Open while writer holds it: err = %v, want ErrLocked", err)
+		}
+	})
+	t.Run("readonly shared", func(t *testing.T) {
+		dir := t.TempDir()
+		db := mustOpen(t, dir)
+		mustCommit(t, db, Commit{Page: testPage(1, "e.com")})
+		if err := db.Close(); err != nil {
+			t.Fatal(err)
+		}
+		r1, err := Open(dir, &Options{ReadOnly: true})
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer r1.Close()
+		r2, err := Open(dir, &Options{ReadOnly: true})
+		if err != nil {
+			t.Fatalf("second reader: %v", err)
+		}
+		defer r2.Close()
+		if _, err := r2.Page(testPage(1, "e.com").DocID); err != nil {
+			t.Fatal(err)
+		}
+		if _, err := r1.Commit(context.Background(), Commit{Trace: []string{"x"}}); !errors.Is(err, ErrReadOnly) {
+			t.Fatalf("Commit on read-only: %v", err)
+		}
+		if _, err := Open(dir, nil); !errors.Is(err, ErrLocked) {
+			t.Fatalf("writer Open while readers hold it: err = %v, want ErrLocked", err)
+		}
+	})
+	t.Run("creates missing dir", func(t *testing.T) {
+		dir := filepath.Join(t.TempDir(), "a", "b")
+		db := mustOpen(t, dir)
+		db.Close()
+		if _, err := os.Stat(filepath.Join(dir, "MANIFEST")); err != nil {
+			t.Fatal(err)
+		}
+	})
+	t.Run("not a store", func(t *testing.T) {
+		dir := t.TempDir()
+		os.WriteFile(filepath.Join(dir, "notes.txt"), []byte("hello"), 0o644)
+		_, err := Open(dir, nil)
+		if !errors.Is(err, ErrNotStore) {
+			t.Fatalf("Open(non-store dir) err = %v", err)
+		}
+		if b, _ := os.ReadFile(filepath.Join(dir, "notes.txt")); string(b) != "hello" {
+			t.Fatal("non-store dir modified")
+		}
+		ents, _ := os.ReadDir(dir)
+		if len(ents) != 1 {
+			t.Fatalf("Open wrote into a non-store dir: %d entries", len(ents))
+		}
+	})
+	t.Run("unknown version", func(t *testing.T) {
+		dir := t.TempDir()
+		db := mustOpen(t, dir)
+		db.bdb.Update(func(txn *badgerTxn) error { return txn.Set(keyVersion, []byte{0, 0, 0, 99}) })
+		db.Close()
+		_, err := Open(dir, nil)
+		if !errors.Is(err, ErrVersion) || !strings.Contains(err.Error(), "version 99") {
+			t.Fatalf("Open(v99) err = %v", err)
+		}
+	})
+	t.Run("bad options", func(t *testing.T) {
+		if _, err := Open(t.TempDir(), &Options{GCDiscardRatio: 2}); err == nil || !strings.Contains(err.Error(), "GCDiscardRatio") {
+			t.Fatalf("err = %v", err)
+		}
+	})
+}
+
+type badgerTxn = badger.Txn
