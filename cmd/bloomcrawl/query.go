@@ -1,0 +1,492 @@
+package main
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"strconv"
+	"strings"
+	"text/tabwriter"
+	"time"
+	"unicode/utf8"
+
+	"github.com/bloomcrawl/bloomcrawl/storage"
+)
+
+const queryUsage = `query --store DIR [--json] <subcommand> [flags] [args]
+
+subcommands:
+  stats                       counts: pages, URLs, duplicates, hosts, pages per host
+  url URL                     the page stored for URL (a duplicate URL shows its original)
+  doc ID                      the page with docId ID (16 hex digits, 0x-hex or decimal)
+  dups ID|URL                 every URL mapped to a docId (the original and its duplicates)
+  list [--host H] [--prefix P] [--since T] [--until T] [--limit N] [--after CURSOR]
+                              pages by host, URL prefix or fetch time (RFC 3339), paginated
+  export [--html]             every page as JSON lines (docId order)
+
+The store is opened read-only, so queries can run side by side, but not
+while a crawl holds the store.`
+
+func init() {
+	register(command{
+		name:    "query",
+		summary: "query a crawl store: stats, url, doc, dups, list, export",
+		run:     runQuery,
+	})
+}
+
+// queryCmd is the state shared by the query subcommands.
+type queryCmd struct {
+	db     *storage.DB
+	json   bool
+	stdout io.Writer
+	stderr io.Writer
+}
+
+func runQuery(ctx context.Context, args []string, stdout, stderr io.Writer) error {
+	fs := newFlagSet("query", queryUsage, stderr)
+	store := fs.String("store", "", "crawl store directory (required)")
+	asJSON := fs.Bool("json", false, "print JSON")
+	if err := parseFlags(fs, args); err != nil {
+		return err
+	}
+	rest := fs.Args()
+	if len(rest) == 0 {
+		fs.Usage()
+		return usagef("missing subcommand (stats, url, doc, dups, list, export)")
+	}
+	sub, subArgs := rest[0], rest[1:]
+
+	// Each subcommand accepts --json and --store after its name as well.
+	sfs := newFlagSet("query "+sub, queryUsage, stderr)
+	sfs.StringVar(store, "store", *store, "crawl store directory")
+	sfs.BoolVar(asJSON, "json", *asJSON, "print JSON")
+	var run func(q *queryCmd, args []string) error
+	switch sub {
+	case "stats":
+		top := sfs.Int("top", 10, "hosts to list in text output (0 = all)")
+		run = func(q *queryCmd, args []string) error { return q.stats(args, *top) }
+	case "url":
+		run = func(q *queryCmd, args []string) error { return q.url(args) }
+	case "doc":
+		text := sfs.Bool("text", false, "print the full extracted text")
+		html := sfs.Bool("html", false, "print the raw HTML only")
+		run = func(q *queryCmd, args []string) error { return q.doc(args, *text, *html) }
+	case "dups":
+		run = func(q *queryCmd, args []string) error { return q.dups(args) }
+	case "list":
+		var o listFlags
+		sfs.StringVar(&o.host, "host", "", "only pages on this host[:port]")
+		sfs.StringVar(&o.prefix, "prefix", "", "only pages whose URL starts with this prefix")
+		sfs.StringVar(&o.since, "since", "", "only pages fetched at or after this time (RFC 3339)")
+		sfs.StringVar(&o.until, "until", "", "only pages fetched before this time (RFC 3339)")
+		sfs.IntVar(&o.limit, "limit", 20, "pages per call (1..10000)")
+		sfs.StringVar(&o.after, "after", "", "cursor printed by the previous call")
+		run = func(q *queryCmd, args []string) error { return q.list(args, o) }
+	case "export":
+		html := sfs.Bool("html", false, "include the raw HTML")
+		run = func(q *queryCmd, args []string) error { return q.export(ctx, args, *html) }
+	default:
+		return usagef("unknown query subcommand %q (stats, url, doc, dups, list, export)", sub)
+	}
+	if err := parseFlags(sfs, subArgs); err != nil {
+		return err
+	}
+	if *store == "" {
+		return usagef("--store DIR is required")
+	}
+	db, err := openForQuery(*store)
+	if err != nil {
+		return err
+	}
+	defer db.Close()
+	return run(&queryCmd{db: db, json: *asJSON, stdout: stdout, stderr: stderr}, sfs.Args())
+}
+
+// openForQuery opens the store read-only. A store that was not closed
+// cleanly (a crawl was killed) is recovered by one read-write open first.
+func openForQuery(dir string) (*storage.DB, error) {
+	db, err := storage.Open(dir, &storage.Options{ReadOnly: true})
+	if errors.Is(err, storage.ErrNeedsRecovery) {
+		rw, err := storage.Open(dir, nil)
+		if err != nil {
+			return nil, err
+		}
+		if err := rw.Close(); err != nil {
+			return nil, err
+		}
+		db, err = storage.Open(dir, &storage.Options{ReadOnly: true})
+	}
+	return db, err
+}
+
+func (q *queryCmd) printJSON(v any) error {
+	enc := json.NewEncoder(q.stdout)
+	enc.SetEscapeHTML(false)
+	enc.SetIndent("", "  ")
+	return enc.Encode(v)
+}
+
+func wantArgs(args []string, n int, what string) error {
+	if len(args) != n {
+		if n == 0 {
+			return usagef("unexpected argument %q", args[0])
+		}
+		return usagef("want %s, got %d arguments", what, len(args))
+	}
+	return nil
+}
+
+func (q *queryCmd) stats(args []string, top int) error {
+	if err := wantArgs(args, 0, ""); err != nil {
+		return err
+	}
+	st, err := q.db.Stats()
+	if err != nil {
+		return err
+	}
+	if q.json {
+		return q.printJSON(st)
+	}
+	tw := tabwriter.NewWriter(q.stdout, 0, 0, 2, ' ', 0)
+	fmt.Fprintf(tw, "pages\t%d\n", st.Pages)
+	fmt.Fprintf(tw, "urls\t%d\n", st.URLs)
+	fmt.Fprintf(tw, "duplicates\t%d\n", st.Duplicates)
+	fmt.Fprintf(tw, "urls without document\t%d\n", st.NoDoc)
+	fmt.Fprintf(tw, "hosts\t%d\n", st.Hosts)
+	fmt.Fprintf(tw, "queued\t%d\n", st.Queue)
+	fmt.Fprintf(tw, "disk bytes\t%d\n", st.DiskBytes)
+	if hosts := st.TopHosts(top); len(hosts) > 0 {
+		fmt.Fprintf(tw, "\npages per host\t\n")
+		for _, h := range hosts {
+			fmt.Fprintf(tw, "  %s\t%d\n", h.Host, h.Pages)
+		}
+		if len(hosts) < st.Hosts {
+			fmt.Fprintf(tw, "  (%d more hosts; --top 0 lists all)\t\n", st.Hosts-len(hosts))
+		}
+	}
+	return tw.Flush()
+}
+
+// pageJSON is a page as the query command prints it: docIds and
+// fingerprints as 16 hex digits.
+type pageJSON struct {
+	DocID       string    `json:"doc_id"`
+	URL         string    `json:"url"`
+	FinalURL    string    `json:"final_url,omitempty"`
+	Status      int       `json:"status"`
+	ContentType string    `json:"content_type,omitempty"`
+	FetchedAt   time.Time `json:"fetched_at"`
+	Title       string    `json:"title"`
+	TitleFP     string    `json:"title_fp"`
+	ContentFP   string    `json:"content_fp"`
+	FPFlags     uint8     `json:"fp_flags"`
+	Depth       int       `json:"depth"`
+	Referrer    string    `json:"referrer,omitempty"`
+	TextBytes   int       `json:"text_bytes,omitempty"`
+	HTMLBytes   int       `json:"html_bytes,omitempty"`
+	Text        string    `json:"text,omitempty"`
+}
+
+func toPageJSON(p storage.Page, withText bool) pageJSON {
+	j := pageJSON{
+		DocID: storage.FormatDocID(p.DocID), URL: p.URL, FinalURL: p.FinalURL, Status: p.Status,
+		ContentType: p.ContentType, FetchedAt: p.FetchedAt, Title: p.Title,
+		TitleFP: storage.FormatDocID(p.TitleFP), ContentFP: storage.FormatDocID(p.ContentFP),
+		FPFlags: p.FPFlags, Depth: p.Depth, Referrer: p.Referrer,
+		TextBytes: len(p.Text), HTMLBytes: len(p.HTML),
+	}
+	if withText {
+		j.Text = p.Text
+	}
+	return j
+}
+
+// urlJSON is a URL record as the query command prints it.
+type urlJSON struct {
+	URL         string    `json:"url"`
+	DocID       string    `json:"doc_id,omitempty"`
+	Duplicate   bool      `json:"duplicate"`
+	Reason      string    `json:"reason,omitempty"`
+	Distance    int       `json:"distance"`
+	Status      int       `json:"status"`
+	ContentType string    `json:"content_type,omitempty"`
+	FetchedAt   time.Time `json:"fetched_at"`
+	Err         string    `json:"error,omitempty"`
+}
+
+func toURLJSON(r storage.URLRecord) urlJSON {
+	j := urlJSON{URL: r.URL, Duplicate: r.Duplicate, Reason: r.Reason, Distance: r.Distance,
+		Status: r.Status, ContentType: r.ContentType, FetchedAt: r.FetchedAt, Err: r.Err}
+	if r.DocID != 0 {
+		j.DocID = storage.FormatDocID(r.DocID)
+	}
+	return j
+}
+
+func (q *queryCmd) url(args []string) error {
+	if err := wantArgs(args, 1, "one URL"); err != nil {
+		return err
+	}
+	p, rec, err := q.db.PageByURL(args[0])
+	if errors.Is(err, storage.ErrNotFound) && rec.URL == "" {
+		return fmt.Errorf("URL %q is not in the store (URLs are stored canonical; 'query list --prefix' helps find one): %w", args[0], err)
+	}
+	noDoc := errors.Is(err, storage.ErrNotFound)
+	if err != nil && !noDoc {
+		return err
+	}
+	if q.json {
+		out := struct {
+			URL  urlJSON   `json:"url_record"`
+			Page *pageJSON `json:"page,omitempty"`
+		}{URL: toURLJSON(rec)}
+		if !noDoc {
+			pj := toPageJSON(p, false)
+			out.Page = &pj
+		}
+		return q.printJSON(out)
+	}
+	q.printURL(rec)
+	if noDoc {
+		if rec.DocID != 0 {
+			fmt.Fprintf(q.stdout, "\ndocument %s is not stored (yet)\n", storage.FormatDocID(rec.DocID))
+		}
+		return nil
+	}
+	fmt.Fprintln(q.stdout)
+	q.printPage(p, false)
+	return nil
+}
+
+func (q *queryCmd) printURL(r storage.URLRecord) {
+	tw := tabwriter.NewWriter(q.stdout, 0, 0, 2, ' ', 0)
+	fmt.Fprintf(tw, "url\t%s\n", r.URL)
+	if r.DocID != 0 {
+		fmt.Fprintf(tw, "doc\t%s\n", storage.FormatDocID(r.DocID))
+	} else {
+		fmt.Fprintf(tw, "doc\t(none)\n")
+	}
+	if r.Duplicate {
+		fmt.Fprintf(tw, "duplicate\tyes (%s, distance %d)\n", r.Reason, r.Distance)
+	} else {
+		fmt.Fprintf(tw, "duplicate\tno\n")
+	}
+	fmt.Fprintf(tw, "status\t%d\n", r.Status)
+	if r.ContentType != "" {
+		fmt.Fprintf(tw, "content type\t%s\n", r.ContentType)
+	}
+	if !r.FetchedAt.IsZero() {
+		fmt.Fprintf(tw, "fetched\t%s\n", r.FetchedAt.Format(time.RFC3339))
+	}
+	if r.Err != "" {
+		fmt.Fprintf(tw, "error\t%s\n", r.Err)
+	}
+	tw.Flush()
+}
+
+func (q *queryCmd) printPage(p storage.Page, fullText bool) {
+	tw := tabwriter.NewWriter(q.stdout, 0, 0, 2, ' ', 0)
+	fmt.Fprintf(tw, "doc\t%s\n", storage.FormatDocID(p.DocID))
+	fmt.Fprintf(tw, "url\t%s\n", p.URL)
+	if p.FinalURL != "" && p.FinalURL != p.URL {
+		fmt.Fprintf(tw, "final url\t%s\n", p.FinalURL)
+	}
+	fmt.Fprintf(tw, "title\t%s\n", p.Title)
+	fmt.Fprintf(tw, "status\t%d\n", p.Status)
+	fmt.Fprintf(tw, "content type\t%s\n", p.ContentType)
+	fmt.Fprintf(tw, "fetched\t%s\n", p.FetchedAt.Format(time.RFC3339))
+	fmt.Fprintf(tw, "depth\t%d\n", p.Depth)
+	if p.Referrer != "" {
+		fmt.Fprintf(tw, "referrer\t%s\n", p.Referrer)
+	}
+	fmt.Fprintf(tw, "fingerprints\ttitle %s content %s flags %d\n", storage.FormatDocID(p.TitleFP), storage.FormatDocID(p.ContentFP), p.FPFlags)
+	fmt.Fprintf(tw, "size\ttext %d bytes, html %d bytes\n", len(p.Text), len(p.HTML))
+	tw.Flush()
+	text := p.Text
+	if !fullText {
+		text = truncateRunes(text, 300)
+	}
+	if text != "" {
+		fmt.Fprintf(q.stdout, "\n%s\n", text)
+	}
+}
+
+func truncateRunes(s string, n int) string {
+	if utf8.RuneCountInString(s) <= n {
+		return s
+	}
+	i := 0
+	for j := range s {
+		if i == n {
+			return s[:j] + " …"
+		}
+		i++
+	}
+	return s
+}
+
+// parseDocID accepts 16 hex digits (the printed form), 0x-prefixed hex,
+// or decimal.
+func parseDocID(s string) (uint64, error) {
+	var v uint64
+	var err error
+	switch {
+	case strings.HasPrefix(s, "0x") || strings.HasPrefix(s, "0X"):
+		v, err = strconv.ParseUint(s[2:], 16, 64)
+	case len(s) == 16:
+		v, err = strconv.ParseUint(s, 16, 64)
+	default:
+		v, err = strconv.ParseUint(s, 10, 64)
+	}
+	if err != nil || v == 0 {
+		return 0, usagef("bad document id %q: want 16 hex digits (as printed), 0x-prefixed hex, or a non-zero decimal", s)
+	}
+	return v, nil
+}
+
+func (q *queryCmd) doc(args []string, fullText, html bool) error {
+	if err := wantArgs(args, 1, "one document id"); err != nil {
+		return err
+	}
+	id, err := parseDocID(args[0])
+	if err != nil {
+		return err
+	}
+	p, err := q.db.Page(id)
+	if err != nil {
+		return err
+	}
+	if html {
+		_, err := q.stdout.Write(p.HTML)
+		return err
+	}
+	if q.json {
+		urls, err := q.db.URLs(id)
+		if err != nil {
+			return err
+		}
+		out := struct {
+			pageJSON
+			URLs []urlJSON `json:"urls"`
+		}{pageJSON: toPageJSON(p, true)}
+		for _, r := range urls {
+			out.URLs = append(out.URLs, toURLJSON(r))
+		}
+		return q.printJSON(out)
+	}
+	q.printPage(p, fullText)
+	return nil
+}
+
+func (q *queryCmd) dups(args []string) error {
+	if err := wantArgs(args, 1, "one document id or URL"); err != nil {
+		return err
+	}
+	var id uint64
+	if strings.Contains(args[0], "://") {
+		_, rec, err := q.db.PageByURL(args[0])
+		if rec.DocID == 0 {
+			if err == nil {
+				err = storage.ErrNotFound
+			}
+			return fmt.Errorf("URL %q maps to no document: %w", args[0], err)
+		}
+		id = rec.DocID
+	} else {
+		var err error
+		if id, err = parseDocID(args[0]); err != nil {
+			return err
+		}
+	}
+	urls, err := q.db.URLs(id)
+	if err != nil {
+		return err
+	}
+	if len(urls) == 0 {
+		return fmt.Errorf("document %s: %w", storage.FormatDocID(id), storage.ErrNotFound)
+	}
+	if q.json {
+		out := struct {
+			DocID string    `json:"doc_id"`
+			URLs  []urlJSON `json:"urls"`
+		}{DocID: storage.FormatDocID(id)}
+		for _, r := range urls {
+			out.URLs = append(out.URLs, toURLJSON(r))
+		}
+		return q.printJSON(out)
+	}
+	tw := tabwriter.NewWriter(q.stdout, 0, 0, 2, ' ', 0)
+	fmt.Fprintf(tw, "URL\tROLE\tREASON\tDISTANCE\n")
+	for _, r := range urls {
+		role := "original"
+		if r.Duplicate {
+			role = "duplicate"
+		}
+		fmt.Fprintf(tw, "%s\t%s\t%s\t%d\n", r.URL, role, r.Reason, r.Distance)
+	}
+	return tw.Flush()
+}
+
+type listFlags struct {
+	host, prefix, since, until, after string
+	limit                             int
+}
+
+func (q *queryCmd) list(args []string, f listFlags) error {
+	if err := wantArgs(args, 0, ""); err != nil {
+		return err
+	}
+	if f.limit < 1 || f.limit > 10000 {
+		return usagef("--limit %d out of range 1..10000", f.limit)
+	}
+	o := storage.ListOptions{Host: f.host, Prefix: f.prefix, Limit: f.limit, After: f.after}
+	for _, t := range []struct {
+		name, val string
+		dst       *time.Time
+	}{{"--since", f.since, &o.Since}, {"--until", f.until, &o.Until}} {
+		if t.val == "" {
+			continue
+		}
+		v, err := time.Parse(time.RFC3339, t.val)
+		if err != nil {
+			return usagef("%s %q: want an RFC 3339 time such as 2026-11-22T03:00:00Z", t.name, t.val)
+		}
+		*t.dst = v
+	}
+	pages, next, err := q.db.List(o)
+	if err != nil {
+		return err
+	}
+	if q.json {
+		out := struct {
+			Pages []pageJSON `json:"pages"`
+			Next  string     `json:"next,omitempty"`
+		}{Pages: []pageJSON{}, Next: next}
+		for _, p := range pages {
+			out.Pages = append(out.Pages, toPageJSON(p, false))
+		}
+		return q.printJSON(out)
+	}
+	tw := tabwriter.NewWriter(q.stdout, 0, 0, 2, ' ', 0)
+	fmt.Fprintf(tw, "DOC\tFETCHED\tURL\tTITLE\n")
+	for _, p := range pages {
+		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\n", storage.FormatDocID(p.DocID), p.FetchedAt.Format(time.RFC3339), p.URL, truncateRunes(p.Title, 60))
+	}
+	if err := tw.Flush(); err != nil {
+		return err
+	}
+	if next != "" {
+		fmt.Fprintf(q.stdout, "next page: --after %s\n", next)
+	}
+	return nil
+}
+
+func (q *queryCmd) export(ctx context.Context, args []string, html bool) error {
+	if err := wantArgs(args, 0, ""); err != nil {
+		return err
+	}
+	return q.db.ExportWith(ctx, q.stdout, storage.ExportOptions{HTML: html})
+}

@@ -1,0 +1,172 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"fmt"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/bloomcrawl/bloomcrawl/storage"
+)
+
+// queryStore builds a store with 25 pages on two hosts and one duplicate.
+func queryStore(t *testing.T) string {
+	t.Helper()
+	dir := t.TempDir()
+	db, err := storage.Open(dir, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t0 := time.Date(2026, 11, 22, 3, 0, 0, 0, time.UTC)
+	for i := 1; i <= 25; i++ {
+		host := "a.test"
+		if i%5 == 0 {
+			host = "b.test"
+		}
+		p := &storage.Page{
+			DocID: 0xf000000000000000 + uint64(i), URL: fmt.Sprintf("https://%s/p/%02d", host, i), Status: 200,
+			ContentType: "text/html", FetchedAt: t0.Add(time.Duration(i) * time.Minute),
+			Title: fmt.Sprintf("Page %d", i), Text: fmt.Sprintf("text of page %d", i),
+			HTML: []byte(fmt.Sprintf("<html><title>Page %d</title></html>", i)),
+		}
+		if _, err := db.Commit(context.Background(), storage.Commit{Page: p}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	dup := &storage.URLRecord{URL: "https://a.test/copy-of-3", DocID: 0xf000000000000003, Duplicate: true, Reason: "content", Distance: 1, Status: 200}
+	if _, err := db.Commit(context.Background(), storage.Commit{URL: dup}); err != nil {
+		t.Fatal(err)
+	}
+	if err := db.Close(); err != nil {
+		t.Fatal(err)
+	}
+	return dir
+}
+
+func runQ(t *testing.T, args ...string) (string, string, int) {
+	t.Helper()
+	var out, errb bytes.Buffer
+	code := run(context.Background(), append([]string{"query"}, args...), &out, &errb)
+	return out.String(), errb.String(), code
+}
+
+func TestQueryCommand(t *testing.T) {
+	dir := queryStore(t)
+
+	out, stderr, code := runQ(t, "--store", dir, "stats", "--json")
+	if code != 0 {
+		t.Fatalf("stats --json: exit %d: %s", code, stderr)
+	}
+	var st map[string]any
+	if err := json.Unmarshal([]byte(out), &st); err != nil {
+		t.Fatalf("stats --json is not one JSON object: %v\n%s", err, out)
+	}
+	for k, want := range map[string]float64{"pages": 25, "urls": 26, "duplicates": 1, "hosts": 2} {
+		if st[k] != want {
+			t.Errorf("stats %s = %v, want %v", k, st[k], want)
+		}
+	}
+
+	out, _, code = runQ(t, "--store", dir, "url", "https://a.test/copy-of-3")
+	if code != 0 || !strings.Contains(out, "duplicate  yes (content, distance 1)") || !strings.Contains(out, "https://a.test/p/03") {
+		t.Fatalf("url (duplicate): exit %d\n%s", code, out)
+	}
+
+	out, _, code = runQ(t, "--store", dir, "--json", "doc", "f000000000000003")
+	var doc struct {
+		DocID string `json:"doc_id"`
+		Text  string `json:"text"`
+		URLs  []struct {
+			URL string `json:"url"`
+		} `json:"urls"`
+	}
+	if code != 0 || json.Unmarshal([]byte(out), &doc) != nil || doc.DocID != "f000000000000003" || doc.Text != "text of page 3" || len(doc.URLs) != 2 {
+		t.Fatalf("doc --json: exit %d\n%s", code, out)
+	}
+	// Decimal input reaches the same document.
+	if out, _, code = runQ(t, "--store", dir, "doc", fmt.Sprint(uint64(0xf000000000000003))); code != 0 || !strings.Contains(out, "Page 3") {
+		t.Fatalf("doc decimal: exit %d\n%s", code, out)
+	}
+
+	out, _, code = runQ(t, "--store", dir, "dups", "https://a.test/p/03")
+	if code != 0 || !strings.Contains(out, "https://a.test/copy-of-3  duplicate") || !strings.Contains(out, "original") {
+		t.Fatalf("dups: exit %d\n%s", code, out)
+	}
+
+	// Paginate b.test (5 pages) two at a time.
+	var got []string
+	after := ""
+	for i := 0; i < 10; i++ {
+		args := []string{"--store", dir, "list", "--json", "--host", "b.test", "--limit", "2"}
+		if after != "" {
+			args = append(args, "--after", after)
+		}
+		out, stderr, code = runQ(t, args...)
+		if code != 0 {
+			t.Fatalf("list: exit %d: %s", code, stderr)
+		}
+		var l struct {
+			Pages []struct{ URL string } `json:"pages"`
+			Next  string                 `json:"next"`
+		}
+		if err := json.Unmarshal([]byte(out), &l); err != nil {
+			t.Fatal(err)
+		}
+		for _, p := range l.Pages {
+			got = append(got, p.URL)
+		}
+		if after = l.Next; after == "" {
+			break
+		}
+	}
+	if fmt.Sprint(got) != "[https://b.test/p/05 https://b.test/p/10 https://b.test/p/15 https://b.test/p/20 https://b.test/p/25]" {
+		t.Fatalf("list --host b.test pages: %v", got)
+	}
+	out, _, code = runQ(t, "--store", dir, "list", "--since", "2026-11-22T03:10:00Z", "--until", "2026-11-22T03:12:00Z")
+	if code != 0 || strings.Count(out, "https://") != 2 {
+		t.Fatalf("list --since/--until: exit %d\n%s", code, out)
+	}
+
+	out, _, code = runQ(t, "--store", dir, "export")
+	lines := strings.Split(strings.TrimSpace(out), "\n")
+	if code != 0 || len(lines) != 25 {
+		t.Fatalf("export: exit %d, %d lines", code, len(lines))
+	}
+
+	for _, tc := range []struct {
+		args []string
+		code int
+		msg  string
+	}{
+		{[]string{"stats"}, 2, "--store DIR is required"},
+		{[]string{"--store", dir}, 2, "missing subcommand"},
+		{[]string{"--store", dir, "frob"}, 2, "unknown query subcommand"},
+		{[]string{"--store", dir, "doc", "xyz"}, 2, "bad document id"},
+		{[]string{"--store", dir, "doc", "00000000000000aa"}, 1, "not found"},
+		{[]string{"--store", dir, "url", "https://nowhere.test/"}, 1, "is not in the store"},
+		{[]string{"--store", dir, "list", "--after", "nothex"}, 1, "bad cursor"},
+		{[]string{"--store", dir, "list", "--since", "yesterday"}, 2, "RFC 3339"},
+		{[]string{"--store", t.TempDir() + "/missing", "stats"}, 1, "does not exist"},
+	} {
+		_, stderr, code := runQ(t, tc.args...)
+		if code != tc.code || !strings.Contains(stderr, tc.msg) {
+			t.Errorf("query %v: exit %d, stderr %q; want exit %d mentioning %q", tc.args, code, stderr, tc.code, tc.msg)
+		}
+	}
+}
+
+func TestQueryLockedStore(t *testing.T) {
+	dir := queryStore(t)
+	db, err := storage.Open(dir, nil) // a running crawl
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer db.Close()
+	_, stderr, code := runQ(t, "--store", dir, "stats")
+	if code != 1 || !strings.Contains(stderr, "storage: store "+dir+" is in use") {
+		t.Fatalf("query on a locked store: exit %d, stderr %q", code, stderr)
+	}
+}
