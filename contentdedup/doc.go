@@ -1,0 +1,50 @@
+// Package contentdedup decides, for each fetched page, whether it is new or
+// a near-duplicate of a page already kept, and which document id (docId) it
+// belongs to. It knows nothing of HTML, HTTP or storage: it takes a URL, a
+// title and the page's main text.
+//
+// # Pipeline
+//
+// Text is normalized (full-width forms folded, lower-cased), cut into words
+// (runs of Han characters are segmented by gse with its embedded dictionary;
+// runs of letters and digits in other scripts are words as they stand),
+// stripped of punctuation and of Chinese and English stop words. Features are
+// word shingles (see [ShingleSize]) weighted by damped term frequency
+// (1 + ln tf); each feature is hashed to 64 bits and the SimHash fingerprint
+// takes the sign of the weighted bit sums. Texts with fewer than
+// [MinSimHashTokens] words get an exact hash of their normalized words
+// instead, flagged in [Signature.Flags].
+//
+// Fingerprints are found within Hamming distance k by an [Index] of
+// permuted sorted tables (Manku, Jain and Das Sarma, WWW 2007): the 64 bits
+// are split into k+r blocks and one table is kept per choice of r blocks, so
+// that every fingerprint within distance k agrees exactly with the query on
+// the r blocks of at least one table (pigeonhole). Lookups are exact: they
+// return the same set as a linear scan.
+//
+// A [Deduper] runs the cascade of seed 004: exact URL → title → content →
+// new docId. The title step merges only when the titles match AND the
+// contents are within a looser distance ([Options.TitleContentThreshold]), so
+// that pages sharing a generic title ("Introduction", "首页") are never merged
+// on the title alone.
+//
+// # Document ids
+//
+// A new document's docId is xxhash64(url + "\x00" + 8-byte big-endian content
+// fingerprint + 1-byte flags), that is a function of the first URL seen for
+// the document and its content signature only; it does not depend on the
+// order of processing or on the process. 0 is never used (storage reserves
+// it); on the (astronomically unlikely) collision with an existing docId the
+// id is incremented until free.
+//
+// # Concurrency
+//
+// Everything exported is safe for concurrent use. The gse dictionary is loaded
+// once per process (about 2 s and 150-200 MB) on first use and shared.
+//
+// # Batch service
+//
+// [Service] implements the seed-004 JSON-lines protocol used by
+// `bloomcrawl dedup`: [Service.Handle] answers one request line and
+// [Service.Run] processes a whole stream.
+package contentdedup

@@ -1,0 +1,356 @@
+package contentdedup
+
+import (
+	"errors"
+	"fmt"
+	"math/bits"
+	"slices"
+	"sync"
+)
+
+// MaxThreshold is the largest Hamming distance an [Index] (and a [Deduper])
+// accepts.
+const MaxThreshold = 6
+
+// pendingMax is how many recent inserts an Index keeps unsorted (scanned by
+// every query) before merging them into its sorted tables.
+const pendingMax = 2048
+
+// Index is a set of 64-bit fingerprints that finds, exactly, every member
+// within Hamming distance K of a query without scanning the set: the
+// permuted-table scheme of Manku, Jain and Das Sarma (WWW 2007).
+//
+// The 64 bits are split into B = K + r contiguous blocks (r = 1 for K <= 3,
+// r = 2 above), and one table is kept for each choice of r blocks: the table
+// holds every fingerprint with its bits permuted so that the chosen blocks
+// come first, sorted. Two fingerprints within distance K differ in at most K
+// blocks, so they agree on at least r blocks, hence on the leading key of at
+// least one table (pigeonhole); a query binary-searches each table for its
+// own key and checks the distance of the entries that share it. Memory is 8
+// bytes per fingerprint per table: 4 tables for K <= 3 (K+1 for K < 3),
+// C(K+2, 2) for K >= 4 (15, 21, 28).
+//
+// Recent inserts wait in a small unsorted buffer (scanned by every query)
+// and are merged into the tables in batches. All methods are safe for
+// concurrent use; queries run in parallel with each other.
+type Index struct {
+	k      int
+	widths []int    // block widths, most significant block first
+	shifts []uint   // position of each block's lowest bit
+	tables []*table // one per choice of r blocks
+
+	mu      sync.RWMutex
+	pending []uint64 // unsorted, distinct, not in the tables
+	n       int      // members in the tables
+}
+
+type table struct {
+	order []int // block numbers, key blocks first
+	shift uint  // 64 - key bits
+	fps   []uint64
+	// dir[p] is the first entry of fps whose top dirBits bits are >= p:
+	// a lookup reads two words instead of binary-searching the table.
+	dir     []uint32
+	dirBits uint
+}
+
+// buildDir rebuilds t's directory for its current entries.
+func (t *table) buildDir() {
+	keyBits := 64 - t.shift
+	db := uint(bits.Len(uint(len(t.fps))))
+	db = min(db, keyBits, 18)
+	t.dirBits = db
+	t.dir = grow(t.dir, 1<<db+1)
+	p := 0
+	for i, fp := range t.fps {
+		top := int(fp >> (64 - db))
+		if db == 0 {
+			top = 0
+		}
+		for p <= top {
+			t.dir[p] = uint32(i)
+			p++
+		}
+	}
+	for ; p < len(t.dir); p++ {
+		t.dir[p] = uint32(len(t.fps))
+	}
+}
+
+// keyRange returns the range of t.fps whose key equals key (pq's key).
+func (t *table) keyRange(pq uint64) (lo, hi int) {
+	key := pq >> t.shift
+	if t.dirBits == 0 {
+		lo, hi = 0, len(t.fps)
+	} else {
+		top := pq >> (64 - t.dirBits)
+		lo, hi = int(t.dir[top]), int(t.dir[top+1])
+	}
+	if t.dirBits == 64-t.shift {
+		return lo, hi
+	}
+	// the directory narrowed the range; find the key inside it
+	end := hi
+	for lo < hi {
+		m := int(uint(lo+hi) >> 1)
+		if t.fps[m]>>t.shift < key {
+			lo = m + 1
+		} else {
+			hi = m
+		}
+	}
+	hi = lo
+	for hi < end && t.fps[hi]>>t.shift == key {
+		hi++
+	}
+	return lo, hi
+}
+
+// NewIndex returns an empty Index for distance k (0..MaxThreshold).
+func NewIndex(k int) (*Index, error) {
+	if k < 0 || k > MaxThreshold {
+		return nil, fmt.Errorf("%w: %d", ErrThreshold, k)
+	}
+	r := 1
+	if k >= 4 {
+		r = 2
+	}
+	nb := k + r
+	x := &Index{k: k, widths: make([]int, nb)}
+	for i := range x.widths {
+		x.widths[i] = 64 / nb
+		if i < 64%nb {
+			x.widths[i]++
+		}
+	}
+	pos := 64
+	for _, w := range x.widths {
+		pos -= w
+		x.shifts = append(x.shifts, uint(pos))
+	}
+	for _, keys := range combinations(nb, r) {
+		order := append([]int(nil), keys...)
+		keyBits := 0
+		for _, b := range keys {
+			keyBits += x.widths[b]
+		}
+		for b := 0; b < nb; b++ {
+			if !slices.Contains(keys, b) {
+				order = append(order, b)
+			}
+		}
+		x.tables = append(x.tables, &table{order: order, shift: uint(64 - keyBits)})
+	}
+	return x, nil
+}
+
+// combinations returns every r-subset of 0..n-1 in lexicographic order.
+func combinations(n, r int) [][]int {
+	var out [][]int
+	var rec func(start int, cur []int)
+	rec = func(start int, cur []int) {
+		if len(cur) == r {
+			out = append(out, append([]int(nil), cur...))
+			return
+		}
+		for i := start; i < n; i++ {
+			rec(i+1, append(cur, i))
+		}
+	}
+	rec(0, nil)
+	return out
+}
+
+// K returns the distance the Index answers for.
+func (x *Index) K() int { return x.k }
+
+// Tables returns the number of permuted tables (memory is 8 bytes per
+// fingerprint per table).
+func (x *Index) Tables() int { return len(x.tables) }
+
+// Len returns the number of distinct fingerprints in the Index.
+func (x *Index) Len() int {
+	x.mu.RLock()
+	defer x.mu.RUnlock()
+	return x.n + len(x.pending)
+}
+
+// permute reorders the blocks of fp into t's order.
+func (x *Index) permute(t *table, fp uint64) uint64 {
+	var out uint64
+	for _, b := range t.order {
+		w := x.widths[b]
+		out = out<<uint(w) | x.block(fp, b)
+	}
+	return out
+}
+
+// block returns block b of fp (block 0 holds the most significant bits).
+func (x *Index) block(fp uint64, b int) uint64 {
+	w := x.widths[b]
+	if w == 64 {
+		return fp
+	}
+	return fp >> x.shifts[b] & (1<<uint(w) - 1)
+}
+
+// unpermute is the inverse of permute.
+func (x *Index) unpermute(t *table, p uint64) uint64 {
+	var fp uint64
+	pos := 64
+	for _, b := range t.order {
+		w := x.widths[b]
+		pos -= w
+		var v uint64
+		if w == 64 {
+			v = p
+		} else {
+			v = p >> uint(pos) & (1<<uint(w) - 1)
+		}
+		fp |= v << x.shifts[b]
+	}
+	return fp
+}
+
+// Add inserts fp and reports whether it was new.
+func (x *Index) Add(fp uint64) bool {
+	x.mu.Lock()
+	defer x.mu.Unlock()
+	if x.containsLocked(fp) {
+		return false
+	}
+	x.pending = append(x.pending, fp)
+	if len(x.pending) >= pendingMax {
+		x.flushLocked()
+	}
+	return true
+}
+
+// AddBatch inserts every fingerprint of fps (duplicates are kept once) with
+// one sort per table: the fast way to rebuild an Index at start-up. fps is
+// not modified.
+func (x *Index) AddBatch(fps []uint64) {
+	x.mu.Lock()
+	defer x.mu.Unlock()
+	x.pending = append(x.pending, fps...)
+	x.flushLocked()
+}
+
+// flushLocked merges the pending fingerprints into every table; the tables
+// are sorted in parallel.
+func (x *Index) flushLocked() {
+	if len(x.pending) == 0 {
+		return
+	}
+	var wg sync.WaitGroup
+	for _, t := range x.tables {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			add := make([]uint64, len(x.pending))
+			for i, fp := range x.pending {
+				add[i] = x.permute(t, fp)
+			}
+			slices.Sort(add)
+			add = slices.Compact(add)
+			t.fps = mergeSorted(t.fps, add)
+			t.buildDir()
+		}()
+	}
+	wg.Wait()
+	x.pending = x.pending[:0]
+	x.n = len(x.tables[0].fps)
+}
+
+// mergeSorted merges two sorted, internally distinct slices into one sorted
+// distinct slice (reusing a's storage when it has room).
+func mergeSorted(a, b []uint64) []uint64 {
+	if len(a) == 0 {
+		return append([]uint64(nil), b...)
+	}
+	out := slices.Grow(a, len(b))[:len(a)+len(b)]
+	// merge from the back so that a's elements are not overwritten early
+	i, j, k := len(a)-1, len(b)-1, len(out)-1
+	for j >= 0 {
+		if i >= 0 && a[i] > b[j] {
+			out[k] = a[i]
+			i--
+		} else {
+			out[k] = b[j]
+			j--
+		}
+		k--
+	}
+	return slices.Compact(out)
+}
+
+// Contains reports whether fp is in the Index.
+func (x *Index) Contains(fp uint64) bool {
+	x.mu.RLock()
+	defer x.mu.RUnlock()
+	return x.containsLocked(fp)
+}
+
+func (x *Index) containsLocked(fp uint64) bool {
+	if slices.Contains(x.pending, fp) {
+		return true
+	}
+	t := x.tables[0]
+	pq := x.permute(t, fp)
+	lo, hi := t.keyRange(pq)
+	_, found := slices.BinarySearch(t.fps[lo:hi], pq)
+	return found
+}
+
+// Within appends to dst every member within distance K of q, in ascending
+// order, and returns it. The result is the same as [LinearScan] over the
+// members.
+func (x *Index) Within(q uint64, dst []uint64) []uint64 {
+	start := len(dst)
+	x.mu.RLock()
+	for _, fp := range x.pending {
+		if bits.OnesCount64(fp^q) <= x.k {
+			dst = append(dst, fp)
+		}
+	}
+	for _, t := range x.tables {
+		pq := x.permute(t, q)
+		lo, hi := t.keyRange(pq)
+		for _, p := range t.fps[lo:hi] {
+			if bits.OnesCount64(p^pq) <= x.k {
+				dst = append(dst, x.unpermute(t, p))
+			}
+		}
+	}
+	x.mu.RUnlock()
+	res := dst[start:]
+	slices.Sort(res)
+	return dst[:start+len(slices.Compact(res))]
+}
+
+// Nearest returns the member closest to q within distance K (the smallest
+// fingerprint among equally close ones), or ok=false if there is none.
+func (x *Index) Nearest(q uint64) (fp uint64, dist int, ok bool) {
+	var buf [16]uint64
+	dist = 65
+	for _, m := range x.Within(q, buf[:0]) {
+		if d := bits.OnesCount64(m ^ q); d < dist {
+			fp, dist, ok = m, d, true
+		}
+	}
+	return fp, dist, ok
+}
+
+// ErrThreshold is returned for a Hamming threshold outside 0..MaxThreshold.
+var ErrThreshold = errors.New("contentdedup: threshold out of range 0..6")
+
+// LinearScan appends to dst every fingerprint of fps within distance k of q,
+// in the order of fps: the reference an [Index] is checked against.
+func LinearScan(fps []uint64, q uint64, k int, dst []uint64) []uint64 {
+	for _, fp := range fps {
+		if bits.OnesCount64(fp^q) <= k {
+			dst = append(dst, fp)
+		}
+	}
+	return dst
+}

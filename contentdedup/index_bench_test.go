@@ -1,0 +1,87 @@
+package contentdedup
+
+import (
+	"fmt"
+	"math/rand/v2"
+	"slices"
+	"testing"
+)
+
+// BenchmarkIndexLookup compares Index.Within with LinearScan over the same
+// 1M and 10M fingerprints (k = 3), on queries 0..4 bits away from a member,
+// and fails if the two ever disagree. Compare the ns/op of the index and
+// linear sub-benchmarks of one size for the speed-up.
+func BenchmarkIndexLookup(b *testing.B) {
+	for _, n := range []int{1_000_000, 10_000_000} {
+		r := rand.New(rand.NewPCG(7, uint64(n)))
+		fps := make([]uint64, n)
+		for i := range fps {
+			fps[i] = r.Uint64()
+		}
+		x, _ := NewIndex(3)
+		x.AddBatch(fps)
+		queries := make([]uint64, 1024)
+		for i := range queries {
+			queries[i] = flipBits(r, fps[r.IntN(n)], r.IntN(5))
+		}
+		var hits int
+		for i, q := range queries {
+			got := x.Within(q, nil)
+			want := slices.Sorted(slices.Values(LinearScan(fps, q, 3, nil)))
+			if !slices.Equal(got, want) {
+				b.Fatalf("query %d: index %x, linear scan %x", i, got, want)
+			}
+			hits += len(got)
+		}
+		b.Run(fmt.Sprintf("n=%d/index", n), func(b *testing.B) {
+			var dst []uint64
+			i := 0
+			for b.Loop() {
+				dst = x.Within(queries[i%len(queries)], dst[:0])
+				i++
+			}
+			b.ReportMetric(float64(hits)/float64(len(queries)), "hits/query")
+		})
+		b.Run(fmt.Sprintf("n=%d/linear", n), func(b *testing.B) {
+			var dst []uint64
+			i := 0
+			for b.Loop() {
+				dst = LinearScan(fps, queries[i%len(queries)], 3, dst[:0])
+				i++
+			}
+		})
+	}
+}
+
+// BenchmarkIndexRebuild measures rebuilding an Index from 1M stored
+// fingerprints (start-up), k = 3 and k = 6.
+func BenchmarkIndexRebuild(b *testing.B) {
+	r := rand.New(rand.NewPCG(8, 8))
+	fps := make([]uint64, 1_000_000)
+	for i := range fps {
+		fps[i] = r.Uint64()
+	}
+	for _, k := range []int{3, 6} {
+		b.Run(fmt.Sprintf("n=1000000/k=%d", k), func(b *testing.B) {
+			for b.Loop() {
+				x, _ := NewIndex(k)
+				x.AddBatch(fps)
+			}
+		})
+	}
+}
+
+// BenchmarkIndexAdd measures one-at-a-time inserts into an Index that
+// already holds 1M fingerprints (pending-buffer merges included).
+func BenchmarkIndexAdd(b *testing.B) {
+	r := rand.New(rand.NewPCG(9, 9))
+	fps := make([]uint64, 1_000_000)
+	for i := range fps {
+		fps[i] = r.Uint64()
+	}
+	x, _ := NewIndex(3)
+	x.AddBatch(fps)
+	for b.Loop() {
+		x.Add(r.Uint64())
+	}
+}

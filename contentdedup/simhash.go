@@ -1,0 +1,153 @@
+package contentdedup
+
+import (
+	"math"
+	"math/bits"
+	"slices"
+	"strings"
+
+	"github.com/cespare/xxhash/v2"
+)
+
+// Signature flags: which fingerprints of a [Signature] are not SimHashes.
+const (
+	// FlagTitleExact: Title is an exact hash of the normalized title words
+	// (fewer than MinSimHashTokens words), compared only for equality.
+	FlagTitleExact uint8 = 1 << iota
+	// FlagContentExact: Content is an exact hash of the normalized text.
+	FlagContentExact
+	// FlagTitleEmpty: the title has no words; Title is 0 and never matches.
+	FlagTitleEmpty
+	// FlagContentEmpty: the text has no words; Content is 0 and matches
+	// only other empty texts, through the title step.
+	FlagContentEmpty
+)
+
+// Defaults of the fingerprint, chosen by `bloomcrawl bench dedup` (see the
+// package README section for the figures).
+const (
+	// ShingleSize is the number of consecutive words in one content feature.
+	ShingleSize = 2
+	// MinSimHashTokens is the number of words below which a text gets an
+	// exact hash instead of a SimHash.
+	MinSimHashTokens = 20
+)
+
+// Hamming returns the number of bits in which a and b differ.
+func Hamming(a, b uint64) int { return bits.OnesCount64(a ^ b) }
+
+// FeatureHashes appends to dst one 64-bit hash per feature of words: each
+// word alone when shingle <= 1, else each run of shingle consecutive words
+// (one feature for the whole text if it has fewer words than that).
+func FeatureHashes(dst []uint64, words []string, shingle int) []uint64 {
+	if shingle < 1 {
+		shingle = 1
+	}
+	if shingle == 1 || len(words) <= shingle {
+		if shingle > 1 && len(words) > 0 {
+			return append(dst, xxhash.Sum64String(strings.Join(words, "\x1f")))
+		}
+		for _, w := range words {
+			dst = append(dst, xxhash.Sum64String(w))
+		}
+		return dst
+	}
+	hs := make([]uint64, len(words))
+	for i, w := range words {
+		hs[i] = xxhash.Sum64String(w)
+	}
+	for i := 0; i+shingle <= len(hs); i++ {
+		h := uint64(0x9E3779B97F4A7C15)
+		for _, x := range hs[i : i+shingle] {
+			h = (h ^ x) * 0xBF58476D1CE4E5B9
+			h = bits.RotateLeft64(h, 31)
+		}
+		dst = append(dst, mix64(h))
+	}
+	return dst
+}
+
+// mix64 is the splitmix64 finalizer.
+func mix64(z uint64) uint64 {
+	z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9
+	z = (z ^ (z >> 27)) * 0x94D049BB133111EB
+	return z ^ (z >> 31)
+}
+
+// SimHash returns the 64-bit SimHash of a multiset of feature hashes: each
+// distinct feature weighs 1 + ln(tf) (tf = its count), and bit b of the
+// result is 1 when the features with bit b set outweigh those with it clear.
+// It sorts hs in place. SimHash of no features is 0.
+func SimHash(hs []uint64) uint64 {
+	if len(hs) == 0 {
+		return 0
+	}
+	slices.Sort(hs)
+	var ones [64]float64
+	total := 0.0
+	for i := 0; i < len(hs); {
+		j := i + 1
+		for j < len(hs) && hs[j] == hs[i] {
+			j++
+		}
+		w := 1.0
+		if j-i > 1 {
+			w += math.Log(float64(j - i))
+		}
+		total += w
+		h := hs[i]
+		for b := 0; b < 64; b++ {
+			ones[b] += w * float64(h>>uint(b)&1)
+		}
+		i = j
+	}
+	var fp uint64
+	half := total / 2
+	for b := 0; b < 64; b++ {
+		if ones[b] > half {
+			fp |= 1 << uint(b)
+		}
+	}
+	return fp
+}
+
+// exactHash is the fingerprint of a short text: a hash of its words.
+func exactHash(words []string) uint64 {
+	d := xxhash.New()
+	for i, w := range words {
+		if i > 0 {
+			d.WriteString("\x1f")
+		}
+		d.WriteString(w)
+	}
+	return d.Sum64()
+}
+
+// FingerprintParams are the feature choices of a fingerprint.
+type FingerprintParams struct {
+	Shingle   int // words per feature; 0 = ShingleSize
+	MinTokens int // below this many words: exact hash; 0 = MinSimHashTokens, <0 = never
+}
+
+func (p FingerprintParams) withDefaults() FingerprintParams {
+	if p.Shingle == 0 {
+		p.Shingle = ShingleSize
+	}
+	if p.MinTokens == 0 {
+		p.MinTokens = MinSimHashTokens
+	}
+	return p
+}
+
+// Fingerprint returns the fingerprint of words and whether it is an exact
+// hash (fewer than p.MinTokens words) or empty (no words).
+func (p FingerprintParams) Fingerprint(words []string) (fp uint64, exact, empty bool) {
+	p = p.withDefaults()
+	switch {
+	case len(words) == 0:
+		return 0, false, true
+	case len(words) < p.MinTokens:
+		return exactHash(words), true, false
+	}
+	return SimHash(FeatureHashes(make([]uint64, 0, len(words)), words, p.Shingle)), false, false
+}

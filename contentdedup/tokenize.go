@@ -1,0 +1,164 @@
+package contentdedup
+
+import (
+	"fmt"
+	"strings"
+	"sync"
+	"unicode"
+	"unicode/utf8"
+
+	"github.com/go-ego/gse"
+	"golang.org/x/text/width"
+)
+
+var (
+	segOnce   sync.Once
+	segmenter *gse.Segmenter
+	segHan    *hanCutter
+	segErr    error
+)
+
+// loadSegmenter loads gse's embedded Chinese dictionary (simplified and
+// traditional) and its stop-word list once per process. The segmenter is
+// only read afterwards, which gse supports from many goroutines.
+func loadSegmenter() (*gse.Segmenter, error) {
+	segOnce.Do(func() {
+		var s gse.Segmenter
+		s.SkipLog = true
+		if err := s.LoadDictEmbed(); err != nil {
+			segErr = fmt.Errorf("contentdedup: load gse dictionary: %w", err)
+			return
+		}
+		if err := s.LoadStopEmbed(); err != nil {
+			segErr = fmt.Errorf("contentdedup: load gse stop words: %w", err)
+			return
+		}
+		segmenter = &s
+		segHan = newHanCutter(&s)
+	})
+	return segmenter, segErr
+}
+
+// LoadDictionary loads the shared gse dictionary now instead of on first
+// use. It is safe to call many times and from many goroutines; only the
+// first call does the work (about 2 s).
+func LoadDictionary() error {
+	_, err := loadSegmenter()
+	return err
+}
+
+// englishStop are English function words dropped from the features.
+var englishStop = func() map[string]bool {
+	m := map[string]bool{}
+	for _, w := range strings.Fields(`a about above after again against all am an and any are as at be
+because been before being below between both but by can could did do does doing down during each
+few for from further had has have having he her here hers herself him himself his how i if in into
+is it its itself just me more most my myself no nor not now of off on once only or other our ours
+ourselves out over own same she should so some such than that the their theirs them themselves then
+there these they this those through to too under until up very was we were what when where which
+while who whom why will with would you your yours yourself yourselves`) {
+		m[w] = true
+	}
+	return m
+}()
+
+// isCJK reports whether r is written without spaces between words and so
+// needs a segmenter: Han ideographs (and the iteration mark 々/〇).
+func isCJK(r rune) bool {
+	return unicode.Is(unicode.Han, r) || r == '〇' || r == '々'
+}
+
+// Tokenizer turns text into normalized words: full-width forms folded to
+// their narrow forms, lower-cased, Han runs cut by gse, punctuation and
+// Chinese/English stop words dropped. The zero value is not usable; use
+// [NewTokenizer]. A Tokenizer is safe for concurrent use.
+type Tokenizer struct {
+	seg *gse.Segmenter
+	han *hanCutter
+}
+
+// NewTokenizer returns a Tokenizer on the shared gse dictionary, loading it
+// on first use (see [LoadDictionary]).
+func NewTokenizer() (*Tokenizer, error) {
+	s, err := loadSegmenter()
+	if err != nil {
+		return nil, err
+	}
+	return &Tokenizer{seg: s, han: segHan}, nil
+}
+
+// Tokens appends the words of text to dst and returns it.
+func (t *Tokenizer) Tokens(dst []string, text string) []string {
+	var word strings.Builder // current non-Han word
+	hanStart := -1           // start of the current Han run in norm
+	norm := normalize(text)
+	flushWord := func() {
+		if word.Len() > 0 {
+			w := word.String()
+			if !englishStop[w] {
+				dst = append(dst, w)
+			}
+			word.Reset()
+		}
+	}
+	flushHan := func(end int) {
+		if hanStart >= 0 {
+			dst = t.cutHan(dst, norm[hanStart:end])
+			hanStart = -1
+		}
+	}
+	for i, r := range norm {
+		switch {
+		case isCJK(r):
+			flushWord()
+			if hanStart < 0 {
+				hanStart = i
+			}
+		case unicode.IsLetter(r) || unicode.IsDigit(r) || unicode.Is(unicode.Mn, r):
+			flushHan(i)
+			word.WriteRune(r)
+		case (r == '\'' || r == '’') && word.Len() > 0:
+			// apostrophes inside words ("don't") are dropped, not split
+		default:
+			flushWord()
+			flushHan(i)
+		}
+	}
+	flushWord()
+	flushHan(len(norm))
+	return dst
+}
+
+// cutHan appends gse's words of a run of Han characters. Runs are already
+// short (punctuation splits them into clauses), which keeps gse's shortest-
+// path segmentation fast.
+func (t *Tokenizer) cutHan(dst []string, run string) []string {
+	if utf8.RuneCountInString(run) == 1 {
+		if !t.seg.IsStop(run) {
+			dst = append(dst, run)
+		}
+		return dst
+	}
+	t.han.cut(run, func(w string) {
+		if !t.seg.IsStop(w) {
+			dst = append(dst, w)
+		}
+	})
+	return dst
+}
+
+// normalize folds full-width and half-width forms to their canonical widths
+// (Ａ→A, ，→, , ｶ→カ) and lower-cases. ASCII-only text takes a fast path.
+func normalize(s string) string {
+	ascii := true
+	for i := 0; i < len(s); i++ {
+		if s[i] >= utf8.RuneSelf {
+			ascii = false
+			break
+		}
+	}
+	if ascii {
+		return strings.ToLower(s)
+	}
+	return strings.ToLower(width.Fold.String(s))
+}
