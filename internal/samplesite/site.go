@@ -143,7 +143,9 @@ func (s *Site) serve(w http.ResponseWriter, r *http.Request) {
 		select {
 		case <-t.C:
 		case <-r.Context().Done():
-			return // the client went away or the server is closing
+			// The client went away or the server is stopping: drop the
+			// connection rather than answer 200 with an empty page.
+			panic(http.ErrAbortHandler)
 		}
 	}
 	if rd, ok := s.redirects[path]; ok {
