@@ -1,0 +1,365 @@
+package urlfilter
+
+import (
+	"math"
+	"sync/atomic"
+	"unsafe"
+)
+
+// alignedWords returns n zeroed uint64 words whose first word starts on a
+// 64-byte boundary, so that each 8-word block of the blocked filter is one
+// cache line.
+func alignedWords(n uint64) []uint64 {
+	buf := make([]uint64, n+8)
+	off := (64 - uintptr(unsafe.Pointer(&buf[0]))%64) % 64 / 8
+	return buf[off : off+uintptr(n) : off+uintptr(n)]
+}
+
+func testBit(w []uint64, pos uint64) bool {
+	return atomic.LoadUint64(&w[pos>>6])&(1<<(pos&63)) != 0
+}
+
+func setBit(w []uint64, pos uint64) {
+	atomic.OrUint64(&w[pos>>6], 1<<(pos&63))
+}
+
+// ---------------------------------------------------------------- classic
+
+// classic is the textbook Bloom filter: m bits, k positions per key from
+// Kirsch–Mitzenmacher double hashing g_i = h1 + i·h2 over one 64-bit hash,
+// each reduced onto [0, m) by multiply-shift.
+type classic struct {
+	words    []uint64
+	m        uint64
+	k        int
+	keys     atomic.Uint64
+	capacity uint64
+	target   float64
+	locks    stripes
+}
+
+func newClassicOpts(capacity uint64, eps, bitsPerKey float64) *classic {
+	if capacity == 0 {
+		capacity = 1
+	}
+	var m uint64
+	if bitsPerKey > 0 {
+		m = uint64(math.Ceil(float64(capacity) * bitsPerKey))
+		eps = 0
+	} else {
+		m = ClassicBits(capacity, eps)
+	}
+	if m < 64 {
+		m = 64
+	}
+	return newClassic(m, OptimalK(m, capacity), capacity, eps)
+}
+
+func newClassic(m uint64, k int, capacity uint64, eps float64) *classic {
+	return &classic{words: make([]uint64, (m+63)/64), m: m, k: k, capacity: capacity, target: eps}
+}
+
+func (c *classic) test(h uint64) bool {
+	h1, h2 := h, mix64(h)|1
+	for i := 0; i < c.k; i++ {
+		if !testBit(c.words, reduce(h1, c.m)) {
+			return false
+		}
+		h1 += h2
+	}
+	return true
+}
+
+func (c *classic) set(h uint64) {
+	h1, h2 := h, mix64(h)|1
+	for i := 0; i < c.k; i++ {
+		setBit(c.words, reduce(h1, c.m))
+		h1 += h2
+	}
+}
+
+func (c *classic) Test(key string) bool { return c.test(hashKey(key)) }
+
+func (c *classic) TestAndAdd(key string) bool { return c.testAndAddHash(hashKey(key)) }
+
+func (c *classic) testAndAddHash(h uint64) bool {
+	if c.test(h) {
+		return true
+	}
+	mu := c.locks.lock(h)
+	defer mu.Unlock()
+	if c.test(h) {
+		return true
+	}
+	c.set(h)
+	c.keys.Add(1)
+	return false
+}
+
+func (c *classic) load() (uint64, uint64) { return c.keys.Load(), c.capacity }
+
+func (c *classic) Stats() Stats {
+	n := c.keys.Load()
+	return Stats{Variant: VariantClassic, Keys: n, Bits: c.m, PredictedFP: ClassicFP(c.m, c.k, n),
+		Capacity: c.capacity, TargetFP: c.target, Layers: 1}
+}
+
+// ---------------------------------------------------------------- blocked
+
+// blocked is a blocked Bloom filter (Putze, Sanders, Singler): the key's
+// hash picks one 512-bit block (one cache line), and all k bits of the key
+// lie in that block, at positions taken 9 bits at a time from a remix of the
+// hash. A test costs one cache miss instead of k.
+type blocked struct {
+	words    []uint64
+	nblocks  uint64
+	k        int
+	keys     atomic.Uint64
+	capacity uint64
+	target   float64
+	locks    stripes
+}
+
+func newBlockedOpts(capacity uint64, eps, bitsPerKey float64) *blocked {
+	if capacity == 0 {
+		capacity = 1
+	}
+	var nb uint64
+	var k int
+	if bitsPerKey > 0 {
+		nb = uint64(math.Ceil(float64(capacity) * bitsPerKey / blockBits))
+		if nb == 0 {
+			nb = 1
+		}
+		k, _ = blockedBestK(nb, capacity)
+		eps = 0
+	} else {
+		nb, k = blockedSize(capacity, eps)
+	}
+	return newBlocked(nb, k, capacity, eps)
+}
+
+func newBlocked(nblocks uint64, k int, capacity uint64, eps float64) *blocked {
+	return &blocked{words: alignedWords(nblocks * 8), nblocks: nblocks, k: k, capacity: capacity, target: eps}
+}
+
+// probe calls fn with the word index and mask of each of the key's bits.
+func (b *blocked) block(h uint64) []uint64 {
+	i := reduce(h, b.nblocks) * 8
+	return b.words[i : i+8 : i+8]
+}
+
+func (b *blocked) test(h uint64) bool {
+	blk := b.block(h)
+	g := mix64(h)
+	for i := 0; i < b.k; i++ {
+		if i > 0 && i%7 == 0 {
+			g = mix64(g)
+		}
+		p := g & 511
+		g >>= 9
+		if atomic.LoadUint64(&blk[p>>6])&(1<<(p&63)) == 0 {
+			return false
+		}
+	}
+	return true
+}
+
+func (b *blocked) set(h uint64) {
+	blk := b.block(h)
+	g := mix64(h)
+	for i := 0; i < b.k; i++ {
+		if i > 0 && i%7 == 0 {
+			g = mix64(g)
+		}
+		p := g & 511
+		g >>= 9
+		atomic.OrUint64(&blk[p>>6], 1<<(p&63))
+	}
+}
+
+func (b *blocked) Test(key string) bool { return b.test(hashKey(key)) }
+
+func (b *blocked) TestAndAdd(key string) bool { return b.testAndAddHash(hashKey(key)) }
+
+func (b *blocked) testAndAddHash(h uint64) bool {
+	if b.test(h) {
+		return true
+	}
+	mu := b.locks.lock(h)
+	defer mu.Unlock()
+	if b.test(h) {
+		return true
+	}
+	b.set(h)
+	b.keys.Add(1)
+	return false
+}
+
+func (b *blocked) load() (uint64, uint64) { return b.keys.Load(), b.capacity }
+
+func (b *blocked) Stats() Stats {
+	n := b.keys.Load()
+	return Stats{Variant: VariantBlocked, Keys: n, Bits: b.nblocks * blockBits, PredictedFP: BlockedFP(b.nblocks, b.k, n),
+		Capacity: b.capacity, TargetFP: b.target, Layers: 1}
+}
+
+// ---------------------------------------------------------------- mdbf
+
+// mdbf is the multi-dimensional Bloom filter of seed 002. Each of S groups
+// holds V1 (n1 bits, probed by k1 hashes) and V2 (n2 = N/k bits, probed by k2
+// hashes); group g's hashes come from double hashing over mix64(h + g·φ).
+// Faithful (routed=false): a key is set in every group and is reported
+// present if any group has all its bits set. Routed: the key's hash picks one
+// group, where it is set and tested.
+type mdbf struct {
+	words    []uint64 // group g: V1 at [g*gw, g*gw+w1), V2 after it
+	groups   int
+	n1, n2   uint64
+	k1, k2   int
+	w1, gw   uint64 // words in V1, words per group
+	routed   bool
+	keys     atomic.Uint64
+	capacity uint64
+	target   float64
+	locks    stripes
+}
+
+const golden = 0x9e3779b97f4a7c15
+
+func newMDBFOpts(o Options) *mdbf {
+	routed := o.Variant == VariantMDBFRouted
+	capacity := o.Capacity
+	var n1, n2 uint64
+	var k1, k2 int
+	eps := o.TargetFP
+	switch {
+	case o.GroupBits > 0:
+		k1, k2 = o.K1, o.K2
+		if k1 == 0 && k2 == 0 {
+			k1, k2 = OptimalK(o.GroupBits, capacity)-1, 1
+			if k1 < 1 {
+				k1 = 1
+			}
+		}
+		n1 = o.GroupBits
+		n2 = n1 / uint64(k1+k2)
+		if o.BitsPerKey > 0 {
+			eps = 0
+		}
+	case o.BitsPerKey > 0:
+		n1, n2, k1, k2 = mdbfShape(uint64(float64(capacity)*o.BitsPerKey), o.Groups, o.K1, o.K2, capacity, routed)
+		eps = 0
+	default:
+		n1, n2, k1, k2 = mdbfSize(capacity, eps, o.Groups, o.K1, o.K2, routed)
+	}
+	if n2 < 1 {
+		n2 = 1
+	}
+	return newMDBF(o.Groups, n1, k1, n2, k2, routed, capacity, eps)
+}
+
+func newMDBF(groups int, n1 uint64, k1 int, n2 uint64, k2 int, routed bool, capacity uint64, eps float64) *mdbf {
+	w1 := (n1 + 63) / 64
+	gw := w1 + (n2+63)/64
+	return &mdbf{words: make([]uint64, gw*uint64(groups)), groups: groups, n1: n1, n2: n2, k1: k1, k2: k2,
+		w1: w1, gw: gw, routed: routed, capacity: capacity, target: eps}
+}
+
+func (f *mdbf) groupTest(g int, h uint64) bool {
+	base := uint64(g) * f.gw
+	v1 := f.words[base : base+f.w1]
+	v2 := f.words[base+f.w1 : base+f.gw]
+	h1 := mix64(h + uint64(g+1)*golden)
+	h2 := mix64(h1) | 1
+	for i := 0; i < f.k1; i++ {
+		if !testBit(v1, reduce(h1, f.n1)) {
+			return false
+		}
+		h1 += h2
+	}
+	for i := 0; i < f.k2; i++ {
+		if !testBit(v2, reduce(h1, f.n2)) {
+			return false
+		}
+		h1 += h2
+	}
+	return true
+}
+
+func (f *mdbf) groupSet(g int, h uint64) {
+	base := uint64(g) * f.gw
+	v1 := f.words[base : base+f.w1]
+	v2 := f.words[base+f.w1 : base+f.gw]
+	h1 := mix64(h + uint64(g+1)*golden)
+	h2 := mix64(h1) | 1
+	for i := 0; i < f.k1; i++ {
+		setBit(v1, reduce(h1, f.n1))
+		h1 += h2
+	}
+	for i := 0; i < f.k2; i++ {
+		setBit(v2, reduce(h1, f.n2))
+		h1 += h2
+	}
+}
+
+func (f *mdbf) route(h uint64) int { return int(reduce(mix64(h^golden), uint64(f.groups))) }
+
+func (f *mdbf) test(h uint64) bool {
+	if f.routed {
+		return f.groupTest(f.route(h), h)
+	}
+	for g := 0; g < f.groups; g++ {
+		if f.groupTest(g, h) {
+			return true
+		}
+	}
+	return false
+}
+
+func (f *mdbf) Test(key string) bool { return f.test(hashKey(key)) }
+
+func (f *mdbf) TestAndAdd(key string) bool {
+	h := hashKey(key)
+	if f.test(h) {
+		return true
+	}
+	mu := f.locks.lock(h)
+	defer mu.Unlock()
+	if f.test(h) {
+		return true
+	}
+	if f.routed {
+		f.groupSet(f.route(h), h)
+	} else {
+		for g := 0; g < f.groups; g++ {
+			f.groupSet(g, h)
+		}
+	}
+	f.keys.Add(1)
+	return false
+}
+
+func (f *mdbf) variant() string {
+	if f.routed {
+		return VariantMDBFRouted
+	}
+	return VariantMDBF
+}
+
+func (f *mdbf) Stats() Stats {
+	n := f.keys.Load()
+	return Stats{Variant: f.variant(), Keys: n, Bits: uint64(f.groups) * (f.n1 + f.n2),
+		PredictedFP: MDBFFP(f.groups, f.n1, f.k1, f.n2, f.k2, n, f.routed),
+		Capacity:    f.capacity, TargetFP: f.target, Layers: 1}
+}
+
+// MDBFShape reports the parameters of a multi-dimensional Bloom filter
+// built by New (variant mdbf or mdbf-routed): groups S, V1 bits N, V2 bits,
+// k1 and k2. For any other filter it returns zeros.
+func MDBFShape(f Filter) (groups int, n1, n2 uint64, k1, k2 int) {
+	if m, ok := f.(*mdbf); ok {
+		return m.groups, m.n1, m.n2, m.k1, m.k2
+	}
+	return
+}
