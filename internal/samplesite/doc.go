@@ -30,14 +30,22 @@
 //
 // # What a crawler is expected to do
 //
-// A correct crawl seeded with base+"/" and scoped to the site's host stores
-// exactly one page per Manifest.Docs entry (whichever of its URLs it fetched
-// first) and maps every other URL of that entry (Copies and Redirects) to
-// the same document; it never stores two entries of Docs as one document;
-// it records but does not store Manifest.Errors and Manifest.Resources; it
-// never requests Manifest.Disallowed (when obeying robots.txt) or
-// Manifest.External; and it never requests a URL of Manifest.Aliases as
-// written (only its canonical form).
+// A correct crawl seeded with base+"/" and scoped to the site's host:
+//   - stores exactly one page per entry of Manifest.Docs (whichever of its
+//     URLs it fetched first) and never stores two entries as one document
+//     (their SimHash fingerprints are more than 6 bits apart, and the four
+//     "Introduction" pages share only their title);
+//   - maps every Copy with SameText (index.html, print views) and every
+//     Redirect of an entry to that entry's document;
+//   - maps near-duplicate copies (SameText false: syndicated copies with a
+//     date line, mirrored copies with three words changed) to it as far as
+//     its fingerprint finds them: they are duplicates by construction, so a
+//     copy stored as a new document is a recall miss to report, not a
+//     correct outcome (TestSimHashDistances logs the measured distances);
+//   - records but does not store Manifest.Errors and Manifest.Resources;
+//   - never requests Manifest.Disallowed (when obeying robots.txt) or
+//     Manifest.External, and never requests a URL of Manifest.Aliases as
+//     written (only its canonical form).
 //
 // The calendar trap (Manifest.Trap) is unbounded by design: /calendar?month=N
 // links to month N+1 forever, and months differ only in their name. Month N

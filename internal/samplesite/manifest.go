@@ -77,7 +77,16 @@ type Copy struct {
 	Path  string
 	Kind  string // CopyIdentical, CopyPrint, CopySyndicated or CopyEdited
 	Depth int    // fewest links from "/"
-	Note  string // for CopyEdited: the words changed ("users→people, ...")
+	// SameText is true when the copy's main text (its <p> elements outside
+	// header, footer and nav) equals the Doc's: any fingerprint of the two
+	// is equal (identical and print copies). It is false for
+	// near-duplicates (syndicated copies carry a date line, edited copies
+	// differ in a few words): duplicates by construction, which a
+	// fingerprint finds only if they fall within its threshold.
+	SameText bool
+	// Extra is the text a syndicated copy adds (its date line); Note lists
+	// the words an edited copy changed ("users→people, ...").
+	Extra, Note string
 }
 
 // Redirect is one redirect answer.

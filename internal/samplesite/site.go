@@ -239,12 +239,12 @@ func (s *Site) build() {
 			s.html(path, "article", articleData{L: langLabels[lang], MetaCharset: "utf-8", Title: a.Title, Paras: a.Paras, PrintHref: printPath, Related: related})
 			s.html(printPath, "print", articleData{L: langLabels[lang], MetaCharset: "utf-8", Title: a.Title, Paras: a.Paras, Canonical: path})
 			d := &Doc{Path: path, Kind: KindArticle, Lang: lang, Title: a.Title, Charset: "utf-8", Snippet: snippet(a.Paras),
-				Copies: []Copy{{Path: printPath, Kind: CopyPrint}}}
+				Copies: []Copy{{Path: printPath, Kind: CopyPrint, SameText: true}}}
 			switch i {
 			case 0, 1:
 				sp := "/syndicated/" + lang + "/" + slug
 				s.html(sp, "syndicated", articleData{L: langLabels[lang], MetaCharset: "utf-8", Title: a.Title, Paras: a.Paras})
-				d.Copies = append(d.Copies, Copy{Path: sp, Kind: CopySyndicated})
+				d.Copies = append(d.Copies, Copy{Path: sp, Kind: CopySyndicated, Extra: langLabels[lang].Dateline})
 			case 2:
 				mp := "/mirror/" + lang + "/" + slug
 				paras, note := editCopy(lang, a.Paras)
@@ -363,7 +363,7 @@ func (s *Site) build() {
 	docs = append(docs,
 		&Doc{Path: "/", Kind: KindListing, Lang: "en", Title: "Sample News", Charset: "utf-8",
 			Snippet: "Articles in English and Chinese, with their copies elsewhere on the web.",
-			Copies:  []Copy{{Path: "/index.html", Kind: CopyIdentical}}},
+			Copies:  []Copy{{Path: "/index.html", Kind: CopyIdentical, SameText: true}}},
 		&Doc{Path: "/intro/", Kind: KindListing, Lang: "en", Title: "Introductions", Charset: "utf-8",
 			Snippet: "Every chapter of our guide starts with an introduction."},
 	)

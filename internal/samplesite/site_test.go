@@ -46,7 +46,7 @@ func get(t *testing.T, rawURL string) (*http.Response, []byte) {
 // parsed is what the test crawler keeps of an HTML page.
 type parsed struct {
 	title string
-	text  string   // main text: <p> outside header/footer/nav, minus datelines
+	text  string   // main text: <p> outside header/footer/nav
 	links []string // <a href> as written
 }
 
@@ -77,13 +77,7 @@ func parseHTML(t *testing.T, body []byte, contentType string) parsed {
 					}
 				}
 			case "p":
-				class := ""
-				for _, a := range n.Attr {
-					if a.Key == "class" {
-						class = a.Val
-					}
-				}
-				if !skip && class != "dateline" && class != "print-header" {
+				if !skip {
 					paras = append(paras, textOf(n))
 				}
 			}
@@ -269,12 +263,16 @@ func TestCrawlMatchesManifest(t *testing.T) {
 		for _, c := range d.Copies {
 			cp := res.pages[c.Path]
 			switch c.Kind {
-			case CopyIdentical, CopyPrint, CopySyndicated:
-				if cp.text != p.text {
-					t.Errorf("%s (%s copy of %s): main text differs", c.Path, c.Kind, d.Path)
+			case CopyIdentical, CopyPrint:
+				if cp.text != p.text || !c.SameText {
+					t.Errorf("%s (%s copy of %s): main text differs or SameText is false", c.Path, c.Kind, d.Path)
+				}
+			case CopySyndicated:
+				if cp.text != c.Extra+"\n"+p.text || c.SameText || c.Extra == "" {
+					t.Errorf("%s (%s copy of %s): main text is not the date line %q and the article", c.Path, c.Kind, d.Path, c.Extra)
 				}
 			case CopyEdited:
-				if cp.text == p.text {
+				if cp.text == p.text || c.SameText {
 					t.Errorf("%s: edited copy has the same text as %s", c.Path, d.Path)
 				}
 				edited := p.text

@@ -115,7 +115,7 @@ var templates = template.Must(template.New("").Parse(`
 <style>body { font-family: serif; max-width: 40em; }</style>
 </head>
 <body class="print">
-<p class="print-header">{{.L.PrintHeader}}</p>
+<header><p class="print-header">{{.L.PrintHeader}}</p></header>
 <h1>{{.Title}}</h1>
 {{range .Paras}}<p>{{.}}</p>
 {{end}}<footer><p><a href="{{.Canonical}}">{{.L.PrintBack}}</a></p></footer>
