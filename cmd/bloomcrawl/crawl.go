@@ -1,0 +1,214 @@
+package main
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"log/slog"
+	"os"
+	"strings"
+	"time"
+
+	"golang.org/x/term"
+
+	"github.com/bloomcrawl/bloomcrawl/configs"
+	"github.com/bloomcrawl/bloomcrawl/contentdedup"
+	"github.com/bloomcrawl/bloomcrawl/crawler"
+	"github.com/bloomcrawl/bloomcrawl/storage"
+	"github.com/bloomcrawl/bloomcrawl/urlfilter"
+)
+
+func init() {
+	register(command{
+		name:    "crawl",
+		summary: "crawl from a YAML config or --seed URLs into a store (resumes an interrupted crawl)",
+		run:     runCrawlCmd,
+	})
+}
+
+// stringList is a repeatable string flag.
+type stringList []string
+
+func (s *stringList) String() string     { return strings.Join(*s, ",") }
+func (s *stringList) Set(v string) error { *s = append(*s, v); return nil }
+
+func runCrawlCmd(ctx context.Context, args []string, stdout, stderr io.Writer) error {
+	fs := newFlagSet("crawl", "crawl [CONFIG.yaml] [--seed URL ...] [--store DIR] [--json] [--audit]", stderr)
+	var seeds stringList
+	fs.Var(&seeds, "seed", "seed URL (repeatable); replaces the config's seeds")
+	store := fs.String("store", "", "store directory (overrides store.dir; default "+configs.DefaultStoreDir+")")
+	asJSON := fs.Bool("json", false, "print the final summary as JSON on stdout")
+	audit := fs.Bool("audit", false, "run an exact shadow set beside the URL filter and count its false positives (nothing is lost)")
+	verbose := fs.Bool("v", false, "log every failed URL")
+	// Flags may come before and after the config file name.
+	if err := parseFlags(fs, args); err != nil {
+		return err
+	}
+	var configPath string
+	if rest := fs.Args(); len(rest) > 0 {
+		configPath = rest[0]
+		if err := parseFlags(fs, rest[1:]); err != nil {
+			return err
+		}
+		if len(fs.Args()) > 0 {
+			return usagef("unexpected argument %q (one config file at most)", fs.Args()[0])
+		}
+	}
+
+	cfg := configs.Default()
+	if configPath != "" {
+		var err error
+		if cfg, err = configs.Load(configPath); err != nil {
+			return err
+		}
+	}
+	if len(seeds) > 0 {
+		cfg.Seeds = seeds
+	}
+	if *store != "" {
+		cfg.Store.Dir = *store
+	}
+	if len(cfg.Seeds) == 0 {
+		return usagef("no seeds: give a config file with seeds, or --seed URL")
+	}
+	if err := cfg.Validate(); err != nil {
+		return err
+	}
+	st, err := crawlStore(ctx, cfg, crawlRun{audit: *audit, verbose: *verbose, stderr: stderr})
+	if errors.Is(err, context.Canceled) {
+		fmt.Fprintln(stderr, "interrupted: run the same command again to resume")
+	}
+	if st != nil {
+		if *asJSON {
+			if jerr := json.NewEncoder(stdout).Encode(st); jerr != nil && err == nil {
+				err = jerr
+			}
+		} else {
+			printSummary(stdout, st, cfg.Store.Dir)
+		}
+	}
+	return err
+}
+
+// crawlRun holds the command-line choices of one crawl.
+type crawlRun struct {
+	audit   bool
+	verbose bool
+	quiet   bool // no progress output
+	stderr  io.Writer
+	// inspect, if set, is called with the open store after the crawl.
+	inspect func(*storage.DB) error
+}
+
+// crawlStore opens cfg's store, builds the URL filter and the deduper,
+// crawls, and closes the store. It returns the final counters (nil when the
+// crawl could not start).
+func crawlStore(ctx context.Context, cfg *configs.Config, r crawlRun) (st *crawler.Stats, err error) {
+	logLevel := slog.LevelInfo
+	if r.verbose {
+		logLevel = slog.LevelDebug
+	}
+	log := slog.New(slog.NewTextHandler(r.stderr, &slog.HandlerOptions{Level: logLevel}))
+	if cfg.Dedup.RecrawlWindow > 0 {
+		log.Warn("dedup.recrawl_window is not implemented by the crawler yet: URLs are fetched once per store")
+	}
+	db, err := storage.Open(cfg.Store.Dir, nil)
+	if err != nil {
+		return nil, err
+	}
+	defer func() {
+		if cerr := db.Close(); cerr != nil && err == nil {
+			err = cerr
+		}
+	}()
+	filter, err := urlfilter.New(urlfilter.Options{Variant: cfg.Dedup.Filter, Capacity: cfg.Dedup.Capacity, TargetFP: cfg.Dedup.TargetFP})
+	if err != nil {
+		return nil, fmt.Errorf("dedup.filter: %w", err)
+	}
+	opts := crawler.Options{Config: cfg, Store: db, Seen: filter}
+	if r.audit {
+		a := urlfilter.NewAudit(filter)
+		opts.Seen = a
+		opts.FalsePositives = a.FalsePositives
+	}
+	threshold := cfg.Dedup.SimHashThreshold
+	if threshold == 0 {
+		threshold = contentdedup.ThresholdExact // configs' 0 means exact; contentdedup's 0 means default
+	}
+	dd, err := contentdedup.New(contentdedup.Options{Threshold: threshold})
+	if err != nil {
+		return nil, err
+	}
+	opts.Dedup = dd
+
+	live := false
+	if f, ok := r.stderr.(*os.File); ok && term.IsTerminal(int(f.Fd())) {
+		live = true
+	}
+	switch {
+	case r.quiet:
+	case live:
+		opts.Progress = func(s crawler.Stats) { fmt.Fprintf(r.stderr, "\r\033[K%s", progressLine(s)) }
+	default:
+		opts.ProgressEvery = 10 * time.Second
+		opts.Progress = func(s crawler.Stats) {
+			log.Info("progress", "fetched", s.Fetched, "stored", s.Stored, "duplicates", s.Duplicates,
+				"errors", s.Errors, "queued", s.Queued, "pages_per_s", fmt.Sprintf("%.0f", s.PagesPerSecond))
+		}
+	}
+	if !live {
+		opts.Logger = log
+	} else if r.verbose {
+		opts.Logger = log
+	}
+	c, err := crawler.New(opts)
+	if err != nil {
+		return nil, err
+	}
+	stats, err := c.Run(ctx)
+	if live && !r.quiet {
+		fmt.Fprintln(r.stderr)
+	}
+	if r.inspect != nil && err == nil {
+		err = r.inspect(db)
+	}
+	return &stats, err
+}
+
+func progressLine(s crawler.Stats) string {
+	line := fmt.Sprintf("%6.0fs  fetched %d  stored %d  duplicates %d  errors %d  queued %d  %.0f pages/s",
+		s.Seconds, s.Fetched, s.Stored, s.Duplicates, s.Errors, s.Queued, s.PagesPerSecond)
+	if s.FalsePositives != nil {
+		line += fmt.Sprintf("  filter FPs %d", *s.FalsePositives)
+	}
+	return line
+}
+
+func printSummary(w io.Writer, s *crawler.Stats, dir string) {
+	fmt.Fprintf(w, "crawl finished in %.1fs (%.0f pages/s)\n", s.Seconds, s.PagesPerSecond)
+	fmt.Fprintf(w, "  fetched      %d\n", s.Fetched)
+	fmt.Fprintf(w, "  stored       %d new documents\n", s.Stored)
+	fmt.Fprintf(w, "  duplicates   %d (URLs mapped to a stored document)\n", s.Duplicates)
+	if s.Redirected > 0 {
+		fmt.Fprintf(w, "  redirected   %d\n", s.Redirected)
+	}
+	if s.NonHTML > 0 {
+		fmt.Fprintf(w, "  non-HTML     %d (recorded, not parsed)\n", s.NonHTML)
+	}
+	if s.Robots > 0 {
+		fmt.Fprintf(w, "  robots.txt   %d disallowed\n", s.Robots)
+	}
+	fmt.Fprintf(w, "  errors       %d\n", s.Errors)
+	fmt.Fprintf(w, "  queued left  %d\n", s.Queued)
+	if s.FalsePositives != nil {
+		fmt.Fprintf(w, "  filter false positives  %d (audited: these URLs were fetched anyway)\n", *s.FalsePositives)
+	}
+	if s.ResumedURLs > 0 || s.ResumedQueue > 0 {
+		fmt.Fprintf(w, "  resumed from %d URLs already in the store and %d queued\n", s.ResumedURLs, s.ResumedQueue)
+	}
+	if dir != "" {
+		fmt.Fprintf(w, "store: %s\n", dir)
+	}
+}

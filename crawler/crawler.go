@@ -1,0 +1,437 @@
+package crawler
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"log/slog"
+	"mime"
+	"net"
+	"net/http"
+	"net/url"
+	"slices"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"github.com/gocolly/colly/v2"
+	"golang.org/x/sync/errgroup"
+
+	"github.com/bloomcrawl/bloomcrawl/configs"
+	"github.com/bloomcrawl/bloomcrawl/contentdedup"
+	"github.com/bloomcrawl/bloomcrawl/frontier"
+	"github.com/bloomcrawl/bloomcrawl/storage"
+	"github.com/bloomcrawl/bloomcrawl/urlfilter"
+)
+
+// pageStore is the part of *storage.DB the crawler needs.
+type pageStore interface {
+	Commit(ctx context.Context, c storage.Commit) ([]uint64, error)
+	QueueScan(after uint64, limit int) ([]storage.QueueEntry, error)
+	QueueLen() (int, error)
+	ForEachURL(fn func(storage.URLRecord) error) error
+	ForEachFingerprint(fn func(docID uint64, url string, titleFP, contentFP uint64, flags uint8) error) error
+}
+
+// deduper is the part of *contentdedup.Deduper the crawler needs.
+type deduper interface {
+	Check(url, title, text string) contentdedup.Verdict
+	RestoreDoc(docID uint64, url string, sig contentdedup.Signature)
+	RestoreURL(url string, docID uint64)
+}
+
+// seenSet is the URL seen-filter (a urlfilter.Filter).
+type seenSet interface {
+	TestAndAdd(key string) (seen bool)
+}
+
+// Options configures a Crawler.
+type Options struct {
+	// Config is the crawl configuration (seeds, scope, politeness, fetch
+	// limits). Required; it must have passed Validate. Its Dedup and Store
+	// sections are not read here: the caller builds Seen, Dedup and Store.
+	Config *configs.Config
+	// Store persists pages, URL records, the queue and the URL trace.
+	// Required (a *storage.DB).
+	Store pageStore
+	// Dedup decides whether a page is a new document. Required (a
+	// *contentdedup.Deduper).
+	Dedup deduper
+	// Seen is the URL seen-filter. Required (a urlfilter.Filter, possibly
+	// wrapped by urlfilter's audit).
+	Seen seenSet
+	// FalsePositives, if set, reports the seen-filter's false positives so
+	// far (an audited filter); Stats reports those counted after the resume
+	// rebuild (collisions among already-fetched URLs lose nothing).
+	FalsePositives func() uint64
+	// Window is the number of queue entries the frontier keeps in memory.
+	// Default 50,000.
+	Window int
+	// Grace is how long in-flight fetches may run on after ctx is cancelled
+	// before they are aborted (and left queued). Default 10s.
+	Grace time.Duration
+	// Progress, if set, is called every ProgressEvery (default 1s) from one
+	// goroutine, and once more at the end.
+	Progress      func(Stats)
+	ProgressEvery time.Duration
+	// Logger receives per-URL errors (Debug) and crawl events (Info). nil
+	// discards.
+	Logger *slog.Logger
+}
+
+// Stats are a crawl's counters. Counters cover this run only, except
+// Resumed* which describe what the store held when the run started.
+type Stats struct {
+	Fetched        int64         `json:"fetched"`     // URLs requested that got an HTTP response
+	Stored         int64         `json:"stored"`      // new documents stored
+	Duplicates     int64         `json:"duplicates"`  // pages mapped to an existing document
+	Errors         int64         `json:"errors"`      // network errors, HTTP >= 400, undecodable pages
+	NonHTML        int64         `json:"non_html"`    // responses recorded and skipped for their content type
+	Robots         int64         `json:"robots"`      // URLs not fetched because robots.txt disallows them
+	Redirected     int64         `json:"redirected"`  // fetches that followed at least one redirect
+	Queued         int64         `json:"queued_left"` // entries pending in the queue
+	FalsePositives *uint64       `json:"filter_false_positives,omitempty"`
+	ResumedURLs    int64         `json:"resumed_urls,omitempty"`  // URL records already in the store
+	ResumedQueue   int64         `json:"resumed_queue,omitempty"` // entries pending at start
+	Elapsed        time.Duration `json:"-"`
+	Seconds        float64       `json:"seconds"`
+	PagesPerSecond float64       `json:"pages_per_second"` // URLs done (any outcome) per second of this run
+}
+
+// Crawler runs one crawl. Create it with New and call Run once.
+type Crawler struct {
+	o      Options
+	cfg    *configs.Config
+	log    *slog.Logger
+	canon  *urlfilter.Canonicalizer
+	scope  *urlfilter.Scope
+	front  *frontier.Frontier
+	col    *colly.Collector
+	types  []string
+	jobs   sync.Map // request URL → *job, for the redirect handler
+	cancel context.CancelFunc
+
+	fetched, stored, dups, errs, nonHTML, robots, redirected, queued, done atomic.Int64
+	fpBase                                                           atomic.Uint64 // filter false positives while restoring
+	resumedURLs, resumedQueue                                        int64
+	start                                                            time.Time
+}
+
+// New checks o and builds a crawler. Errors name the bad option.
+func New(o Options) (*Crawler, error) {
+	switch {
+	case o.Config == nil:
+		return nil, errors.New("crawler: Options.Config is required")
+	case o.Store == nil:
+		return nil, errors.New("crawler: Options.Store is required")
+	case o.Dedup == nil:
+		return nil, errors.New("crawler: Options.Dedup is required")
+	case o.Seen == nil:
+		return nil, errors.New("crawler: Options.Seen is required")
+	}
+	if err := o.Config.Validate(); err != nil {
+		return nil, fmt.Errorf("crawler: %w", err)
+	}
+	if o.Grace <= 0 {
+		o.Grace = 10 * time.Second
+	}
+	if o.ProgressEvery <= 0 {
+		o.ProgressEvery = time.Second
+	}
+	log := o.Logger
+	if log == nil {
+		log = slog.New(slog.DiscardHandler)
+	}
+	cfg := o.Config
+	c := &Crawler{o: o, cfg: cfg, log: log, canon: &urlfilter.Canonicalizer{}}
+
+	allowed := cfg.Scope.AllowedHosts
+	var seedHosts []string
+	for i, s := range cfg.Seeds {
+		u, err := c.canon.Canonicalize(nil, s)
+		if err != nil {
+			return nil, fmt.Errorf("crawler: seeds[%d] %q: %w", i, s, err)
+		}
+		seedHosts = append(seedHosts, u.Host)
+	}
+	if len(allowed) == 0 {
+		allowed = seedHosts
+	}
+	scope, err := urlfilter.NewScope(urlfilter.ScopeOptions{
+		AllowedHosts: allowed,
+		DeniedHosts:  cfg.Scope.DeniedHosts,
+		Include:      cfg.Scope.Include,
+		Exclude:      cfg.Scope.Exclude,
+		MaxURLLength: cfg.Scope.MaxURLLength,
+	})
+	if err != nil {
+		return nil, fmt.Errorf("crawler: scope: %w", err)
+	}
+	c.scope = scope
+	for _, t := range cfg.Fetch.ContentTypes {
+		c.types = append(c.types, strings.ToLower(strings.TrimSpace(t)))
+	}
+
+	par := cfg.Politeness.PerHostParallelism
+	front, err := frontier.New(frontier.Options{
+		Seen:               o.Seen,
+		Store:              queueAdapter{o.Store},
+		Window:             o.Window,
+		PerHostParallelism: par,
+		Delay:              time.Duration(cfg.Politeness.Delay),
+		MaxDepth:           cfg.Scope.MaxDepth,
+		MaxPerHost:         cfg.Scope.MaxPagesPerHost,
+		MaxTotal:           cfg.Scope.MaxPages,
+	})
+	if err != nil {
+		return nil, fmt.Errorf("crawler: %w", err)
+	}
+	c.front = front
+	return c, nil
+}
+
+// queueAdapter reads storage queue entries as frontier entries.
+type queueAdapter struct{ s pageStore }
+
+func (q queueAdapter) QueueScan(after uint64, limit int) ([]frontier.Entry, error) {
+	batch, err := q.s.QueueScan(after, limit)
+	if err != nil {
+		return nil, err
+	}
+	out := make([]frontier.Entry, len(batch))
+	for i, e := range batch {
+		out[i] = frontier.Entry{Seq: e.Seq, URL: e.URL, Depth: e.Depth, Referrer: e.Referrer}
+	}
+	return out, nil
+}
+
+// newCollector builds the colly collector shared by all workers. Workers
+// call Request synchronously; the frontier, not colly, decides what to
+// fetch, so colly's visited set is off (AllowURLRevisit).
+func (c *Crawler) newCollector(fetchCtx context.Context) *colly.Collector {
+	cfg := c.cfg
+	col := colly.NewCollector(
+		colly.AllowURLRevisit(),
+		colly.UserAgent(cfg.Politeness.UserAgent),
+		colly.MaxBodySize(int(cfg.Fetch.MaxBodyBytes)),
+		colly.StdlibContext(fetchCtx),
+	)
+	col.IgnoreRobotsTxt = !cfg.Politeness.ObeyRobots
+	conc := cfg.Politeness.Concurrency
+	col.WithTransport(&http.Transport{
+		DialContext:           (&net.Dialer{Timeout: 10 * time.Second, KeepAlive: 30 * time.Second}).DialContext,
+		MaxIdleConns:          4 * conc,
+		MaxIdleConnsPerHost:   conc,
+		IdleConnTimeout:       90 * time.Second,
+		TLSHandshakeTimeout:   10 * time.Second,
+		ResponseHeaderTimeout: time.Duration(cfg.Fetch.Timeout),
+		ForceAttemptHTTP2:     true,
+	})
+	col.SetRequestTimeout(time.Duration(cfg.Fetch.Timeout))
+	col.SetRedirectHandler(c.checkRedirect)
+
+	col.OnRequest(func(r *colly.Request) {
+		j := r.Ctx.GetAny("job").(*job)
+		j.key = r.URL.String()
+		c.jobs.Store(j.key, j)
+	})
+	col.OnResponseHeaders(func(r *colly.Response) {
+		j := r.Ctx.GetAny("job").(*job)
+		j.status = r.StatusCode
+		j.contentType = r.Headers.Get("Content-Type")
+		if r.StatusCode >= 200 && r.StatusCode < 300 && j.contentType != "" && !c.allowedType(j.contentType) {
+			j.nonHTML = true
+			r.Request.Abort() // do not download what we will not parse
+		}
+		if n := r.Headers.Get("Content-Length"); n != "" && cfg.Fetch.MaxBodyBytes > 0 {
+			var size int64
+			if _, err := fmt.Sscan(n, &size); err == nil && size > cfg.Fetch.MaxBodyBytes {
+				j.tooLarge = size
+				r.Request.Abort()
+			}
+		}
+	})
+	col.OnResponse(func(r *colly.Response) {
+		j := r.Ctx.GetAny("job").(*job)
+		j.status = r.StatusCode
+		j.contentType = r.Headers.Get("Content-Type")
+		j.body = r.Body
+		j.final = r.Request.URL
+		// colly converts the body to UTF-8 when the header declares
+		// another charset (and fails the request when it cannot).
+		cs := declaredCharset(j.contentType)
+		j.utf8 = cs != "" && cs != "utf-8" && cs != "utf8"
+	})
+	col.OnError(func(r *colly.Response, err error) {
+		j := r.Ctx.GetAny("job").(*job)
+		if r.StatusCode != 0 {
+			j.status = r.StatusCode
+		}
+		j.err = err
+	})
+	return col
+}
+
+// job carries one fetch's outcome out of colly's callbacks.
+type job struct {
+	key         string
+	status      int
+	contentType string
+	body        []byte
+	final       *url.URL
+	chain       []*url.URL // canonical redirect targets, in order
+	utf8        bool
+	nonHTML     bool
+	tooLarge    int64
+	err         error
+}
+
+// checkRedirect is the HTTP client's redirect policy: it counts redirects
+// (fetch.max_redirects), keeps the crawl in scope and records the chain so
+// every URL of it maps to one document.
+func (c *Crawler) checkRedirect(req *http.Request, via []*http.Request) error {
+	if len(via) > c.cfg.Fetch.MaxRedirects {
+		return fmt.Errorf("crawler: more than %d redirects (fetch.max_redirects)", c.cfg.Fetch.MaxRedirects)
+	}
+	for _, v := range via {
+		if v.URL.String() == req.URL.String() {
+			return fmt.Errorf("crawler: redirect loop back to %s after %d redirects", req.URL, len(via))
+		}
+	}
+	u, err := c.canon.Canonicalize(nil, req.URL.String())
+	if err != nil {
+		return fmt.Errorf("crawler: redirect to %q: %w", req.URL, err)
+	}
+	if err := c.scope.Check(u); err != nil {
+		return fmt.Errorf("crawler: redirect to %s: %w", u, err)
+	}
+	if v, ok := c.jobs.Load(via[0].URL.String()); ok {
+		j := v.(*job)
+		j.chain = append(j.chain, u)
+	}
+	return nil
+}
+
+func (c *Crawler) allowedType(contentType string) bool {
+	mt, _, err := mime.ParseMediaType(contentType)
+	if err != nil {
+		return false
+	}
+	return slices.Contains(c.types, strings.ToLower(mt))
+}
+
+// fetch requests e.URL with colly and returns the outcome.
+func (c *Crawler) fetch(e frontier.Entry) *job {
+	j := &job{}
+	ctx := colly.NewContext()
+	ctx.Put("job", j)
+	err := c.col.Request("GET", e.URL, nil, ctx, nil)
+	if j.key != "" {
+		c.jobs.Delete(j.key)
+	}
+	if err != nil && j.err == nil {
+		j.err = err
+	}
+	return j
+}
+
+// Run crawls until the queue is empty or ctx is cancelled, and returns the
+// final counters. On cancellation it stops taking URLs, lets in-flight pages
+// finish for up to Options.Grace (unfinished ones stay queued for the next
+// run), and returns ctx.Err() with the counters. A store error stops the
+// crawl and is returned.
+func (c *Crawler) Run(ctx context.Context) (Stats, error) {
+	c.start = time.Now()
+	fetchCtx, cancelFetch := context.WithCancel(context.WithoutCancel(ctx))
+	defer cancelFetch()
+	c.col = c.newCollector(fetchCtx)
+
+	if err := c.restore(ctx); err != nil {
+		return c.Stats(), err
+	}
+	if c.o.FalsePositives != nil {
+		// Collisions among URLs already fetched lose nothing: not counted.
+		c.fpBase.Store(c.o.FalsePositives())
+	}
+	if err := c.queueSeeds(ctx); err != nil {
+		return c.Stats(), err
+	}
+	c.log.Info("crawl started", "seeds", len(c.cfg.Seeds), "queued", c.queued.Load(),
+		"resumed_urls", c.resumedURLs, "concurrency", c.cfg.Politeness.Concurrency)
+
+	// Workers stop on crawlCtx (the caller's ctx, or a fatal error). When the
+	// caller cancels, in-flight fetches get Grace before fetchCtx aborts them.
+	g, crawlCtx := errgroup.WithContext(ctx)
+	stopGrace := context.AfterFunc(ctx, func() {
+		t := time.NewTimer(c.o.Grace)
+		defer t.Stop()
+		select {
+		case <-t.C:
+			cancelFetch()
+		case <-fetchCtx.Done():
+		}
+	})
+	defer stopGrace()
+	for range c.cfg.Politeness.Concurrency {
+		g.Go(func() error { return c.work(crawlCtx, fetchCtx) })
+	}
+	progressDone := make(chan struct{})
+	var progressWG sync.WaitGroup
+	if c.o.Progress != nil {
+		progressWG.Add(1)
+		go func() {
+			defer progressWG.Done()
+			t := time.NewTicker(c.o.ProgressEvery)
+			defer t.Stop()
+			for {
+				select {
+				case <-t.C:
+					c.o.Progress(c.Stats())
+				case <-progressDone:
+					return
+				}
+			}
+		}()
+	}
+	err := g.Wait()
+	cancelFetch()
+	close(progressDone)
+	progressWG.Wait()
+	c.front.Close()
+	if n, qerr := c.o.Store.QueueLen(); qerr == nil {
+		c.queued.Store(int64(n))
+	} else if err == nil {
+		err = fmt.Errorf("crawler: count queue: %w", qerr)
+	}
+	st := c.Stats()
+	if c.o.Progress != nil {
+		c.o.Progress(st)
+	}
+	if err == nil {
+		err = ctx.Err()
+	}
+	c.log.Info("crawl finished", "fetched", st.Fetched, "stored", st.Stored, "duplicates", st.Duplicates,
+		"errors", st.Errors, "queued_left", st.Queued, "seconds", st.Seconds)
+	return st, err
+}
+
+// Stats returns the counters so far; safe to call during Run.
+func (c *Crawler) Stats() Stats {
+	el := time.Since(c.start)
+	s := Stats{
+		Fetched: c.fetched.Load(), Stored: c.stored.Load(), Duplicates: c.dups.Load(),
+		Errors: c.errs.Load(), NonHTML: c.nonHTML.Load(), Robots: c.robots.Load(),
+		Redirected: c.redirected.Load(), Queued: c.queued.Load(),
+		ResumedURLs: c.resumedURLs, ResumedQueue: c.resumedQueue,
+		Elapsed: el, Seconds: el.Seconds(),
+	}
+	if c.o.FalsePositives != nil {
+		fp := c.o.FalsePositives() - c.fpBase.Load()
+		s.FalsePositives = &fp
+	}
+	if el > 0 {
+		s.PagesPerSecond = float64(c.done.Load()) / el.Seconds()
+	}
+	return s
+}

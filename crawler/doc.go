@@ -1,0 +1,50 @@
+// Package crawler runs bloomcrawl's crawl pipeline: it takes URLs from the
+// frontier, fetches them with Colly, parses them with goquery, asks the
+// content deduper whether each page is a new document, and stores the result
+// together with the page's new links in one atomic store commit.
+//
+// # Pipeline
+//
+// For each URL handed out by the frontier (per-host queues, breadth-first):
+//
+//  1. fetch with a shared colly.Collector, synchronously from a fixed pool of
+//     workers (Politeness.Concurrency); colly's visited set is off because
+//     the frontier already deduplicates; robots.txt via colly when
+//     politeness.obey_robots; redirects counted (fetch.max_redirects), kept
+//     in scope, loops stopped, and the chain recorded;
+//  2. non-HTML responses (by Content-Type, fetch.content_types) are aborted
+//     after the headers and recorded; bodies larger than
+//     fetch.max_body_bytes are refused by Content-Length or truncated;
+//  3. decode to UTF-8 (header charset, <meta>, BOM, or a byte-level guess for
+//     undeclared GBK/GB18030/Big5 pages) and extract title, main text
+//     (script, style, nav, header, footer, aside and forms removed; <main> or
+//     a single <article> preferred) and links (see Extract);
+//  4. contentdedup's Check: a new docId or the docId of a near-duplicate;
+//  5. canonicalize links (urlfilter), check scope, test-and-add them to the
+//     seen-filter and reserve queue entries (frontier);
+//  6. one storage.Commit: the page (or the URL's record), every URL of the
+//     redirect chain as an alias of the document, the new queue entries, the
+//     dequeue of this URL and the trace of the URLs tested.
+//
+// Because of that single commit a crash (kill -9) loses at most the pages in
+// flight: a stored page's outlinks are always queued, and a queued URL is
+// dequeued only when its result is stored.
+//
+// # Resume
+//
+// Run on a store that holds URL records or queue entries continues that
+// crawl: the content-dedup index is rebuilt from the stored fingerprints and
+// URL records, the seen-filter from every URL fetched or queued (exact: every
+// URL the old run added to its filter is one of those), and the frontier from
+// the stored queue.
+//
+// # Caveats
+//
+//   - A redirect whose target is already queued fetches the target twice
+//     (once through the redirect, once on its own); content dedup maps both.
+//   - A redirect chain with more than one new URL writes the extra aliases in
+//     their own commits before the page's commit; a crash between them leaves
+//     aliases naming a docId that is not stored.
+//   - dedup.recrawl_window is not implemented: every URL is fetched once per
+//     store.
+package crawler

@@ -1,0 +1,213 @@
+package crawler
+
+import (
+	"bytes"
+	"fmt"
+	"mime"
+	"net/url"
+	"strings"
+	"unicode"
+
+	"github.com/PuerkitoBio/goquery"
+	"github.com/saintfish/chardet"
+	"golang.org/x/net/html"
+	"golang.org/x/net/html/atom"
+	"golang.org/x/net/html/charset"
+	"golang.org/x/text/transform"
+)
+
+// Document is what the crawler extracts from one HTML page.
+type Document struct {
+	Title string   // <title>, or the first <h1> when the title is empty
+	Text  string   // main text: boilerplate (script, style, nav, header, footer, aside, forms) removed
+	Links []string // href values of <a> and <area>, as written (resolve them against Base)
+	Base  *url.URL // the URL relative links resolve against (<base href> or the page URL)
+	HTML  []byte   // the page as UTF-8
+	// Charset is the encoding the page was decoded from ("utf-8" when it
+	// needed no decoding).
+	Charset string
+}
+
+// Extract decodes body to UTF-8 and parses it. contentType is the
+// response's Content-Type; alreadyUTF8 says the body was already converted
+// from the charset that header declares (colly does so). pageURL is the URL
+// the page was served from (after redirects).
+func Extract(body []byte, contentType string, alreadyUTF8 bool, pageURL *url.URL) (*Document, error) {
+	utf8Body, cs, err := decode(body, contentType, alreadyUTF8)
+	if err != nil {
+		return nil, fmt.Errorf("crawler: decode %s: %w", pageURL, err)
+	}
+	doc, err := goquery.NewDocumentFromReader(bytes.NewReader(utf8Body))
+	if err != nil {
+		return nil, fmt.Errorf("crawler: parse %s: %w", pageURL, err)
+	}
+	d := &Document{HTML: utf8Body, Charset: cs, Base: pageURL}
+	if href, ok := doc.Find("base[href]").First().Attr("href"); ok {
+		if b, err := pageURL.Parse(strings.TrimSpace(href)); err == nil {
+			d.Base = b
+		}
+	}
+	d.Title = pageTitle(collapse(doc.Find("title").First().Text()), collapse(doc.Find("h1").First().Text()))
+	doc.Find("a[href], area[href]").Each(func(_ int, s *goquery.Selection) {
+		if rel, _ := s.Attr("rel"); strings.Contains(rel, "nofollow") {
+			return
+		}
+		href, _ := s.Attr("href")
+		if href = strings.TrimSpace(href); href != "" && !strings.HasPrefix(href, "#") {
+			d.Links = append(d.Links, href)
+		}
+	})
+	d.Text = mainText(doc)
+	return d, nil
+}
+
+// pageTitle returns the document's title: the <title> without site
+// branding when it is the <h1> plus a separator and a site name ("Item |
+// Site", "Site - Item"), so that one article syndicated on two sites has one
+// title; the <h1> when there is no <title>.
+func pageTitle(title, h1 string) string {
+	if title == "" || h1 == "" || title == h1 {
+		if title == "" {
+			return h1
+		}
+		return title
+	}
+	const seps = "|-–—·:»«/"
+	if rest, ok := strings.CutPrefix(title, h1); ok {
+		if r := strings.TrimSpace(rest); r != "" && strings.ContainsRune(seps, []rune(r)[0]) {
+			return h1
+		}
+	}
+	if rest, ok := strings.CutSuffix(title, h1); ok {
+		if r := []rune(strings.TrimSpace(rest)); len(r) > 0 && strings.ContainsRune(seps, r[len(r)-1]) {
+			return h1
+		}
+	}
+	return title
+}
+
+// decode returns body as UTF-8 and the name of the charset it came from.
+func decode(body []byte, contentType string, alreadyUTF8 bool) ([]byte, string, error) {
+	if alreadyUTF8 {
+		return body, "utf-8", nil
+	}
+	enc, name, certain := charset.DetermineEncoding(body, contentType)
+	if !certain && name == "windows-1252" {
+		if !hasHighBit(body) {
+			return body, "utf-8", nil // ASCII
+		}
+		// Nothing declared and not UTF-8: guess from the bytes. Chinese pages
+		// without a declaration are common; windows-1252 would garble them.
+		if r, err := chardet.NewHtmlDetector().DetectBest(body); err == nil && r.Confidence >= 50 {
+			// chardet says "GB-18030" where the WHATWG label is "gb18030".
+			for _, label := range []string{r.Charset, strings.ReplaceAll(r.Charset, "-", "")} {
+				if e, n := charset.Lookup(label); e != nil {
+					enc, name = e, n
+					break
+				}
+			}
+		}
+	}
+	if name == "utf-8" {
+		return body, name, nil
+	}
+	out, _, err := transform.Bytes(enc.NewDecoder(), body)
+	if err != nil {
+		return nil, name, fmt.Errorf("charset %s: %w", name, err)
+	}
+	return out, name, nil
+}
+
+func hasHighBit(b []byte) bool {
+	for _, c := range b {
+		if c >= 0x80 {
+			return true
+		}
+	}
+	return false
+}
+
+// declaredCharset returns the charset parameter of a Content-Type ("" if none).
+func declaredCharset(contentType string) string {
+	_, params, err := mime.ParseMediaType(contentType)
+	if err != nil {
+		return ""
+	}
+	return strings.ToLower(params["charset"])
+}
+
+// boilerplate is removed before the main text is taken: scripts and
+// styles, and the template parts that repeat on every page of a site.
+const boilerplate = "script, style, noscript, template, svg, iframe, object, nav, header, footer, aside, form, button, select, " +
+	"[role=navigation], [role=banner], [role=contentinfo], [role=search], [aria-hidden=true], [hidden]"
+
+// mainText returns the page's main text: the <main> or <article> element
+// (or [role=main]) when there is exactly one such region, else <body>,
+// without boilerplate, with block elements separated by newlines and
+// whitespace collapsed.
+func mainText(doc *goquery.Document) string {
+	root := doc.Find("main, [role=main]")
+	if root.Length() != 1 {
+		if a := doc.Find("article"); a.Length() == 1 {
+			root = a
+		} else {
+			root = doc.Find("body")
+		}
+	}
+	if root.Length() == 0 {
+		root = doc.Selection
+	}
+	root.Find(boilerplate).Remove()
+	var b strings.Builder
+	for _, n := range root.Nodes {
+		writeText(&b, n)
+	}
+	return collapseLines(b.String())
+}
+
+func writeText(b *strings.Builder, n *html.Node) {
+	switch n.Type {
+	case html.TextNode:
+		b.WriteString(n.Data)
+		return
+	case html.ElementNode, html.DocumentNode:
+	default:
+		return
+	}
+	block := n.Type == html.ElementNode && isBlock(n.DataAtom)
+	if block {
+		b.WriteByte('\n')
+	}
+	for c := n.FirstChild; c != nil; c = c.NextSibling {
+		writeText(b, c)
+	}
+	if block {
+		b.WriteByte('\n')
+	} else if n.DataAtom == atom.Td || n.DataAtom == atom.Th {
+		b.WriteByte(' ')
+	}
+}
+
+func isBlock(a atom.Atom) bool {
+	switch a {
+	case atom.P, atom.Div, atom.Section, atom.Article, atom.Main, atom.H1, atom.H2, atom.H3, atom.H4, atom.H5, atom.H6,
+		atom.Li, atom.Ul, atom.Ol, atom.Dl, atom.Dt, atom.Dd, atom.Pre, atom.Blockquote, atom.Table, atom.Tr,
+		atom.Br, atom.Hr, atom.Figure, atom.Figcaption, atom.Details, atom.Summary, atom.Body, atom.Caption:
+		return true
+	}
+	return false
+}
+
+// collapse folds every run of whitespace into one space and trims.
+func collapse(s string) string { return strings.Join(strings.Fields(s), " ") }
+
+// collapseLines collapses whitespace within lines and drops empty lines.
+func collapseLines(s string) string {
+	var out []string
+	for _, line := range strings.Split(s, "\n") {
+		if line = strings.Join(strings.FieldsFunc(line, unicode.IsSpace), " "); line != "" {
+			out = append(out, line)
+		}
+	}
+	return strings.Join(out, "\n")
+}

@@ -1,0 +1,146 @@
+package crawler
+
+import (
+	"net/url"
+	"strings"
+	"testing"
+
+	"golang.org/x/text/encoding"
+	"golang.org/x/text/encoding/simplifiedchinese"
+	"golang.org/x/text/encoding/traditionalchinese"
+)
+
+const articleHTML = `<!doctype html><html><head><title>  Debian   FAQ </title>
+<style>body{color:red}</style><script>var x = "script text";</script></head>
+<body>
+<header><a href="/">Home</a> site banner</header>
+<nav><a href="/nav1">Nav one</a><a href="/nav2">Nav two</a></nav>
+<main><h1>What is Debian?</h1><p>Debian is a <b>free</b> operating system.</p>
+<p>It has <a href="pkgs.html#top">packages</a> and <a href="#local">a fragment</a>.</p>
+<table><tr><td>a</td><td>b</td></tr></table></main>
+<aside>Related links</aside>
+<footer>Copyright footer <a href="mailto:x@example.com">mail</a></footer>
+<a href="/x" rel="nofollow">nofollow</a>
+</body></html>`
+
+func TestExtractMainTextTitleLinks(t *testing.T) {
+	base, _ := url.Parse("http://example.com/doc/faq.html")
+	d, err := Extract([]byte(articleHTML), "text/html", false, base)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if d.Title != "Debian FAQ" {
+		t.Errorf("Title = %q", d.Title)
+	}
+	wantText := "What is Debian?\nDebian is a free operating system.\nIt has packages and a fragment.\na b"
+	if d.Text != wantText {
+		t.Errorf("Text =\n%q\nwant\n%q", d.Text, wantText)
+	}
+	for _, bad := range []string{"banner", "Nav one", "footer", "script text", "Related", "color:red"} {
+		if strings.Contains(d.Text, bad) {
+			t.Errorf("Text contains boilerplate %q", bad)
+		}
+	}
+	wantLinks := "[/ /nav1 /nav2 pkgs.html#top mailto:x@example.com]"
+	if got := strings.Join(strings.Fields(strings.Trim(strings.Join(d.Links, " "), " ")), " "); "["+got+"]" != wantLinks {
+		t.Errorf("Links = %v, want %v", d.Links, wantLinks)
+	}
+	if d.Base.String() != base.String() || d.Charset != "utf-8" {
+		t.Errorf("Base %s Charset %s", d.Base, d.Charset)
+	}
+}
+
+func TestExtractBaseHrefAndBodyFallback(t *testing.T) {
+	page, _ := url.Parse("http://example.com/a/b.html")
+	d, err := Extract([]byte(`<html><head><base href="/root/"></head><body><div>One</div><div>Two <span>three</span></div></body></html>`), "text/html; charset=utf-8", false, page)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if d.Base.String() != "http://example.com/root/" {
+		t.Errorf("Base = %s", d.Base)
+	}
+	if d.Text != "One\nTwo three" {
+		t.Errorf("Text = %q", d.Text)
+	}
+	if d.Title != "" {
+		t.Errorf("Title = %q, want empty (no title, no h1)", d.Title)
+	}
+}
+
+func encode(t *testing.T, enc encoding.Encoding, s string) []byte {
+	t.Helper()
+	b, err := enc.NewEncoder().Bytes([]byte(s))
+	if err != nil {
+		t.Fatal(err)
+	}
+	return b
+}
+
+func TestExtractCharsets(t *testing.T) {
+	const zh = "网络爬虫的去重：布隆过滤器与相似文本检测。中文页面常用这种编码，解码错误会破坏指纹。"
+	page := func(meta string) string {
+		return "<html><head>" + meta + "<title>中文标题</title></head><body><p>" + zh + "</p></body></html>"
+	}
+	u, _ := url.Parse("http://example.com/")
+	cases := []struct {
+		name        string
+		body        []byte
+		contentType string
+		alreadyUTF8 bool
+		wantCharset string
+	}{
+		{"utf-8 undeclared", []byte(page("")), "text/html", false, "utf-8"},
+		{"gbk in header", encode(t, simplifiedchinese.GBK, page("")), "text/html; charset=gbk", false, "gbk"},
+		{"gbk decoded by colly", []byte(page(`<meta charset="gbk">`)), "text/html; charset=gbk", true, "utf-8"},
+		{"gb18030 in meta", encode(t, simplifiedchinese.GB18030, page(`<meta http-equiv="Content-Type" content="text/html; charset=gb18030">`)), "text/html", false, "gb18030"},
+		{"gb2312 meta read as gbk", encode(t, simplifiedchinese.GBK, page(`<meta charset="gb2312">`)), "text/html", false, "gbk"},
+		{"big5 in meta", encode(t, traditionalchinese.Big5, strings.NewReplacer(zh, "網路爬蟲的去重：布隆過濾器與相似文本檢測。", "中文标题", "中文標題").Replace(page(`<meta charset="big5">`))), "text/html", false, "big5"},
+		{"gb18030 undeclared", encode(t, simplifiedchinese.GB18030, page("")), "text/html", false, "gb18030"},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			d, err := Extract(tc.body, tc.contentType, tc.alreadyUTF8, u)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if d.Charset != tc.wantCharset {
+				t.Errorf("Charset = %q, want %q", d.Charset, tc.wantCharset)
+			}
+			if d.Title != "中文标题" && d.Title != "中文標題" {
+				t.Errorf("Title = %q", d.Title)
+			}
+			if !strings.Contains(d.Text, "布隆") {
+				t.Errorf("Text = %q: not decoded", d.Text)
+			}
+		})
+	}
+}
+
+func TestExtractMalformedHTML(t *testing.T) {
+	u, _ := url.Parse("http://example.com/")
+	d, err := Extract([]byte("<html><body><p>unclosed <div><a href='/a'>link<p>more</body"), "text/html", false, u)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(d.Links) != 1 || !strings.Contains(d.Text, "more") {
+		t.Errorf("Links %v Text %q", d.Links, d.Text)
+	}
+}
+
+func TestPageTitle(t *testing.T) {
+	cases := []struct{ title, h1, want string }{
+		{"Debian FAQ", "Debian FAQ", "Debian FAQ"},
+		{"What is Debian? | Sample Partner", "What is Debian?", "What is Debian?"},
+		{"Sample News — What is Debian?", "What is Debian?", "What is Debian?"},
+		{"什么是 Debian？ | 合作伙伴", "什么是 Debian？", "什么是 Debian？"},
+		{"Debian FAQ and more", "Debian FAQ", "Debian FAQ and more"}, // no separator: keep
+		{"", "Heading", "Heading"},
+		{"Title", "", "Title"},
+		{"Intro", "Something else", "Intro"},
+	}
+	for _, c := range cases {
+		if got := pageTitle(c.title, c.h1); got != c.want {
+			t.Errorf("pageTitle(%q, %q) = %q, want %q", c.title, c.h1, got, c.want)
+		}
+	}
+}

@@ -1,0 +1,266 @@
+package crawler
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"net/http"
+	"net/url"
+	"time"
+
+	"github.com/gocolly/colly/v2"
+
+	"github.com/bloomcrawl/bloomcrawl/contentdedup"
+	"github.com/bloomcrawl/bloomcrawl/frontier"
+	"github.com/bloomcrawl/bloomcrawl/storage"
+)
+
+// restore rebuilds the in-memory state of an interrupted crawl from the
+// store: the content-dedup index from the stored fingerprints and URL
+// records, the seen-filter from every URL fetched or queued, and the
+// frontier from the pending queue. The rebuilt seen-filter holds exactly the
+// URLs the interrupted run had queued (every URL it added was either fetched
+// or is still queued, because both are written in the same commit), so no
+// filter snapshot is needed.
+func (c *Crawler) restore(ctx context.Context) error {
+	err := c.o.Store.ForEachFingerprint(func(docID uint64, url string, titleFP, contentFP uint64, flags uint8) error {
+		c.o.Dedup.RestoreDoc(docID, url, contentdedup.Signature{Title: titleFP, Content: contentFP, Flags: flags})
+		return ctx.Err()
+	})
+	if err != nil {
+		return fmt.Errorf("crawler: restore fingerprints: %w", err)
+	}
+	err = c.o.Store.ForEachURL(func(r storage.URLRecord) error {
+		c.resumedURLs++
+		c.o.Seen.TestAndAdd(r.URL)
+		c.front.Account(r.URL)
+		if r.DocID != 0 {
+			c.o.Dedup.RestoreURL(r.URL, r.DocID)
+		}
+		return ctx.Err()
+	})
+	if err != nil {
+		return fmt.Errorf("crawler: restore URL records: %w", err)
+	}
+	n, err := c.front.Resume(ctx, func(e frontier.Entry) { c.o.Seen.TestAndAdd(e.URL) })
+	if err != nil {
+		return fmt.Errorf("crawler: restore queue: %w", err)
+	}
+	c.resumedQueue = int64(n)
+	c.queued.Store(int64(n))
+	return nil
+}
+
+// queueSeeds offers the configured seeds (depth 0). On a resumed crawl they
+// are already in the seen-filter and nothing is queued.
+func (c *Crawler) queueSeeds(ctx context.Context) error {
+	var cands []frontier.Candidate
+	for i, s := range c.cfg.Seeds {
+		u, err := c.canon.Canonicalize(nil, s)
+		if err != nil {
+			return fmt.Errorf("crawler: seeds[%d] %q: %w", i, s, err)
+		}
+		if err := c.scope.Check(u); err != nil {
+			return fmt.Errorf("crawler: seeds[%d] %s: %w", i, u, err)
+		}
+		cands = append(cands, frontier.Candidate{URL: u.String()})
+	}
+	fresh, tested := c.front.Reserve(cands)
+	if len(tested) == 0 {
+		return nil
+	}
+	if _, err := c.o.Store.Commit(ctx, storage.Commit{Enqueue: queueEntries(fresh), Trace: tested}); err != nil {
+		c.front.Cancel(fresh)
+		return fmt.Errorf("crawler: queue seeds: %w", err)
+	}
+	c.front.Publish(fresh)
+	c.queued.Add(int64(len(fresh)))
+	return nil
+}
+
+// work takes entries from the frontier until it is exhausted or ctx ends.
+func (c *Crawler) work(ctx, fetchCtx context.Context) error {
+	for {
+		e, err := c.front.Next(ctx)
+		switch {
+		case errors.Is(err, frontier.ErrExhausted), ctx.Err() != nil:
+			return nil
+		case err != nil:
+			return fmt.Errorf("crawler: %w", err)
+		}
+		if err := c.process(ctx, fetchCtx, e); err != nil {
+			return err
+		}
+	}
+}
+
+// process fetches one entry and commits its result, its new links, its
+// dequeue and its URL trace in one store commit.
+func (c *Crawler) process(ctx, fetchCtx context.Context, e frontier.Entry) error {
+	j := c.fetch(e)
+	if fetchCtx.Err() != nil && j.err != nil {
+		// Aborted at shutdown: leave it queued for the next run.
+		c.front.Done(e)
+		return nil
+	}
+	now := time.Now().UTC()
+	rec := &storage.URLRecord{URL: e.URL, Status: j.status, ContentType: j.contentType, FetchedAt: now}
+	cm := storage.Commit{Dequeue: []uint64{e.Seq}}
+	var cands []frontier.Candidate
+	var trace []string
+	var extra []*storage.URLRecord // redirect aliases beyond the commit's one URL record
+
+	if j.status != 0 {
+		c.fetched.Add(1)
+	}
+	if len(j.chain) > 0 {
+		c.redirected.Add(1)
+	}
+	switch {
+	case errors.Is(j.err, colly.ErrRobotsTxtBlocked):
+		rec.Err = "disallowed by robots.txt"
+		c.robots.Add(1)
+		cm.URL = rec
+	case j.nonHTML:
+		c.nonHTML.Add(1)
+		cm.URL = rec
+	case j.tooLarge > 0:
+		rec.Err = fmt.Sprintf("body of %d bytes exceeds fetch.max_body_bytes (%d)", j.tooLarge, c.cfg.Fetch.MaxBodyBytes)
+		c.errs.Add(1)
+		cm.URL = rec
+	case j.err != nil:
+		rec.Err = j.err.Error()
+		c.errs.Add(1)
+		cm.URL = rec
+		c.log.Debug("fetch failed", "url", e.URL, "status", j.status, "err", j.err)
+	default:
+		if rec.ContentType == "" {
+			rec.ContentType = http.DetectContentType(j.body)
+			if !c.allowedType(rec.ContentType) {
+				c.nonHTML.Add(1)
+				cm.URL = rec
+				break
+			}
+		}
+		final := j.final
+		if final == nil {
+			final = mustParse(e.URL)
+		}
+		doc, err := Extract(j.body, rec.ContentType, j.utf8, final)
+		if err != nil {
+			rec.Err = err.Error()
+			c.errs.Add(1)
+			cm.URL = rec
+			break
+		}
+		v := c.o.Dedup.Check(e.URL, doc.Title, doc.Text)
+		if v.Duplicate {
+			rec.DocID, rec.Duplicate, rec.Reason, rec.Distance = v.DocID, true, string(v.Reason), v.Distance
+			cm.URL = rec
+			c.dups.Add(1)
+		} else {
+			cm.Page = &storage.Page{
+				DocID: v.DocID, URL: e.URL, Status: j.status, ContentType: rec.ContentType, FetchedAt: now,
+				Title: doc.Title, Text: doc.Text, HTML: doc.HTML,
+				TitleFP: v.Sig.Title, ContentFP: v.Sig.Content, FPFlags: v.Sig.Flags,
+				Depth: e.Depth, Referrer: e.Referrer,
+			}
+			if final.String() != e.URL {
+				cm.Page.FinalURL = final.String()
+			}
+			c.stored.Add(1)
+		}
+		// Every URL of the redirect chain is another URL of this document:
+		// record them, so that they are not fetched again.
+		for _, u := range j.chain {
+			alias := u.String()
+			if alias == e.URL {
+				continue
+			}
+			trace = append(trace, alias)
+			if c.o.Seen.TestAndAdd(alias) {
+				continue
+			}
+			c.front.Account(alias)
+			c.o.Dedup.RestoreURL(alias, v.DocID)
+			r := &storage.URLRecord{URL: alias, DocID: v.DocID, Duplicate: true, Reason: "redirect",
+				Status: j.status, ContentType: rec.ContentType, FetchedAt: now}
+			if cm.URL == nil {
+				cm.URL = r
+			} else {
+				extra = append(extra, r)
+			}
+		}
+		cands = c.links(e, doc)
+	}
+
+	// Extra aliases go first, in their own commits: if the process dies
+	// before the main commit, they only name a document that is not stored
+	// yet (storage allows that) and the page itself stays queued.
+	for _, r := range extra {
+		if _, err := c.o.Store.Commit(context.WithoutCancel(ctx), storage.Commit{URL: r}); err != nil {
+			c.front.Done(e)
+			return fmt.Errorf("crawler: store redirect alias %s: %w", r.URL, err)
+		}
+	}
+	fresh, tested := c.front.Reserve(cands)
+	cm.Enqueue = queueEntries(fresh)
+	cm.Trace = append(trace, tested...)
+	_, err := c.o.Store.Commit(context.WithoutCancel(ctx), cm)
+	if errors.Is(err, storage.ErrTooLarge) && cm.Page != nil {
+		// Keep the text and fingerprints; drop the raw HTML that did not fit.
+		c.log.Warn("page too large to store with its HTML; storing text only", "url", e.URL, "bytes", len(cm.Page.HTML))
+		cm.Page.HTML = nil
+		_, err = c.o.Store.Commit(context.WithoutCancel(ctx), cm)
+	}
+	if err != nil {
+		c.front.Cancel(fresh)
+		c.front.Done(e)
+		return fmt.Errorf("crawler: store %s: %w", e.URL, err)
+	}
+	c.front.Publish(fresh)
+	c.front.Done(e)
+	c.queued.Add(int64(len(fresh)) - 1)
+	c.done.Add(1)
+	return nil
+}
+
+// links canonicalizes the page's links, keeps those in scope and returns
+// them once each, in page order, as candidates one level deeper.
+func (c *Crawler) links(e frontier.Entry, doc *Document) []frontier.Candidate {
+	seen := make(map[string]struct{}, len(doc.Links))
+	var out []frontier.Candidate
+	for _, href := range doc.Links {
+		u, err := c.canon.Canonicalize(doc.Base, href)
+		if err != nil || c.scope.Check(u) != nil {
+			continue
+		}
+		s := u.String()
+		if _, dup := seen[s]; dup {
+			continue
+		}
+		seen[s] = struct{}{}
+		out = append(out, frontier.Candidate{URL: s, Depth: e.Depth + 1, Referrer: e.URL})
+	}
+	return out
+}
+
+func queueEntries(es []frontier.Entry) []storage.QueueEntry {
+	if len(es) == 0 {
+		return nil
+	}
+	out := make([]storage.QueueEntry, len(es))
+	for i, e := range es {
+		out[i] = storage.QueueEntry{Seq: e.Seq, URL: e.URL, Depth: e.Depth, Referrer: e.Referrer}
+	}
+	return out
+}
+
+// mustParse parses a URL the canonicalizer produced (it always parses).
+func mustParse(s string) *url.URL {
+	u, err := url.Parse(s)
+	if err != nil {
+		panic(fmt.Sprintf("crawler: canonical URL %q does not parse: %v", s, err))
+	}
+	return u
+}
