@@ -113,9 +113,9 @@ type Crawler struct {
 	cancel context.CancelFunc
 
 	fetched, stored, dups, errs, nonHTML, robots, redirected, queued, done atomic.Int64
-	fpBase                                                           atomic.Uint64 // filter false positives while restoring
-	resumedURLs, resumedQueue                                        int64
-	start                                                            time.Time
+	fpBase                                                                 atomic.Uint64 // filter false positives while restoring
+	resumedURLs, resumedQueue                                              int64
+	start                                                                  time.Time
 }
 
 // New checks o and builds a crawler. Errors name the bad option.
