@@ -29,9 +29,10 @@ const (
 // it, so changing a Config never changes this slice.
 var DefaultContentTypes = []string{"text/html", "application/xhtml+xml"}
 
-// FilterVariants lists the values dedup.filter accepts: the URL filter
-// variants of package urlfilter ("" is read as "default").
-var FilterVariants = []string{"default", "mdbf", "classic", "blocked", "exact", "scalable", "chain"}
+// FilterVariants lists the values dedup.filter accepts: "default" and the
+// URL filter variants of package urlfilter (urlfilter.Variants; a test keeps
+// the two lists equal). "" is read as "default".
+var FilterVariants = []string{"default", "mdbf", "mdbf-routed", "classic", "blocked", "exact", "scalable", "chain"}
 
 // Config is one crawl's configuration. The zero value is not useful; start
 // from Default, Parse or Load. A Config is plain data: safe for concurrent
@@ -131,6 +132,7 @@ type Fetch struct {
 type Dedup struct {
 	// Filter is the URL seen-filter variant, one of FilterVariants.
 	// Default "default" (the variant package urlfilter measured best).
+	// "chain" remembers URLs for RecrawlWindow only, which must then be > 0.
 	Filter string `yaml:"filter"`
 	// Capacity is the number of URLs the filter is sized for; it grows past
 	// it without saturating. Default 1000000; must be >= 1.

@@ -123,6 +123,8 @@ func (c *Config) check(requireSeeds bool) []*Error {
 	}
 	if d.RecrawlWindow < 0 {
 		bad("dedup.recrawl_window", "must be >= 0 (0 = never recrawl)")
+	} else if d.Filter == "chain" && d.RecrawlWindow == 0 {
+		bad("dedup.filter", "the chain filter forgets URLs after dedup.recrawl_window, which must then be > 0")
 	}
 	if d.SimHashThreshold < 0 || d.SimHashThreshold > 6 {
 		bad("dedup.simhash_threshold", "must be between 0 and 6")
