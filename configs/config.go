@@ -62,11 +62,13 @@ type Config struct {
 
 // Scope limits which URLs are crawled.
 type Scope struct {
-	// AllowedHosts are the hosts that may be crawled. Default empty, which
-	// means the seeds' hosts. Entries are host names (optionally host:port),
-	// not URLs.
+	// AllowedHosts are the hosts that may be crawled, with their subdomains
+	// ("example.com" allows "docs.example.com"). Default empty, which means
+	// the seeds' hosts. Entries are host names, not URLs; a ":port" suffix
+	// is accepted and ignored (scope is by host).
 	AllowedHosts []string `yaml:"allowed_hosts"`
-	// DeniedHosts are never crawled, even when allowed. Default empty.
+	// DeniedHosts are never crawled, with their subdomains, even when
+	// allowed. Default empty.
 	DeniedHosts []string `yaml:"denied_hosts"`
 	// Include are regular expressions (Go RE2 syntax) matched against the
 	// canonical URL; when non-empty, a URL must match at least one. Default

@@ -155,8 +155,8 @@ func checkSeed(s string) string {
 	return ""
 }
 
-// checkHost returns why h is not a host name (optionally host:port or a
-// leading "*." wildcard), or "".
+// checkHost returns why h is not a host name (optionally host:port), or
+// "". Package urlfilter checks the name itself when the crawl starts.
 func checkHost(h string) string {
 	switch {
 	case h == "":
