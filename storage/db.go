@@ -94,6 +94,9 @@ func open(dir string, opts Options) (*DB, error) {
 		return nil, err
 	}
 	if !empty {
+		if err := checkTables(dir); err != nil {
+			return nil, err
+		}
 		// Probe read-only first: a read-only open never replays or
 		// truncates the log, so a store Badger cannot read is reported
 		// before anything in it is rewritten.
@@ -106,7 +109,7 @@ func open(dir string, opts Options) (*DB, error) {
 			if err := probe.Close(); err != nil {
 				return nil, fmt.Errorf("%w: %v", ErrCorrupt, err)
 			}
-		case errors.Is(err, badger.ErrTruncateNeeded):
+		case isTruncateNeeded(err):
 			if opts.ReadOnly {
 				return nil, ErrNeedsRecovery
 			}
@@ -153,6 +156,13 @@ func prepareDir(dir string, readOnly bool) (empty bool, err error) {
 	return false, nil
 }
 
+// isTruncateNeeded reports whether err is Badger's ErrTruncateNeeded.
+// Badger wraps its errors with "%+v" (y.Wrapf), which loses the error
+// chain, so the message is matched.
+func isTruncateNeeded(err error) bool {
+	return errors.Is(err, badger.ErrTruncateNeeded) || strings.Contains(err.Error(), badger.ErrTruncateNeeded.Error())
+}
+
 // lockedError is ErrLocked naming the directory.
 type lockedError struct{ dir string }
 
@@ -164,7 +174,7 @@ func classifyOpenErr(dir string, err error) error {
 	switch {
 	case strings.Contains(msg, "Cannot acquire directory lock"):
 		return lockedError{dir}
-	case errors.Is(err, badger.ErrTruncateNeeded):
+	case isTruncateNeeded(err):
 		return ErrNeedsRecovery
 	case errors.Is(err, fs.ErrPermission):
 		return err

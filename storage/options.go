@@ -93,6 +93,8 @@ func (o Options) badgerOptions(dir string, readOnly bool) badger.Options {
 		WithBlockCacheSize(o.BlockCacheSize).
 		WithValueLogFileSize(256 << 20).
 		WithDetectConflicts(true).
+		WithChecksumVerificationMode(options.OnBlockRead).
+		WithVerifyValueChecksum(true).
 		WithMetricsEnabled(false)
 }
 
