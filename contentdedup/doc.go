@@ -9,8 +9,8 @@
 // (runs of Han characters are segmented by gse with its embedded dictionary;
 // runs of letters and digits in other scripts are words as they stand),
 // stripped of punctuation and of Chinese and English stop words. Features are
-// word shingles (see [ShingleSize]) weighted by damped term frequency
-// (1 + ln tf); each feature is hashed to 64 bits and the SimHash fingerprint
+// the words (see [ShingleSize]; 2- and 3-word shingles measured worse)
+// weighted by damped term frequency (1 + ln tf); each feature is hashed to 64 bits and the SimHash fingerprint
 // takes the sign of the weighted bit sums. Texts with fewer than
 // [MinSimHashTokens] words get an exact hash of their normalized words
 // instead, flagged in [Signature.Flags].

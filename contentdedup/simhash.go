@@ -27,10 +27,10 @@ const (
 // package README section for the figures).
 const (
 	// ShingleSize is the number of consecutive words in one content feature.
-	ShingleSize = 2
+	ShingleSize = 1
 	// MinSimHashTokens is the number of words below which a text gets an
 	// exact hash instead of a SimHash.
-	MinSimHashTokens = 20
+	MinSimHashTokens = 10
 )
 
 // Hamming returns the number of bits in which a and b differ.
@@ -74,11 +74,38 @@ func mix64(z uint64) uint64 {
 	return z ^ (z >> 31)
 }
 
-// SimHash returns the 64-bit SimHash of a multiset of feature hashes: each
-// distinct feature weighs 1 + ln(tf) (tf = its count), and bit b of the
-// result is 1 when the features with bit b set outweigh those with it clear.
-// It sorts hs in place. SimHash of no features is 0.
-func SimHash(hs []uint64) uint64 {
+// Weighting says how a feature's weight grows with its count tf in the text.
+type Weighting uint8
+
+// Weightings.
+const (
+	WeightLog  Weighting = iota // 1 + ln(tf): the default
+	WeightTF                    // tf
+	WeightSqrt                  // sqrt(tf)
+	WeightOne                   // 1 (a set)
+)
+
+func (w Weighting) of(tf int) float64 {
+	switch w {
+	case WeightTF:
+		return float64(tf)
+	case WeightSqrt:
+		return math.Sqrt(float64(tf))
+	case WeightOne:
+		return 1
+	}
+	return 1 + math.Log(float64(tf))
+}
+
+// SimHash returns the 64-bit SimHash of a multiset of feature hashes with
+// the default weighting, WeightLog.
+func SimHash(hs []uint64) uint64 { return SimHashWeighted(hs, WeightLog) }
+
+// SimHashWeighted returns the 64-bit SimHash of a multiset of feature
+// hashes: each distinct feature weighs w.of(tf) (tf = its count), and bit b
+// of the result is 1 when the features with bit b set outweigh those with it
+// clear. It sorts hs in place. The SimHash of no features is 0.
+func SimHashWeighted(hs []uint64, wt Weighting) uint64 {
 	if len(hs) == 0 {
 		return 0
 	}
@@ -90,10 +117,7 @@ func SimHash(hs []uint64) uint64 {
 		for j < len(hs) && hs[j] == hs[i] {
 			j++
 		}
-		w := 1.0
-		if j-i > 1 {
-			w += math.Log(float64(j - i))
-		}
+		w := wt.of(j - i)
 		total += w
 		h := hs[i]
 		for b := 0; b < 64; b++ {
@@ -127,6 +151,8 @@ func exactHash(words []string) uint64 {
 type FingerprintParams struct {
 	Shingle   int // words per feature; 0 = ShingleSize
 	MinTokens int // below this many words: exact hash; 0 = MinSimHashTokens, <0 = never
+	// Weight is how a feature's count weighs; 0 = WeightLog.
+	Weight Weighting
 }
 
 func (p FingerprintParams) withDefaults() FingerprintParams {
@@ -149,5 +175,5 @@ func (p FingerprintParams) Fingerprint(words []string) (fp uint64, exact, empty 
 	case len(words) < p.MinTokens:
 		return exactHash(words), true, false
 	}
-	return SimHash(FeatureHashes(make([]uint64, 0, len(words)), words, p.Shingle)), false, false
+	return SimHashWeighted(FeatureHashes(make([]uint64, 0, len(words)), words, p.Shingle), p.Weight), false, false
 }

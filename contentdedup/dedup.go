@@ -1,0 +1,396 @@
+package contentdedup
+
+import (
+	"encoding/binary"
+	"errors"
+	"fmt"
+	"strings"
+	"sync"
+
+	"github.com/cespare/xxhash/v2"
+)
+
+// Defaults of [Options].
+const (
+	DefaultThreshold = 3
+	// DefaultTitleContentThreshold is the content distance under which a
+	// title match merges two documents (chosen by `bloomcrawl bench dedup`).
+	DefaultTitleContentThreshold = 8
+	// ThresholdExact asks for exact content matches only (distance 0); the
+	// zero Threshold means DefaultThreshold.
+	ThresholdExact = -1
+)
+
+// Options configure a [Deduper]. The zero value gives the defaults.
+type Options struct {
+	// Threshold is the largest Hamming distance between two content
+	// fingerprints (and two title SimHashes) that counts as a match:
+	// 0 means DefaultThreshold (3); 1..MaxThreshold as given; ThresholdExact
+	// (-1) means 0 (exact matches only). Other values make New fail.
+	Threshold int
+	// TitleContentThreshold is the largest content distance at which a title
+	// match merges two documents; 0 means DefaultTitleContentThreshold (8).
+	// It must be >= the content threshold (the title step only widens the
+	// content step for pages that also share their title); 64 disables the
+	// content check (title alone decides: measured to lose precision).
+	TitleContentThreshold int
+	// NoTitleStep skips the title step of the cascade.
+	NoTitleStep bool
+	// Fingerprint chooses the features (zero value: the measured defaults).
+	Fingerprint FingerprintParams
+}
+
+// Reason says which step of the cascade decided a [Verdict].
+type Reason string
+
+// The reasons of a Verdict.
+const (
+	ReasonNew     Reason = "new"     // no earlier document matched
+	ReasonURL     Reason = "url"     // the same URL was checked before
+	ReasonTitle   Reason = "title"   // same title and content within TitleContentThreshold
+	ReasonContent Reason = "content" // content within Threshold
+)
+
+// Verdict is the decision of [Deduper.Check] for one document.
+type Verdict struct {
+	DocID     uint64 // stable 64-bit document id (never 0)
+	Duplicate bool   // false exactly when Reason is ReasonNew
+	Reason    Reason
+	MatchURL  string // first URL of the document matched (empty when new)
+	// Distance is the Hamming distance between the contents of the document
+	// and the document matched (0 for url and for exact-hash matches).
+	Distance int
+	Sig      Signature // the signature of the checked document
+}
+
+// Signature holds a document's fingerprints as stored.
+type Signature struct {
+	Title, Content uint64
+	// Flags: FlagTitleExact, FlagContentExact (the fingerprint is an exact
+	// hash of a short text), FlagTitleEmpty, FlagContentEmpty.
+	Flags uint8
+}
+
+// Deduper runs the URL → title → content → new-docId cascade and remembers
+// every document it accepted. All methods are safe for concurrent use;
+// Check decides and remembers atomically, so two concurrent near-identical
+// documents get one docId.
+type Deduper struct {
+	o       Options
+	k       int
+	titleK  int
+	tok     *Tokenizer
+	mu      sync.Mutex
+	urls    map[uint64]uint64 // xxhash(url) → docId
+	docs    map[uint64]*doc
+	seq     uint64
+	content *Index              // SimHash content fingerprints
+	title   *Index              // SimHash title fingerprints
+	byFP    map[uint64][]uint64 // content fingerprint → docIds
+	byTitle map[uint64][]uint64 // title fingerprint → docIds
+
+	restoreContent, restoreTitle []uint64 // restored, not yet indexed
+}
+
+type doc struct {
+	id  uint64
+	url string
+	sig Signature
+	seq uint64
+}
+
+// ErrOptions is wrapped by New for invalid Options.
+var ErrOptions = errors.New("contentdedup: invalid options")
+
+// New returns an empty Deduper. It loads the shared gse dictionary on first
+// use in the process (about 2 s); it fails only for invalid Options or if
+// the dictionary cannot be loaded.
+func New(o Options) (*Deduper, error) {
+	k := o.Threshold
+	switch {
+	case k == 0:
+		k = DefaultThreshold
+	case k == ThresholdExact:
+		k = 0
+	case k < 0 || k > MaxThreshold:
+		return nil, fmt.Errorf("%w: Threshold %d (want 0..%d, or ThresholdExact)", ErrOptions, o.Threshold, MaxThreshold)
+	}
+	tk := o.TitleContentThreshold
+	if tk == 0 {
+		tk = max(DefaultTitleContentThreshold, k)
+	}
+	if tk < k || tk > 64 {
+		return nil, fmt.Errorf("%w: TitleContentThreshold %d (want %d..64)", ErrOptions, o.TitleContentThreshold, k)
+	}
+	tok, err := NewTokenizer()
+	if err != nil {
+		return nil, err
+	}
+	ci, _ := NewIndex(k)
+	ti, _ := NewIndex(k)
+	return &Deduper{
+		o: o, k: k, titleK: tk, tok: tok,
+		urls:    map[uint64]uint64{},
+		docs:    map[uint64]*doc{},
+		content: ci, title: ti,
+		byFP: map[uint64][]uint64{}, byTitle: map[uint64][]uint64{},
+	}, nil
+}
+
+// Threshold returns the content distance in effect.
+func (d *Deduper) Threshold() int { return d.k }
+
+// Sign returns the signature of a document without checking or remembering
+// it: the title's words fingerprinted one feature per word, the text's as
+// Options.Fingerprint says.
+func (d *Deduper) Sign(title, text string) Signature {
+	var sig Signature
+	words := d.tok.Tokens(nil, MainTitle(title))
+	fp, exact, empty := FingerprintParams{Shingle: 1, MinTokens: d.o.Fingerprint.MinTokens}.Fingerprint(words)
+	sig.Title = fp
+	if exact {
+		sig.Flags |= FlagTitleExact
+	}
+	if empty {
+		sig.Flags |= FlagTitleEmpty
+	}
+	words = d.tok.Tokens(words[:0], text)
+	fp, exact, empty = d.o.Fingerprint.Fingerprint(words)
+	sig.Content = fp
+	if exact {
+		sig.Flags |= FlagContentExact
+	}
+	if empty {
+		sig.Flags |= FlagContentEmpty
+	}
+	return sig
+}
+
+// titleSeparators split a page title into its own part and the site's.
+var titleSeparators = []string{" | ", " - ", " – ", " — ", " :: ", " « ", " » ", " · ", " _ ", "｜", " › "}
+
+// MainTitle returns the part of title before the first separator that
+// sites use to append their name (" | ", " - ", " – ", " — ", " :: ", " « ",
+// " » ", " · ", " _ ", "｜", " › "), so that "Classes — Python 3.11
+// documentation" and "Classes — Python 3.11 documentation | Mirror" share a
+// title, and returns title itself when that part would be empty. The title
+// step compares this part only; its content check keeps titles such as a
+// site name shared by every page from merging anything on their own.
+func MainTitle(title string) string {
+	cut := len(title)
+	for _, sep := range titleSeparators {
+		if i := strings.Index(title, sep); i >= 0 && i < cut {
+			cut = i
+		}
+	}
+	if strings.TrimSpace(title[:cut]) == "" {
+		return title
+	}
+	return title[:cut]
+}
+
+func urlKey(url string) uint64 { return xxhash.Sum64String(url) }
+
+// Check decides whether the document (url, title, text) is new or a
+// duplicate, and remembers it: a new document gets a new docId, and url maps
+// to the docId of the verdict either way. The cascade:
+//
+//  1. url: the same URL was checked (or restored) before → its docId (an
+//     empty url never matches and is not remembered);
+//  2. title: an earlier document has the same title (equal exact hashes, or
+//     SimHashes within Threshold) and content within TitleContentThreshold
+//     (both texts empty also counts) → the closest such document;
+//  3. content: an earlier document's content is within Threshold (exact
+//     hashes must be equal) → the closest one (the earliest among equals);
+//  4. otherwise a new docId (see the package doc for the rule).
+func (d *Deduper) Check(url, title, text string) Verdict {
+	sig := d.Sign(title, text)
+	uk := urlKey(url)
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	d.flushRestoredLocked()
+	if id, ok := d.urls[uk]; ok && url != "" {
+		v := Verdict{DocID: id, Duplicate: true, Reason: ReasonURL, Sig: sig}
+		if m := d.docs[id]; m != nil {
+			v.MatchURL = m.url
+		}
+		return v
+	}
+	if m, dist := d.matchLocked(sig); m != nil {
+		reason := ReasonContent
+		if dist < 0 {
+			reason, dist = ReasonTitle, -dist-1
+		}
+		if url != "" {
+			d.urls[uk] = m.id
+		}
+		return Verdict{DocID: m.id, Duplicate: true, Reason: reason, MatchURL: m.url, Distance: dist, Sig: sig}
+	}
+	id := d.newIDLocked(url, sig)
+	d.addLocked(id, url, sig, true)
+	if url != "" {
+		d.urls[uk] = id
+	}
+	return Verdict{DocID: id, Reason: ReasonNew, Sig: sig}
+}
+
+// matchLocked runs the title and content steps. A title match is returned
+// with distance -(dist+1).
+func (d *Deduper) matchLocked(sig Signature) (*doc, int) {
+	if !d.o.NoTitleStep && sig.Flags&FlagTitleEmpty == 0 {
+		var best *doc
+		bestD := 65
+		for _, tfp := range d.candidatesLocked(d.title, d.byTitle, sig.Title, sig.Flags&FlagTitleExact != 0) {
+			for _, id := range d.byTitle[tfp] {
+				m := d.docs[id]
+				if m.sig.Flags&(FlagTitleExact|FlagTitleEmpty) != sig.Flags&(FlagTitleExact|FlagTitleEmpty) {
+					continue
+				}
+				cd, ok := contentDistance(sig, m.sig)
+				if !ok || cd > d.titleK {
+					continue
+				}
+				if cd < bestD || (cd == bestD && m.seq < best.seq) {
+					best, bestD = m, cd
+				}
+			}
+		}
+		if best != nil {
+			return best, -bestD - 1
+		}
+	}
+	if sig.Flags&FlagContentEmpty != 0 {
+		return nil, 0
+	}
+	var best *doc
+	bestD := 65
+	for _, cfp := range d.candidatesLocked(d.content, d.byFP, sig.Content, sig.Flags&FlagContentExact != 0) {
+		for _, id := range d.byFP[cfp] {
+			m := d.docs[id]
+			cd, ok := contentDistance(sig, m.sig)
+			if !ok || cd > d.k {
+				continue
+			}
+			if cd < bestD || (cd == bestD && m.seq < best.seq) {
+				best, bestD = m, cd
+			}
+		}
+	}
+	return best, bestD
+}
+
+// contentDistance returns the distance between the contents of a and b, and
+// false when they are not comparable (an exact hash against a SimHash) or
+// differ as exact hashes. Two empty contents are at distance 0.
+func contentDistance(a, b Signature) (int, bool) {
+	const kind = FlagContentExact | FlagContentEmpty
+	if a.Flags&kind != b.Flags&kind {
+		return 0, false
+	}
+	if a.Flags&kind != 0 {
+		return 0, a.Content == b.Content
+	}
+	return Hamming(a.Content, b.Content), true
+}
+
+// candidatesLocked returns the stored fingerprints that may match fp: fp
+// itself for an exact hash, else every SimHash within the index's distance.
+func (d *Deduper) candidatesLocked(x *Index, by map[uint64][]uint64, fp uint64, exact bool) []uint64 {
+	if exact {
+		if _, ok := by[fp]; ok {
+			return []uint64{fp}
+		}
+		return nil
+	}
+	return x.Within(fp, nil)
+}
+
+// newIDLocked returns the docId of a new document: see the package doc.
+func (d *Deduper) newIDLocked(url string, sig Signature) uint64 {
+	var buf [9]byte
+	binary.BigEndian.PutUint64(buf[:8], sig.Content)
+	buf[8] = sig.Flags
+	h := xxhash.New()
+	h.WriteString(url)
+	h.Write([]byte{0})
+	h.Write(buf[:])
+	id := h.Sum64()
+	for id == 0 || d.docs[id] != nil {
+		id++
+	}
+	return id
+}
+
+// addLocked remembers a document. index says whether to put its SimHashes
+// in the indexes now (Check) or later in one batch (RestoreDoc).
+func (d *Deduper) addLocked(id uint64, url string, sig Signature, index bool) {
+	d.seq++
+	d.docs[id] = &doc{id: id, url: url, sig: sig, seq: d.seq}
+	if sig.Flags&FlagContentEmpty == 0 {
+		if _, seen := d.byFP[sig.Content]; !seen && sig.Flags&FlagContentExact == 0 {
+			if index {
+				d.content.Add(sig.Content)
+			} else {
+				d.restoreContent = append(d.restoreContent, sig.Content)
+			}
+		}
+		d.byFP[sig.Content] = append(d.byFP[sig.Content], id)
+	}
+	if sig.Flags&FlagTitleEmpty == 0 {
+		if _, seen := d.byTitle[sig.Title]; !seen && sig.Flags&FlagTitleExact == 0 {
+			if index {
+				d.title.Add(sig.Title)
+			} else {
+				d.restoreTitle = append(d.restoreTitle, sig.Title)
+			}
+		}
+		d.byTitle[sig.Title] = append(d.byTitle[sig.Title], id)
+	}
+}
+
+func (d *Deduper) flushRestoredLocked() {
+	if len(d.restoreContent) > 0 {
+		d.content.AddBatch(d.restoreContent)
+		d.restoreContent = nil
+	}
+	if len(d.restoreTitle) > 0 {
+		d.title.AddBatch(d.restoreTitle)
+		d.restoreTitle = nil
+	}
+}
+
+// RestoreDoc remembers a document kept by an earlier run (start-up rebuild
+// from storage): docID with its first URL and signature. Restoring a docId
+// already known does nothing. The fingerprints are indexed in one batch
+// before the next Check, so restoring 1M documents takes seconds.
+func (d *Deduper) RestoreDoc(docID uint64, url string, sig Signature) {
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	if d.docs[docID] != nil {
+		return
+	}
+	d.addLocked(docID, url, sig, false)
+	d.urls[urlKey(url)] = docID
+}
+
+// RestoreURL remembers that url belongs to docID (a duplicate or alias
+// recorded by an earlier run), so that Check answers ReasonURL for it.
+func (d *Deduper) RestoreURL(url string, docID uint64) {
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	d.urls[urlKey(url)] = docID
+}
+
+// Len returns the number of documents (docIds) remembered.
+func (d *Deduper) Len() int {
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	return len(d.docs)
+}
+
+// URLs returns the number of URLs remembered.
+func (d *Deduper) URLs() int {
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	return len(d.urls)
+}
