@@ -1,0 +1,653 @@
+package api
+
+import (
+	"bufio"
+	"bytes"
+	"crypto/sha256"
+	"crypto/subtle"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"log/slog"
+	"net/http"
+	"net/url"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/bloomcrawl/bloomcrawl/storage"
+	"github.com/bloomcrawl/bloomcrawl/urlfilter"
+)
+
+// Defaults of HandlerOptions.
+const (
+	DefaultMaxBody   = 8 << 20 // bytes per request body
+	DefaultMaxBatch  = 1000    // documents per batch
+	DefaultListLimit = 100     // pages per GET /v1/pages?host= answer
+	MaxListLimit     = 1000    // largest limit= accepted
+)
+
+// HandlerOptions configures [NewHandler]. The zero value is the default.
+type HandlerOptions struct {
+	// Token, when set, is required as "Authorization: Bearer <Token>" on
+	// every request except GET /healthz (compared in constant time). Empty:
+	// no authentication, which ListenAndServe allows on loopback only.
+	Token string
+	// MaxBody is the largest request body accepted, in bytes; a larger one
+	// is answered 413 and nothing is recorded. Default DefaultMaxBody (8 MiB).
+	MaxBody int64
+	// MaxBatch is the most documents one POST /v1/docid:batch may carry;
+	// more is answered 413. Default DefaultMaxBatch (1000).
+	MaxBatch int
+	// Logger receives one line per request that fails with a 5xx. nil
+	// discards.
+	Logger *slog.Logger
+}
+
+func (o HandlerOptions) withDefaults() HandlerOptions {
+	if o.MaxBody <= 0 {
+		o.MaxBody = DefaultMaxBody
+	}
+	if o.MaxBatch <= 0 {
+		o.MaxBatch = DefaultMaxBatch
+	}
+	if o.Logger == nil {
+		o.Logger = slog.New(slog.DiscardHandler)
+	}
+	return o
+}
+
+// handler is what NewHandler returns.
+type handler struct {
+	svc     *Service
+	db      *storage.DB
+	o       HandlerOptions
+	token   [sha256.Size]byte
+	mux     *http.ServeMux
+	metrics *metrics
+}
+
+// NewHandler returns the HTTP API over s (the docId service) and db (the
+// store queries). s may be nil (no POST routes: 503) and db may be nil (no
+// page or stats routes: 503), but not both. The handler is safe for
+// concurrent use.
+//
+// Routes (every answer is JSON except /metrics):
+//
+//	POST /v1/docid            one seed-004 document → Response
+//	POST /v1/docid:batch      a JSON array of documents, or JSON lines → {"status","results":[Response...]}, in order
+//	GET  /v1/pages?url=U      the URL's record and its document (U as recorded, or its canonical form)
+//	GET  /v1/pages?host=H[&prefix=P][&since=T][&until=T][&limit=N][&after=C][&text=1]  stored pages, a batch at a time
+//	GET  /v1/pages/{docId}    one stored document (add ?html=1 for its HTML)
+//	GET  /v1/pages/{docId}/urls  every URL recorded for the document
+//	GET  /v1/stats            the store's statistics, as `bloomcrawl query stats --json`
+//	GET  /metrics             Prometheus exposition
+//	GET  /healthz             {"status":"ok"}, never needs the token
+//
+// Errors answer {"status":"error","error":"..."}: 400 bad input, 401 missing
+// or wrong token, 404 unknown document or URL, 405 wrong method, 413 body or
+// batch too large, 500 a store failure, 503 a route whose backend is absent.
+func NewHandler(s *Service, db *storage.DB, o HandlerOptions) http.Handler {
+	if s == nil && db == nil {
+		panic("api: NewHandler: nil Service and nil DB")
+	}
+	h := &handler{svc: s, db: db, o: o.withDefaults(), mux: http.NewServeMux()}
+	if h.o.Token != "" {
+		h.token = sha256.Sum256([]byte(h.o.Token))
+	}
+	h.metrics = newMetrics(h)
+	h.route("POST /v1/docid", h.docID)
+	h.route("POST /v1/docid:batch", h.docIDBatch)
+	h.route("GET /v1/pages", h.pages)
+	h.route("GET /v1/pages/{docId}", h.page)
+	h.route("GET /v1/pages/{docId}/urls", h.pageURLs)
+	h.route("GET /v1/stats", h.stats)
+	h.mux.Handle("GET /metrics", h.metrics.instrument("/metrics", h.metrics.handler()))
+	h.route("GET /healthz", func(w http.ResponseWriter, r *http.Request) {
+		writeJSON(w, http.StatusOK, map[string]string{"status": "ok"})
+	})
+	return h
+}
+
+// route registers pattern with the request metrics around it.
+func (h *handler) route(pattern string, fn http.HandlerFunc) {
+	_, path, _ := strings.Cut(pattern, " ")
+	h.mux.Handle(pattern, h.metrics.instrument(path, fn))
+}
+
+// authenticated tells ListenAndServe that this handler checks a token.
+func (h *handler) authenticated() bool { return h.o.Token != "" }
+
+func (h *handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+	w.Header().Set("X-Content-Type-Options", "nosniff")
+	if h.o.Token != "" && r.URL.Path != "/healthz" && !h.authorized(r) {
+		w.Header().Set("WWW-Authenticate", `Bearer realm="bloomcrawl"`)
+		h.metrics.unauthorized.Inc()
+		writeError(w, http.StatusUnauthorized, "missing or wrong bearer token (send Authorization: Bearer <token>)")
+		return
+	}
+	if _, pattern := h.mux.Handler(r); pattern == "" {
+		// No route: ServeMux would answer 404 or 405 in plain text. Run its
+		// handler into a recorder to learn which (and the Allow header), and
+		// answer in JSON.
+		rec := &statusRecorder{header: http.Header{}}
+		h.mux.ServeHTTP(rec, r)
+		if allow := rec.header.Get("Allow"); allow != "" {
+			w.Header().Set("Allow", allow)
+		}
+		code := rec.code
+		if code == 0 {
+			code = http.StatusNotFound
+		}
+		msg := fmt.Sprintf("no route %s %s", r.Method, r.URL.Path)
+		if code == http.StatusMethodNotAllowed {
+			msg = fmt.Sprintf("method %s not allowed on %s (allowed: %s)", r.Method, r.URL.Path, rec.header.Get("Allow"))
+		}
+		h.metrics.observeUnrouted(code)
+		writeError(w, code, msg)
+		return
+	}
+	h.mux.ServeHTTP(w, r)
+}
+
+func (h *handler) authorized(r *http.Request) bool {
+	scheme, tok, ok := strings.Cut(r.Header.Get("Authorization"), " ")
+	if !ok || !strings.EqualFold(scheme, "Bearer") {
+		return false
+	}
+	got := sha256.Sum256([]byte(strings.TrimSpace(tok)))
+	return subtle.ConstantTimeCompare(got[:], h.token[:]) == 1
+}
+
+// statusRecorder captures the status and headers ServeMux's own 404/405
+// handlers write, discarding their plain-text body.
+type statusRecorder struct {
+	header http.Header
+	code   int
+}
+
+func (r *statusRecorder) Header() http.Header { return r.header }
+func (r *statusRecorder) WriteHeader(code int) {
+	if r.code == 0 {
+		r.code = code
+	}
+}
+func (r *statusRecorder) Write(b []byte) (int, error) {
+	if r.code == 0 {
+		r.code = http.StatusOK
+	}
+	return len(b), nil
+}
+
+// ---- POST /v1/docid, /v1/docid:batch
+
+func (h *handler) docID(w http.ResponseWriter, r *http.Request) {
+	if h.svc == nil {
+		writeError(w, http.StatusServiceUnavailable, "no docId service on this server")
+		return
+	}
+	body, ok := h.readBody(w, r)
+	if !ok {
+		return
+	}
+	req, err := decodeRequest(body, "request body")
+	if err != nil {
+		h.svc.invalid.Add(1)
+		writeError(w, http.StatusBadRequest, err.Error())
+		return
+	}
+	resp := h.svc.submit(r.Context(), req)
+	h.metrics.observeVerdict(resp)
+	code := resp.code
+	if code == 0 {
+		code = http.StatusOK
+	}
+	if code >= 500 {
+		h.o.Logger.Error("POST /v1/docid", "url", req.URL, "err", resp.Error)
+	}
+	writeJSON(w, code, resp)
+}
+
+// BatchResponse is the answer to POST /v1/docid:batch: one Response per
+// document, in the order sent. Status is "success" when every document
+// succeeded and "error" otherwise (the failing items say why).
+type BatchResponse struct {
+	Status  string     `json:"status"`
+	Count   int        `json:"count"`
+	Results []Response `json:"results"`
+}
+
+func (h *handler) docIDBatch(w http.ResponseWriter, r *http.Request) {
+	if h.svc == nil {
+		writeError(w, http.StatusServiceUnavailable, "no docId service on this server")
+		return
+	}
+	body, ok := h.readBody(w, r)
+	if !ok {
+		return
+	}
+	reqs, code, err := decodeBatch(body, h.o.MaxBatch)
+	if err != nil {
+		h.svc.invalid.Add(1)
+		writeError(w, code, err.Error())
+		return
+	}
+	out := BatchResponse{Status: StatusSuccess, Count: len(reqs), Results: make([]Response, len(reqs))}
+	for i, req := range reqs {
+		if err := r.Context().Err(); err != nil {
+			// The client went away: record no more. Items already answered
+			// stay recorded.
+			writeError(w, http.StatusServiceUnavailable, fmt.Sprintf("batch interrupted after %d of %d items: %v", i, len(reqs), err))
+			return
+		}
+		resp := h.svc.submit(r.Context(), req)
+		h.metrics.observeVerdict(resp)
+		if resp.Status != StatusSuccess {
+			out.Status = StatusError
+			resp.Error = fmt.Sprintf("item %d: %s", i+1, resp.Error)
+			h.o.Logger.Error("POST /v1/docid:batch", "item", i+1, "url", req.URL, "err", resp.Error)
+		}
+		out.Results[i] = resp
+	}
+	writeJSON(w, http.StatusOK, out)
+}
+
+// decodeBatch parses a batch body: a JSON array of objects, or JSON lines
+// (one object per non-blank line). Every item is parsed and validated before
+// anything is recorded; the first bad one rejects the batch with 400 naming
+// it. More than max items is 413.
+func decodeBatch(body []byte, max int) ([]Request, int, error) {
+	trimmed := bytes.TrimSpace(body)
+	if len(trimmed) == 0 {
+		return nil, http.StatusBadRequest, errors.New("request body: empty, want a JSON array of documents or JSON lines")
+	}
+	var reqs []Request
+	tooMany := func() (int, error) {
+		return http.StatusRequestEntityTooLarge, fmt.Errorf("batch: more than %d documents (the server's --max-batch); split it", max)
+	}
+	if trimmed[0] == '[' {
+		var raw []json.RawMessage
+		if err := json.Unmarshal(trimmed, &raw); err != nil {
+			return nil, http.StatusBadRequest, jsonError("request body (JSON array)", trimmed, err)
+		}
+		if len(raw) == 0 {
+			return nil, http.StatusBadRequest, errors.New("request body: empty array, want at least one document")
+		}
+		if len(raw) > max {
+			c, err := tooMany()
+			return nil, c, err
+		}
+		for i, item := range raw {
+			req, err := decodeRequest(item, fmt.Sprintf("item %d", i+1))
+			if err != nil {
+				return nil, http.StatusBadRequest, err
+			}
+			reqs = append(reqs, req)
+		}
+		return reqs, 0, nil
+	}
+	sc := bufio.NewScanner(bytes.NewReader(trimmed))
+	sc.Buffer(make([]byte, 0, 64<<10), len(trimmed)+1)
+	line := 0
+	for sc.Scan() {
+		line++
+		text := bytes.TrimSpace(sc.Bytes())
+		if len(text) == 0 {
+			continue
+		}
+		if len(reqs) == max {
+			c, err := tooMany()
+			return nil, c, err
+		}
+		req, err := decodeRequest(text, fmt.Sprintf("line %d", line))
+		if err != nil {
+			return nil, http.StatusBadRequest, err
+		}
+		reqs = append(reqs, req)
+	}
+	if err := sc.Err(); err != nil {
+		return nil, http.StatusBadRequest, fmt.Errorf("request body: line %d: %v", line+1, err)
+	}
+	return reqs, 0, nil
+}
+
+// readBody reads the whole body under the size limit. On failure it has
+// already answered (413 over the limit, 400 otherwise).
+func (h *handler) readBody(w http.ResponseWriter, r *http.Request) ([]byte, bool) {
+	if ct := r.Header.Get("Content-Type"); ct != "" {
+		mt, _, _ := strings.Cut(ct, ";")
+		mt = strings.TrimSpace(strings.ToLower(mt))
+		if mt != "application/json" && mt != "application/x-ndjson" && mt != "application/jsonl" &&
+			mt != "application/json-seq" && mt != "text/plain" && !strings.HasSuffix(mt, "+json") {
+			writeError(w, http.StatusUnsupportedMediaType, fmt.Sprintf("Content-Type %q: want application/json (or application/x-ndjson for a batch)", ct))
+			return nil, false
+		}
+	}
+	body, err := io.ReadAll(http.MaxBytesReader(w, r.Body, h.o.MaxBody))
+	if err != nil {
+		var mbe *http.MaxBytesError
+		if errors.As(err, &mbe) {
+			writeError(w, http.StatusRequestEntityTooLarge, fmt.Sprintf("request body: larger than %d bytes (the server's --max-body)", mbe.Limit))
+			return nil, false
+		}
+		writeError(w, http.StatusBadRequest, fmt.Sprintf("request body: %v", err))
+		return nil, false
+	}
+	return body, true
+}
+
+// ---- GET /v1/pages...
+
+// PageJSON is a stored page as the API shows it; the field names and
+// spelling are those of `bloomcrawl query --json` (docIds and fingerprints
+// as 16 hex digits). Text and HTML are present only when asked for (and
+// TextBytes/HTMLBytes only when the bodies were read).
+type PageJSON struct {
+	DocID       string    `json:"doc_id"`
+	URL         string    `json:"url"`
+	FinalURL    string    `json:"final_url,omitempty"`
+	Status      int       `json:"status"`
+	ContentType string    `json:"content_type,omitempty"`
+	FetchedAt   time.Time `json:"fetched_at"`
+	Title       string    `json:"title"`
+	TitleFP     string    `json:"title_fp"`
+	ContentFP   string    `json:"content_fp"`
+	FPFlags     uint8     `json:"fp_flags"`
+	Depth       int       `json:"depth"`
+	Referrer    string    `json:"referrer,omitempty"`
+	TextBytes   int       `json:"text_bytes,omitempty"`
+	HTMLBytes   int       `json:"html_bytes,omitempty"`
+	Text        string    `json:"text,omitempty"`
+	HTML        string    `json:"html,omitempty"`
+}
+
+// URLJSON is a URL's record as the API shows it (the spelling of
+// `bloomcrawl query url --json`): the document it maps to and how that was
+// decided.
+type URLJSON struct {
+	URL         string    `json:"url"`
+	DocID       string    `json:"doc_id,omitempty"` // absent: no document (fetch error, non-HTML)
+	Duplicate   bool      `json:"duplicate"`
+	Reason      string    `json:"reason,omitempty"`
+	Distance    int       `json:"distance"`
+	Status      int       `json:"status"`
+	ContentType string    `json:"content_type,omitempty"`
+	FetchedAt   time.Time `json:"fetched_at"`
+	Err         string    `json:"error,omitempty"`
+}
+
+// pageJSON converts p, with its text only when text and its HTML only when
+// html.
+func pageJSON(p storage.Page, text, html bool) PageJSON {
+	j := PageJSON{
+		DocID: storage.FormatDocID(p.DocID), URL: p.URL, FinalURL: p.FinalURL, Status: p.Status,
+		ContentType: p.ContentType, FetchedAt: p.FetchedAt, Title: p.Title,
+		TitleFP: storage.FormatDocID(p.TitleFP), ContentFP: storage.FormatDocID(p.ContentFP),
+		FPFlags: p.FPFlags, Depth: p.Depth, Referrer: p.Referrer,
+		TextBytes: len(p.Text), HTMLBytes: len(p.HTML),
+	}
+	if text {
+		j.Text = p.Text
+	}
+	if html {
+		j.HTML = string(p.HTML)
+	}
+	return j
+}
+
+func urlJSON(u storage.URLRecord) URLJSON {
+	j := URLJSON{URL: u.URL, Duplicate: u.Duplicate, Reason: u.Reason, Distance: u.Distance,
+		Status: u.Status, ContentType: u.ContentType, FetchedAt: u.FetchedAt, Err: u.Err}
+	if u.DocID != 0 {
+		j.DocID = storage.FormatDocID(u.DocID)
+	}
+	return j
+}
+
+func (h *handler) needDB(w http.ResponseWriter) bool {
+	if h.db == nil {
+		writeError(w, http.StatusServiceUnavailable, "no store on this server")
+		return false
+	}
+	return true
+}
+
+// storeError answers err from a store query: 404 for storage.ErrNotFound,
+// 500 otherwise.
+func (h *handler) storeError(w http.ResponseWriter, r *http.Request, what string, err error) {
+	if errors.Is(err, storage.ErrNotFound) {
+		writeError(w, http.StatusNotFound, what+": not found")
+		return
+	}
+	h.o.Logger.Error(r.Method+" "+r.URL.Path, "what", what, "err", err)
+	writeError(w, http.StatusInternalServerError, fmt.Sprintf("%s: %v", what, err))
+}
+
+// flag reads a boolean query parameter: absent = def.
+func flag(q url.Values, name string, def bool) (bool, error) {
+	v := q.Get(name)
+	if v == "" {
+		return def, nil
+	}
+	b, err := strconv.ParseBool(v)
+	if err != nil {
+		return false, fmt.Errorf("%s=%q: want true or false (1 or 0)", name, v)
+	}
+	return b, nil
+}
+
+// PageAnswer is the answer to GET /v1/pages?url=U: the URL's record and the
+// document it maps to (absent when the URL has no document, e.g. a fetch
+// error).
+type PageAnswer struct {
+	Status string    `json:"status"`
+	URL    URLJSON   `json:"url_record"`
+	Page   *PageJSON `json:"page,omitempty"`
+}
+
+// ListAnswer is the answer to GET /v1/pages?host=H: up to limit pages in the
+// store's order, and the cursor to pass as after= for the next ones (empty
+// on the last batch).
+type ListAnswer struct {
+	Status string     `json:"status"`
+	Count  int        `json:"count"`
+	Pages  []PageJSON `json:"pages"`
+	Next   string     `json:"next,omitempty"`
+}
+
+func (h *handler) pages(w http.ResponseWriter, r *http.Request) {
+	if !h.needDB(w) {
+		return
+	}
+	q, err := url.ParseQuery(r.URL.RawQuery)
+	if err != nil {
+		writeError(w, http.StatusBadRequest, fmt.Sprintf("query string: %v", err))
+		return
+	}
+	text, err := flag(q, "text", q.Get("url") != "")
+	if err != nil {
+		writeError(w, http.StatusBadRequest, err.Error())
+		return
+	}
+	html, err := flag(q, "html", false)
+	if err != nil {
+		writeError(w, http.StatusBadRequest, err.Error())
+		return
+	}
+	if u := q.Get("url"); u != "" {
+		for _, k := range []string{"host", "prefix", "since", "until", "after", "limit"} {
+			if q.Has(k) {
+				writeError(w, http.StatusBadRequest, "url= looks up one URL; it does not combine with "+k+"=")
+				return
+			}
+		}
+		p, rec, err := h.db.PageByURL(u)
+		if errors.Is(err, storage.ErrNotFound) && rec.URL == "" {
+			// URLs are recorded canonical; try U's canonical form.
+			if c, cerr := urlfilter.Canonicalize(nil, u); cerr == nil && c.String() != u {
+				p, rec, err = h.db.PageByURL(c.String())
+			}
+		}
+		if err != nil && !(errors.Is(err, storage.ErrNotFound) && rec.URL != "") {
+			h.storeError(w, r, "url "+strconv.Quote(u), err)
+			return
+		}
+		// A URL recorded without a document (a fetch error, a non-HTML
+		// answer) is still an answer: its record, and no page.
+		ans := PageAnswer{Status: StatusSuccess, URL: urlJSON(rec)}
+		if err == nil {
+			pj := pageJSON(p, text, html)
+			ans.Page = &pj
+		}
+		writeJSON(w, http.StatusOK, ans)
+		return
+	}
+	o := storage.ListOptions{Host: q.Get("host"), Prefix: q.Get("prefix"), Limit: DefaultListLimit, After: q.Get("after"), Bodies: text || html}
+	for _, t := range []struct {
+		name string
+		dst  *time.Time
+	}{{"since", &o.Since}, {"until", &o.Until}} {
+		if v := q.Get(t.name); v != "" {
+			if *t.dst, err = time.Parse(time.RFC3339Nano, v); err != nil {
+				writeError(w, http.StatusBadRequest, fmt.Sprintf("%s=%q: want an RFC 3339 time such as 2026-11-22T03:00:00Z", t.name, v))
+				return
+			}
+		}
+	}
+	if o.Host == "" && o.Prefix == "" && o.Since.IsZero() && o.Until.IsZero() {
+		writeError(w, http.StatusBadRequest, "GET /v1/pages needs url=U, or host=H, prefix=P, since=T or until=T to list")
+		return
+	}
+	if s := q.Get("limit"); s != "" {
+		n, err := strconv.Atoi(s)
+		if err != nil || n < 1 || n > MaxListLimit {
+			writeError(w, http.StatusBadRequest, fmt.Sprintf("limit=%q: want an integer from 1 to %d", s, MaxListLimit))
+			return
+		}
+		o.Limit = n
+	}
+	list, next, err := h.db.List(o)
+	if err != nil {
+		// storage has no sentinel for a bad cursor; its message says so.
+		if o.After != "" && strings.Contains(err.Error(), "bad cursor") {
+			writeError(w, http.StatusBadRequest, fmt.Sprintf("after=%q: not a cursor from a previous answer with the same host, prefix, since and until", o.After))
+			return
+		}
+		h.storeError(w, r, "list pages", err)
+		return
+	}
+	ans := ListAnswer{Status: StatusSuccess, Count: len(list), Pages: make([]PageJSON, 0, len(list)), Next: next}
+	for _, p := range list {
+		ans.Pages = append(ans.Pages, pageJSON(p, text, html))
+	}
+	writeJSON(w, http.StatusOK, ans)
+}
+
+// PageByIDAnswer is the answer to GET /v1/pages/{docId}.
+type PageByIDAnswer struct {
+	Status string   `json:"status"`
+	Page   PageJSON `json:"page"`
+}
+
+// URLsAnswer is the answer to GET /v1/pages/{docId}/urls.
+type URLsAnswer struct {
+	Status string    `json:"status"`
+	DocID  string    `json:"doc_id"`
+	Count  int       `json:"count"`
+	URLs   []URLJSON `json:"urls"`
+}
+
+func (h *handler) page(w http.ResponseWriter, r *http.Request) {
+	if !h.needDB(w) {
+		return
+	}
+	id, err := ParseDocID(r.PathValue("docId"))
+	if err != nil {
+		writeError(w, http.StatusBadRequest, err.Error())
+		return
+	}
+	q, err := url.ParseQuery(r.URL.RawQuery)
+	if err != nil {
+		writeError(w, http.StatusBadRequest, fmt.Sprintf("query string: %v", err))
+		return
+	}
+	text, err := flag(q, "text", true)
+	if err != nil {
+		writeError(w, http.StatusBadRequest, err.Error())
+		return
+	}
+	html, err := flag(q, "html", false)
+	if err != nil {
+		writeError(w, http.StatusBadRequest, err.Error())
+		return
+	}
+	p, err := h.db.Page(id)
+	if err != nil {
+		h.storeError(w, r, "docId "+storage.FormatDocID(id), err)
+		return
+	}
+	writeJSON(w, http.StatusOK, PageByIDAnswer{Status: StatusSuccess, Page: pageJSON(p, text, html)})
+}
+
+func (h *handler) pageURLs(w http.ResponseWriter, r *http.Request) {
+	if !h.needDB(w) {
+		return
+	}
+	id, err := ParseDocID(r.PathValue("docId"))
+	if err != nil {
+		writeError(w, http.StatusBadRequest, err.Error())
+		return
+	}
+	recs, err := h.db.URLs(id)
+	if err == nil && len(recs) == 0 {
+		err = storage.ErrNotFound
+	}
+	if err != nil {
+		h.storeError(w, r, "docId "+storage.FormatDocID(id), err)
+		return
+	}
+	ans := URLsAnswer{Status: StatusSuccess, DocID: storage.FormatDocID(id), Count: len(recs), URLs: make([]URLJSON, 0, len(recs))}
+	for _, u := range recs {
+		ans.URLs = append(ans.URLs, urlJSON(u))
+	}
+	writeJSON(w, http.StatusOK, ans)
+}
+
+// ---- GET /v1/stats
+
+func (h *handler) stats(w http.ResponseWriter, r *http.Request) {
+	if !h.needDB(w) {
+		return
+	}
+	st, err := h.db.Stats()
+	if err != nil {
+		h.storeError(w, r, "stats", err)
+		return
+	}
+	writeJSON(w, http.StatusOK, st)
+}
+
+// ---- JSON helpers
+
+func writeJSON(w http.ResponseWriter, code int, v any) {
+	b, err := json.Marshal(v)
+	if err != nil {
+		code = http.StatusInternalServerError
+		b, _ = json.Marshal(map[string]string{"status": StatusError, "error": "encode answer: " + err.Error()})
+	}
+	w.Header().Set("Content-Type", "application/json; charset=utf-8")
+	w.Header().Set("Content-Length", strconv.Itoa(len(b)+1))
+	w.WriteHeader(code)
+	w.Write(append(b, '\n'))
+}
+
+// ErrorAnswer is the body of every error answer.
+type ErrorAnswer struct {
+	Status string `json:"status"` // always "error"
+	Error  string `json:"error"`
+}
+
+func writeError(w http.ResponseWriter, code int, msg string) {
+	writeJSON(w, code, ErrorAnswer{Status: StatusError, Error: msg})
+}

@@ -1,0 +1,214 @@
+package api
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"log/slog"
+	"net/http"
+	"sync/atomic"
+	"time"
+
+	"github.com/bloomcrawl/bloomcrawl/contentdedup"
+	"github.com/bloomcrawl/bloomcrawl/storage"
+)
+
+// ServiceOptions configures a [Service]. The zero value (or nil) is the
+// default.
+type ServiceOptions struct {
+	// Restored says the Deduper already holds the store's dedup index (the
+	// crawler rebuilt it), so NewService must not read the store again.
+	// Default false: NewService rebuilds the index from the store.
+	Restored bool
+	// Now returns the time recorded as a document's FetchedAt. Default
+	// time.Now.
+	Now func() time.Time
+	// Logger receives one line per failed commit. nil discards.
+	Logger *slog.Logger
+}
+
+// Service is the seed-004 document-id service: it decides with a
+// contentdedup.Deduper and records with a storage.DB. It is safe for
+// concurrent use; the Deduper makes each decision atomically, so two
+// concurrent near-identical documents get one docId.
+type Service struct {
+	dedup *contentdedup.Deduper
+	db    *storage.DB // nil: decide only, record nothing
+	now   func() time.Time
+	log   *slog.Logger
+
+	// Counters since start, by outcome; read by Counts and the metrics.
+	good, duplicate, failed, invalid atomic.Uint64
+}
+
+// NewService returns a Service that decides with d and records in db. db may
+// be nil: the service then decides and answers but records nothing (an
+// in-memory docId service that forgets everything on exit).
+//
+// Unless o.Restored is set, NewService rebuilds d's index from db: every
+// stored document's fingerprints (contentdedup.RestoreDoc) and every
+// recorded URL → docId (contentdedup.RestoreURL), so that a restarted
+// service gives the same answers as before. It returns an error if the store
+// cannot be read, or if ctx is cancelled during the rebuild.
+func NewService(ctx context.Context, d *contentdedup.Deduper, db *storage.DB, o *ServiceOptions) (*Service, error) {
+	if d == nil {
+		return nil, errors.New("api: NewService: nil Deduper")
+	}
+	if o == nil {
+		o = &ServiceOptions{}
+	}
+	s := &Service{dedup: d, db: db, now: o.Now, log: o.Logger}
+	if s.now == nil {
+		s.now = time.Now
+	}
+	if s.log == nil {
+		s.log = slog.New(slog.DiscardHandler)
+	}
+	if db != nil && !o.Restored {
+		if err := Restore(ctx, d, db); err != nil {
+			return nil, err
+		}
+	}
+	return s, nil
+}
+
+// Restore loads everything db knows into d's index: the fingerprints of every
+// stored document, then every URL that maps to a document (new documents and
+// duplicates alike). It is what NewService does at start-up; the crawler may
+// call it to share the code. Cancelling ctx stops it with ctx.Err().
+func Restore(ctx context.Context, d *contentdedup.Deduper, db *storage.DB) error {
+	n := 0
+	err := db.ForEachFingerprint(func(docID uint64, url string, titleFP, contentFP uint64, flags uint8) error {
+		if n++; n%4096 == 0 && ctx.Err() != nil {
+			return ctx.Err()
+		}
+		d.RestoreDoc(docID, url, contentdedup.Signature{Title: titleFP, Content: contentFP, Flags: flags})
+		return nil
+	})
+	if err != nil {
+		return fmt.Errorf("api: restore dedup index: fingerprints: %w", err)
+	}
+	err = db.ForEachURL(func(r storage.URLRecord) error {
+		if n++; n%4096 == 0 && ctx.Err() != nil {
+			return ctx.Err()
+		}
+		if r.DocID != 0 {
+			d.RestoreURL(r.URL, r.DocID)
+		}
+		return nil
+	})
+	if err != nil {
+		return fmt.Errorf("api: restore dedup index: urls: %w", err)
+	}
+	return nil
+}
+
+// Submit decides req and records it, and returns the seed-004 answer. It
+// never panics on bad input: an invalid request (see [Request.Validate])
+// answers Status "error" and records nothing.
+//
+// The document is decided and recorded under its canonical URL (see
+// urlfilter.Canonicalize: "HTTP://Example.com:80/a?utm_source=x#top" is
+// "http://example.com/a"), as the crawler records fetched pages, so that a
+// submitted article and a crawled page with the same URL meet.
+//
+// Recording, in one storage transaction:
+//   - a new document → a storage.Page {URL, Title, Text = content, FetchedAt,
+//     the verdict's fingerprints} (storage adds URL → docId, the host and
+//     time indexes and the fingerprint entry);
+//   - a near-duplicate by title or content → a storage.URLRecord {URL, docId,
+//     Duplicate, Reason, Distance};
+//   - a URL already recorded (reason "url") → nothing new.
+//
+// If the commit fails, the answer has Status "error" (and the Deduper keeps
+// the decision; see the package Caveats). ctx bounds the commit.
+func (s *Service) Submit(ctx context.Context, req Request) Response {
+	if err := req.Validate(); err != nil {
+		s.invalid.Add(1)
+		return Response{ID: req.ID, Status: StatusError, Error: err.Error(), code: http.StatusBadRequest}
+	}
+	return s.submit(ctx, req)
+}
+
+// submit is Submit for a request already validated.
+func (s *Service) submit(ctx context.Context, req Request) Response {
+	u, err := req.canonicalURL()
+	if err != nil { // validated before: cannot happen
+		s.invalid.Add(1)
+		return Response{ID: req.ID, Status: StatusError, Error: err.Error(), code: http.StatusBadRequest}
+	}
+	v := s.dedup.Check(u, req.Title, req.Content)
+	resp := Response{
+		ID:           req.ID,
+		DocID:        storage.FormatDocID(v.DocID),
+		FilterStatus: FilterGood,
+		FilterReason: string(v.Reason),
+		Status:       StatusSuccess,
+	}
+	if v.Duplicate {
+		resp.FilterStatus = FilterDuplicate
+		resp.MatchURL = v.MatchURL
+		dist := v.Distance
+		resp.Distance = &dist
+	}
+	if s.db != nil {
+		if c, ok := s.commitFor(u, req, v); ok {
+			if _, err := s.db.Commit(ctx, c); err != nil {
+				s.failed.Add(1)
+				s.log.Error("record document", "url", u, "docId", resp.DocID, "err", err)
+				return Response{ID: req.ID, Status: StatusError,
+					Error: fmt.Sprintf("record %s as %s: %v", u, resp.DocID, err),
+					code:  http.StatusInternalServerError}
+			}
+		}
+	}
+	if v.Duplicate {
+		s.duplicate.Add(1)
+	} else {
+		s.good.Add(1)
+	}
+	return resp
+}
+
+// commitFor returns the storage commit that records verdict v for req, and
+// false when there is nothing new to record.
+func (s *Service) commitFor(u string, req Request, v contentdedup.Verdict) (storage.Commit, bool) {
+	now := s.now().UTC()
+	switch {
+	case !v.Duplicate:
+		return storage.Commit{Page: &storage.Page{
+			DocID:     v.DocID,
+			URL:       u,
+			FetchedAt: now,
+			Title:     req.Title,
+			Text:      req.Content,
+			TitleFP:   v.Sig.Title,
+			ContentFP: v.Sig.Content,
+			FPFlags:   v.Sig.Flags,
+		}}, true
+	case v.Reason == "url":
+		// The URL is already recorded (as a page or a duplicate); writing a
+		// duplicate record over it would turn a page's own URL into a
+		// "duplicate of itself".
+		return storage.Commit{}, false
+	default:
+		return storage.Commit{URL: &storage.URLRecord{
+			URL:       u,
+			DocID:     v.DocID,
+			Duplicate: true,
+			Reason:    string(v.Reason),
+			Distance:  v.Distance,
+			FetchedAt: now,
+		}}, true
+	}
+}
+
+// Counts reports how many requests Submit has answered since the service
+// started, by outcome: new documents, duplicates, commit failures and invalid
+// requests. Safe for concurrent use.
+func (s *Service) Counts() (good, duplicate, failed, invalid uint64) {
+	return s.good.Load(), s.duplicate.Load(), s.failed.Load(), s.invalid.Load()
+}
+
+// Len is the number of documents in the dedup index.
+func (s *Service) Len() int { return s.dedup.Len() }

@@ -1,0 +1,106 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"log/slog"
+	"net"
+	"os"
+
+	"github.com/bloomcrawl/bloomcrawl/api"
+	"github.com/bloomcrawl/bloomcrawl/contentdedup"
+	"github.com/bloomcrawl/bloomcrawl/storage"
+)
+
+func init() {
+	register(command{
+		name:    "serve",
+		summary: "serve the HTTP API: seed-004 docId service, stored pages, stats, metrics",
+		run:     runServe,
+	})
+}
+
+func runServe(ctx context.Context, args []string, stdout, stderr io.Writer) error {
+	fs := newFlagSet("serve", "serve --store DIR [--addr 127.0.0.1:8080] [--token T] [--threshold K] [--max-body BYTES] [--max-batch N]", stderr)
+	store := fs.String("store", "", "store directory (created if missing; required)")
+	addr := fs.String("addr", "127.0.0.1:8080", "listen address host:port; a non-loopback host needs --token")
+	token := fs.String("token", "", "bearer token required on every request except /healthz (default $BLOOMCRAWL_TOKEN)")
+	threshold := fs.Int("threshold", contentdedup.DefaultThreshold, fmt.Sprintf("SimHash Hamming distance at or below which documents are near-duplicates (0 = exact only .. %d)", contentdedup.MaxThreshold))
+	maxBody := fs.Int64("max-body", api.DefaultMaxBody, "largest request body in bytes (413 above)")
+	maxBatch := fs.Int("max-batch", api.DefaultMaxBatch, "most documents in one POST /v1/docid:batch (413 above)")
+	if err := parseFlags(fs, args); err != nil {
+		return err
+	}
+	if fs.NArg() > 0 {
+		return usagef("unexpected argument %q", fs.Arg(0))
+	}
+	if *store == "" {
+		return usagef("--store DIR is required")
+	}
+	if *token == "" {
+		*token = os.Getenv("BLOOMCRAWL_TOKEN")
+	}
+	if *threshold < 0 || *threshold > contentdedup.MaxThreshold {
+		return usagef("--threshold %d: want 0..%d", *threshold, contentdedup.MaxThreshold)
+	}
+	if *maxBody <= 0 {
+		return usagef("--max-body %d: want a positive number of bytes", *maxBody)
+	}
+	if *maxBatch <= 0 {
+		return usagef("--max-batch %d: want a positive count", *maxBatch)
+	}
+	// Refuse a public address without a token before the slow start-up
+	// (dictionary load, index rebuild).
+	if err := api.CheckAddr(*addr, *token != ""); err != nil {
+		if errors.Is(err, api.ErrNeedToken) {
+			return usagef("--addr %s is not a loopback address: pass --token T (or set BLOOMCRAWL_TOKEN) so that clients must send \"Authorization: Bearer T\"", *addr)
+		}
+		return usagef("--addr: %v", err)
+	}
+	log := slog.New(slog.NewTextHandler(stderr, nil))
+
+	db, err := storage.Open(*store, nil)
+	if err != nil {
+		return fmt.Errorf("open store %s: %w", *store, err)
+	}
+	closed := false
+	defer func() {
+		if !closed {
+			db.Close()
+		}
+	}()
+	k := *threshold
+	if k == 0 {
+		k = contentdedup.ThresholdExact // contentdedup reads 0 as "default"
+	}
+	d, err := contentdedup.New(contentdedup.Options{Threshold: k})
+	if err != nil {
+		return err
+	}
+	svc, err := api.NewService(ctx, d, db, &api.ServiceOptions{Logger: log})
+	if err != nil {
+		return err
+	}
+	h := api.NewHandler(svc, db, api.HandlerOptions{
+		Token: *token, MaxBody: *maxBody, MaxBatch: *maxBatch, Logger: log,
+	})
+	err = api.ListenAndServe(ctx, *addr, h, api.ServerOptions{
+		Logger: log,
+		OnListen: func(a net.Addr) {
+			fmt.Fprintf(stdout, "bloomcrawl serve: %d documents indexed from %s; listening on http://%s/ (Ctrl-C stops)\n", svc.Len(), *store, a)
+		},
+	})
+	if err != nil {
+		return err
+	}
+	// Every request has finished: close the store before saying so.
+	closed = true
+	if err := db.Close(); err != nil {
+		return fmt.Errorf("close store %s: %w", *store, err)
+	}
+	good, dup, failed, invalid := svc.Counts()
+	fmt.Fprintf(stdout, "bloomcrawl serve: stopped; answered %d new, %d duplicate, %d failed, %d invalid documents; store %s closed\n", good, dup, failed, invalid, *store)
+	return nil
+}
