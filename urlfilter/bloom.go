@@ -149,8 +149,8 @@ func (b *blocked) block(h uint64) []uint64 {
 	return b.words[i : i+8 : i+8]
 }
 
-func (b *blocked) test(h uint64) bool {
-	blk := b.block(h)
+// masks returns, for each of the block's 8 words, the bits of the key.
+func (b *blocked) masks(h uint64) (m [8]uint64) {
 	g := mix64(h)
 	for i := 0; i < b.k; i++ {
 		if i > 0 && i%7 == 0 {
@@ -158,23 +158,32 @@ func (b *blocked) test(h uint64) bool {
 		}
 		p := g & 511
 		g >>= 9
-		if atomic.LoadUint64(&blk[p>>6])&(1<<(p&63)) == 0 {
-			return false
-		}
+		m[p>>6] |= 1 << (p & 63)
 	}
-	return true
+	return m
+}
+
+// test checks all 8 words of the block without an early exit: the only
+// data-dependent branch is the final answer (almost always "no" for fresh
+// keys, so well predicted), which lets the CPU overlap the cache misses of
+// consecutive calls.
+func (b *blocked) test(h uint64) bool {
+	blk := b.block(h)
+	m := b.masks(h)
+	var miss uint64
+	for j := range m {
+		miss |= m[j] &^ atomic.LoadUint64(&blk[j])
+	}
+	return miss == 0
 }
 
 func (b *blocked) set(h uint64) {
 	blk := b.block(h)
-	g := mix64(h)
-	for i := 0; i < b.k; i++ {
-		if i > 0 && i%7 == 0 {
-			g = mix64(g)
+	m := b.masks(h)
+	for j := range m {
+		if m[j] != 0 {
+			atomic.OrUint64(&blk[j], m[j])
 		}
-		p := g & 511
-		g >>= 9
-		atomic.OrUint64(&blk[p>>6], 1<<(p&63))
 	}
 }
 

@@ -23,7 +23,7 @@ import (
 // never saturates it.
 type chain struct {
 	mu       sync.RWMutex // shared for TestAndAdd, exclusive for rotation
-	gens     []Filter     // ring
+	gens     []layer      // ring: fixed filters (count mode) or scalable ones (time mode)
 	started  []int64      // unix nanos when each generation became active
 	active   int
 	perGen   uint64 // count mode: keys per generation (0 = time mode only)
@@ -39,7 +39,7 @@ func newChainShell(o Options) *chain {
 	if o.Window > 0 {
 		c.perGen = (o.Window + uint64(o.Generations) - 2) / uint64(o.Generations-1)
 	}
-	c.gens = make([]Filter, o.Generations)
+	c.gens = make([]layer, o.Generations)
 	c.started = make([]int64, o.Generations)
 	return c
 }
@@ -60,9 +60,9 @@ func (c *chain) genTarget() float64 {
 	return -math.Expm1(math.Log1p(-c.o.TargetFP) / float64(c.o.Generations))
 }
 
-func (c *chain) newGen() Filter {
+func (c *chain) newGen() layer {
 	if c.perGen > 0 {
-		return newFixed(c.o.Layer, c.perGen, c.genTarget(), c.o.BitsPerKey)
+		return newFixed(c.o.Layer, c.perGen, c.genTarget(), c.o.BitsPerKey).(layer)
 	}
 	o := c.o
 	o.TargetFP = c.genTarget()
@@ -70,10 +70,11 @@ func (c *chain) newGen() Filter {
 }
 
 func (c *chain) Test(key string) bool {
+	h := hashKey(key)
 	c.mu.RLock()
 	defer c.mu.RUnlock()
 	for _, g := range c.gens {
-		if g.Test(key) {
+		if g.test(h) {
 			return true
 		}
 	}
@@ -84,32 +85,26 @@ func (c *chain) TestAndAdd(key string) bool {
 	if c.period > 0 {
 		c.rotateIfDue()
 	}
+	h := hashKey(key)
 	c.mu.RLock()
 	for i, g := range c.gens {
-		if i != c.active && g.Test(key) {
+		if i != c.active && g.test(h) {
 			c.mu.RUnlock()
 			return true
 		}
 	}
 	g := c.gens[c.active]
-	seen := g.TestAndAdd(key)
+	seen := g.testAndAddHash(h)
 	var full bool
 	if !seen && c.perGen > 0 {
-		full = keysOf(g) >= c.perGen
+		n, _ := g.load()
+		full = n >= c.perGen
 	}
 	c.mu.RUnlock()
 	if full {
 		c.rotateIfDue()
 	}
 	return seen
-}
-
-func keysOf(f Filter) uint64 {
-	if l, ok := f.(layer); ok {
-		n, _ := l.load()
-		return n
-	}
-	return f.Stats().Keys
 }
 
 // rotateIfDue clears the oldest generation and makes it active, as often as
@@ -138,7 +133,7 @@ func (c *chain) rotateIfDue() {
 }
 
 func (c *chain) due() bool {
-	if c.perGen > 0 && keysOf(c.gens[c.active]) >= c.perGen {
+	if n, _ := c.gens[c.active].load(); c.perGen > 0 && n >= c.perGen {
 		return true
 	}
 	return c.period > 0 && c.now().UnixNano()-c.started[c.active] >= int64(c.period)

@@ -35,13 +35,41 @@ type ReplayFilter struct {
 // that filter's own cost. It stops early with ctx's error when ctx is done.
 func Replay(ctx context.Context, keys iter.Seq[string], filters []ReplayFilter) ([]ReplayResult, error) {
 	var stream []string
-	var isNew []bool
-	truth := newExact()
 	for k := range keys {
 		stream = append(stream, k)
-		isNew = append(isNew, !truth.TestAndAdd(k))
+	}
+	return ReplaySlice(ctx, stream, filters)
+}
+
+// CountDistinct returns the number of distinct keys in stream, so filters
+// can be sized for a stream before ReplaySlice.
+func CountDistinct(stream []string) uint64 {
+	seen := make(map[string]struct{}, len(stream)/2)
+	for _, k := range stream {
+		seen[k] = struct{}{}
+	}
+	return uint64(len(seen))
+}
+
+// ReplaySlice is Replay over a stream already in memory.
+func ReplaySlice(ctx context.Context, stream []string, filters []ReplayFilter) ([]ReplayResult, error) {
+	return ReplayClock(ctx, stream, filters, nil)
+}
+
+// ReplayClock is ReplaySlice timing TestNs with clock (nil = wall time), for
+// example the calling thread's CPU time on a shared, loaded machine.
+func ReplayClock(ctx context.Context, stream []string, filters []ReplayFilter, clock func() time.Duration) ([]ReplayResult, error) {
+	if clock == nil {
+		t0 := time.Now()
+		clock = func() time.Duration { return time.Since(t0) }
+	}
+	isNew := make([]bool, len(stream))
+	truth := newExact()
+	for i, k := range stream {
+		isNew[i] = !truth.TestAndAdd(k)
 	}
 	distinct := truth.keys.Load()
+	truth = nil
 	out := make([]ReplayResult, 0, len(filters))
 	for _, rf := range filters {
 		r := ReplayResult{Name: rf.Name, Tested: uint64(len(stream)), Distinct: distinct}
@@ -57,7 +85,7 @@ func Replay(ctx context.Context, keys iter.Seq[string], filters []ReplayFilter) 
 			hi := min(lo+chunk, len(stream))
 			// Time the chunk as a whole; bookkeeping between chunks is
 			// excluded, the comparison inside is a few ns.
-			start := time.Now()
+			start := clock()
 			for i := lo; i < hi; i++ {
 				seen := f.TestAndAdd(stream[i])
 				if isNew[i] {
@@ -68,7 +96,7 @@ func Replay(ctx context.Context, keys iter.Seq[string], filters []ReplayFilter) 
 					r.Forgotten++
 				}
 			}
-			elapsed += time.Since(start)
+			elapsed += clock() - start
 			// The predicted rate at each distinct key's fill, by the
 			// trapezoid rule over the chunk.
 			var fresh int

@@ -61,8 +61,9 @@ func (s *scalable) newLayer(i int) layer {
 	return newFixed(s.o.layer, c, eps, bpk).(layer)
 }
 
-func (s *scalable) Test(key string) bool {
-	h := hashKey(key)
+func (s *scalable) Test(key string) bool { return s.test(hashKey(key)) }
+
+func (s *scalable) test(h uint64) bool {
 	for _, l := range *s.layers.Load() {
 		if l.test(h) {
 			return true
@@ -71,8 +72,9 @@ func (s *scalable) Test(key string) bool {
 	return false
 }
 
-func (s *scalable) TestAndAdd(key string) bool {
-	h := hashKey(key)
+func (s *scalable) TestAndAdd(key string) bool { return s.testAndAddHash(hashKey(key)) }
+
+func (s *scalable) testAndAddHash(h uint64) bool {
 	s.mu.RLock()
 	ls := *s.layers.Load()
 	last := len(ls) - 1
@@ -103,6 +105,16 @@ func (s *scalable) grow(last int) {
 	}
 	nl := append(append(make([]layer, 0, len(ls)+1), ls...), s.newLayer(len(ls)))
 	s.layers.Store(&nl)
+}
+
+func (s *scalable) load() (uint64, uint64) {
+	var n, c uint64
+	for _, l := range *s.layers.Load() {
+		ln, lc := l.load()
+		n += ln
+		c += lc
+	}
+	return n, c
 }
 
 func (s *scalable) Stats() Stats {

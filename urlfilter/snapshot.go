@@ -439,12 +439,11 @@ func decodeFilter(d *dec, depth int) Filter {
 		c.active = int(active)
 		for i := range c.gens {
 			c.started[i] = int64(d.u64("chain generation start"))
-			c.gens[i] = decodeFilter(d, depth+1)
-			if d.err == nil {
-				if _, isChain := c.gens[i].(*chain); isChain {
-					d.fail("chain generation %d is a chain", i)
-				}
+			g, ok := decodeFilter(d, depth+1).(layer)
+			if d.err == nil && !ok {
+				d.fail("chain generation %d is not a Bloom filter", i)
 			}
+			c.gens[i] = g
 		}
 		if d.err != nil {
 			return nil
