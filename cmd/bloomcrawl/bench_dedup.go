@@ -1,0 +1,285 @@
+package main
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"io/fs"
+	"math/rand/v2"
+	"net/url"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+	"text/tabwriter"
+	"time"
+	"unicode"
+
+	"github.com/bloomcrawl/bloomcrawl/contentdedup"
+	"github.com/bloomcrawl/bloomcrawl/contentdedup/dedupeval"
+	"github.com/bloomcrawl/bloomcrawl/crawler"
+)
+
+func init() {
+	registerBench(command{
+		name:    "dedup",
+		summary: "near-duplicate precision/recall (en, zh) vs exact Jaccard ground truth, SimHash vs naive baseline",
+		run:     runBenchDedup,
+	})
+}
+
+// defaultDedupCorpora are the lab corpora the accuracy figures come from.
+const defaultDedupCorpora = "/tmp/corpora/python311,/tmp/corpora/rust,/tmp/corpora/handbook/zh-CN,/tmp/corpora/handbook/zh-TW,/tmp/corpora/lilypond,/tmp/corpora/faq,/tmp/corpora/maintguide,/tmp/corpora/kicad,/tmp/corpora/edu"
+
+func runBenchDedup(ctx context.Context, args []string, stdout, stderr io.Writer) error {
+	fset := newFlagSet("bench dedup", "bench dedup [--corpus DIR[,DIR...]] [--pages N] [--variants V] [--seed S] [-v]", stderr)
+	corpus := fset.String("corpus", defaultDedupCorpora, "comma-separated HTML trees to take pages from (walked recursively, *.html)")
+	pages := fset.Int("pages", 400, "at most this many original pages per language (a seeded sample)")
+	variants := fset.Int("variants", 5, "near-duplicate variants made of each page")
+	seed := fset.Uint64("seed", 1, "seed of the page sample, the variants and the order")
+	minWords := fset.Int("min-words", 150, "skip pages with fewer ground-truth words (a Han character is a word)")
+	threshold := fset.Int("threshold", 3, "Hamming distance for SimHash matches (0..6)")
+	sweep := fset.Bool("sweep", true, "also print the short-text sweep that sets the exact-hash length")
+	verbose := fset.Bool("v", false, "print the false merges and missed pairs of the default method")
+	if err := parseFlags(fset, args); err != nil {
+		return err
+	}
+	if *pages < 2 || *variants < 1 {
+		return usagef("--pages must be >= 2 and --variants >= 1")
+	}
+	if *threshold < 0 || *threshold > contentdedup.MaxThreshold {
+		return usagef("--threshold %d: must be 0..%d", *threshold, contentdedup.MaxThreshold)
+	}
+	start := time.Now()
+	en, zh, err := loadDedupPages(ctx, strings.Split(*corpus, ","), *minWords)
+	if err != nil {
+		return err
+	}
+	fmt.Fprintf(stdout, "bench dedup: %d English and %d Chinese pages with >= %d words in %s (%.1fs)\n",
+		len(en), len(zh), *minWords, *corpus, time.Since(start).Seconds())
+	if err := contentdedup.LoadDictionary(); err != nil {
+		return err
+	}
+	k := *threshold
+	optK := k
+	if k == 0 {
+		optK = contentdedup.ThresholdExact
+	}
+	fp := func(shingle int, w contentdedup.Weighting) contentdedup.FingerprintParams {
+		return contentdedup.FingerprintParams{Shingle: shingle, Weight: w}
+	}
+	methods := []dedupMethod{
+		{name: "naive: word/char features, raw tf, d<=3, linear scan", naive: true},
+		{name: "words tf", o: contentdedup.Options{Threshold: optK, NoTitleStep: true, Fingerprint: fp(1, contentdedup.WeightTF)}},
+		{name: "words log", o: contentdedup.Options{Threshold: optK, NoTitleStep: true, Fingerprint: fp(1, contentdedup.WeightLog)}},
+		{name: "2sh log", o: contentdedup.Options{Threshold: optK, NoTitleStep: true, Fingerprint: fp(2, contentdedup.WeightLog)}},
+		{name: "words log + title 8", o: contentdedup.Options{Threshold: optK, TitleContentThreshold: 8, Fingerprint: fp(1, contentdedup.WeightLog)}},
+		{name: "words log + title 12", dflt: true, o: contentdedup.Options{Threshold: optK, TitleContentThreshold: 12, Fingerprint: fp(1, contentdedup.WeightLog)}},
+		{name: "words log + title 16", o: contentdedup.Options{Threshold: optK, TitleContentThreshold: 16, Fingerprint: fp(1, contentdedup.WeightLog)}},
+		{name: "words log + title 20", o: contentdedup.Options{Threshold: optK, TitleContentThreshold: 20, Fingerprint: fp(1, contentdedup.WeightLog)}},
+		{name: "2sh log + title 16", o: contentdedup.Options{Threshold: optK, TitleContentThreshold: 16, Fingerprint: fp(2, contentdedup.WeightLog)}},
+		{name: "words log + title alone", o: contentdedup.Options{Threshold: optK, TitleContentThreshold: 64, Fingerprint: fp(1, contentdedup.WeightLog)}},
+	}
+	for _, lang := range []struct {
+		name  string
+		pages []dedupeval.Doc
+	}{{"en", en}, {"zh", zh}} {
+		if err := ctx.Err(); err != nil {
+			return err
+		}
+		if len(lang.pages) < 2 {
+			fmt.Fprintf(stdout, "\n%s: fewer than 2 pages, skipped\n", lang.name)
+			continue
+		}
+		r := rand.New(rand.NewPCG(*seed, 1))
+		ps := slices.Clone(lang.pages)
+		r.Shuffle(len(ps), func(i, j int) { ps[i], ps[j] = ps[j], ps[i] })
+		ps = ps[:min(*pages, len(ps))]
+		docs := dedupeval.NewGenerator(lang.name, *seed).Generate(ps, *variants)
+		sets := make([][]uint64, len(docs))
+		bytes := 0
+		for i, d := range docs {
+			sets[i] = dedupeval.Shingles(d.Text, 4)
+			bytes += len(d.Text)
+		}
+		truth := dedupeval.PairsAbove(sets, 0.9)
+		fmt.Fprintf(stdout, "\n%s: %d pages + %d variants = %d documents (%.1f MB), %d pairs, %d with Jaccard >= 0.9\n",
+			lang.name, len(ps), len(docs)-len(ps), len(docs), float64(bytes)/1e6, len(docs)*(len(docs)-1)/2, len(truth))
+		tw := tabwriter.NewWriter(stdout, 2, 8, 2, ' ', tabwriter.AlignRight)
+		fmt.Fprintln(tw, "method\tprecision\trecall\tmerged pairs\tJ<0.5 merged\tJ>=0.9 missed\tclusters\tseconds\t")
+		for _, m := range methods {
+			t0 := time.Now()
+			labels, err := m.run(docs, k)
+			if err != nil {
+				return err
+			}
+			s := dedupeval.Evaluate(m.name, labels, sets, truth)
+			fmt.Fprintf(tw, "%s\t%.4f\t%.4f\t%d\t%d\t%d\t%d\t%.2f\t\n", m.name, s.Precision, s.Recall,
+				s.Merged, s.Merged-s.MergedGood, s.Truth-s.TruthMerged, s.Clusters, time.Since(t0).Seconds())
+			if *verbose && m.dflt {
+				tw.Flush()
+				for _, p := range s.FalseMerges {
+					fmt.Fprintf(stdout, "  false merge J=%.3f: %s [%s] ~ %s [%s]\n", p.Jaccard, docs[p.I].URL, docs[p.I].Ops, docs[p.J].URL, docs[p.J].Ops)
+				}
+				for _, p := range s.MissedTruths {
+					fmt.Fprintf(stdout, "  missed J=%.3f: %s [%s] ~ %s [%s]\n", p.Jaccard, docs[p.I].URL, docs[p.I].Ops, docs[p.J].URL, docs[p.J].Ops)
+				}
+			}
+		}
+		tw.Flush()
+		if *sweep {
+			if err := shortTextSweep(stdout, lang.name, ps, *seed, k); err != nil {
+				return err
+			}
+		}
+	}
+	return nil
+}
+
+// dedupMethod is one row of the table.
+type dedupMethod struct {
+	name  string
+	naive bool
+	dflt  bool
+	o     contentdedup.Options
+}
+
+// run returns one docId per document, documents processed in order.
+func (m dedupMethod) run(docs []dedupeval.Doc, k int) ([]uint64, error) {
+	if m.naive {
+		fps := make([]uint64, len(docs))
+		for i, d := range docs {
+			fps[i] = dedupeval.NaiveFingerprint(d.Text)
+		}
+		return dedupeval.LinearCluster(fps, k), nil
+	}
+	d, err := contentdedup.New(m.o)
+	if err != nil {
+		return nil, err
+	}
+	labels := make([]uint64, len(docs))
+	for i, doc := range docs {
+		labels[i] = d.Check(doc.URL, doc.Title, doc.Text).DocID
+	}
+	return labels, nil
+}
+
+// shortTextSweep measures, for texts of n words, how often SimHash merges
+// two windows that differ in one word (whose ground-truth Jaccard is below
+// 0.5 for short n: a merge there is a precision error) and how often it
+// merges unrelated windows of the same page: the figures that set
+// contentdedup.MinSimHashTokens.
+func shortTextSweep(w io.Writer, lang string, pages []dedupeval.Doc, seed uint64, k int) error {
+	tok, err := contentdedup.NewTokenizer()
+	if err != nil {
+		return err
+	}
+	r := rand.New(rand.NewPCG(seed, 2))
+	fmt.Fprintf(w, "%s short-text sweep (SimHash of 2-shingles, d<=%d; 2000 pairs per row):\n", lang, k)
+	tw := tabwriter.NewWriter(w, 2, 8, 2, ' ', tabwriter.AlignRight)
+	fmt.Fprintln(tw, "words\tone-word edit: merged\tof which J<0.5\tunrelated windows: merged\t")
+	p := contentdedup.FingerprintParams{MinTokens: -1}
+	for _, n := range []int{5, 10, 15, 20, 30, 50, 100} {
+		var editMerged, editBad, otherMerged int
+		for i := 0; i < 2000; i++ {
+			words := tok.Tokens(nil, pages[r.IntN(len(pages))].Text)
+			if len(words) < 2*n+1 {
+				continue
+			}
+			off := r.IntN(len(words) - 2*n)
+			a := slices.Clone(words[off : off+n])
+			b := slices.Clone(a)
+			b[r.IntN(n)] = "zzedit"
+			c := words[off+n : off+2*n]
+			fa, _, _ := p.Fingerprint(a)
+			fb, _, _ := p.Fingerprint(b)
+			fc, _, _ := p.Fingerprint(c)
+			if contentdedup.Hamming(fa, fb) <= k {
+				editMerged++
+				if dedupeval.Jaccard(dedupeval.Shingles(strings.Join(a, " "), 4), dedupeval.Shingles(strings.Join(b, " "), 4)) < 0.5 {
+					editBad++
+				}
+			}
+			if contentdedup.Hamming(fa, fc) <= k {
+				otherMerged++
+			}
+		}
+		fmt.Fprintf(tw, "%d\t%.4f\t%.4f\t%.4f\t\n", n, float64(editMerged)/2000, float64(editBad)/2000, float64(otherMerged)/2000)
+	}
+	return tw.Flush()
+}
+
+// loadDedupPages extracts title and main text (with the crawler's own
+// extraction) from every *.html under dirs, and sorts them by language: a
+// page is Chinese when at least a third of its letters are Han characters,
+// English when nearly all its letters are ASCII and "the" is common.
+func loadDedupPages(ctx context.Context, dirs []string, minWords int) (en, zh []dedupeval.Doc, err error) {
+	seen := map[string]bool{}
+	for _, dir := range dirs {
+		dir = strings.TrimSpace(dir)
+		if dir == "" {
+			continue
+		}
+		root, err := filepath.EvalSymlinks(dir)
+		if err != nil {
+			return nil, nil, fmt.Errorf("bench dedup: corpus %s: %w", dir, err)
+		}
+		err = filepath.WalkDir(root, func(path string, de fs.DirEntry, err error) error {
+			if err != nil {
+				return err
+			}
+			if de.IsDir() || !strings.HasSuffix(path, ".html") {
+				return nil
+			}
+			if err := ctx.Err(); err != nil {
+				return err
+			}
+			body, err := os.ReadFile(path)
+			if err != nil {
+				return err
+			}
+			u := &url.URL{Scheme: "file", Path: path}
+			doc, err := crawler.Extract(body, "text/html", false, u)
+			if err != nil {
+				return nil // not a page we can use; the corpus has a few
+			}
+			if seen[doc.Text] {
+				return nil // identical text already taken (the corpora have copies)
+			}
+			seen[doc.Text] = true
+			words := dedupeval.Words(doc.Text)
+			if len(words) < minWords {
+				return nil
+			}
+			d := dedupeval.Doc{URL: u.String(), Title: doc.Title, Text: doc.Text}
+			han, ascii, letters := 0, 0, 0
+			for _, r := range doc.Text {
+				if unicode.IsLetter(r) {
+					letters++
+					if unicode.Is(unicode.Han, r) {
+						han++
+					} else if r < 128 {
+						ascii++
+					}
+				}
+			}
+			the := 0
+			for _, w := range words {
+				if w == "the" {
+					the++
+				}
+			}
+			switch {
+			case han*3 >= letters:
+				zh = append(zh, d)
+			case ascii*100 >= letters*99 && the*50 >= len(words):
+				en = append(en, d)
+			}
+			return nil
+		})
+		if err != nil {
+			return nil, nil, fmt.Errorf("bench dedup: read corpus %s: %w", dir, err)
+		}
+	}
+	return en, zh, nil
+}

@@ -1,0 +1,195 @@
+package main
+
+import (
+	"bufio"
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+
+	"github.com/bloomcrawl/bloomcrawl/api"
+	"github.com/bloomcrawl/bloomcrawl/contentdedup"
+)
+
+func init() {
+	register(command{
+		name:    "dedup",
+		summary: "assign docIds to JSON-lines documents on stdin (seed-004 batch service)",
+		run:     runDedup,
+	})
+}
+
+// dedupStdin is where 'bloomcrawl dedup' reads from; tests replace it.
+var dedupStdin io.Reader = os.Stdin
+
+// defaultMaxLine is the longest input line 'bloomcrawl dedup' accepts.
+const defaultMaxLine = 16 << 20
+
+func runDedup(ctx context.Context, args []string, stdout, stderr io.Writer) error {
+	fs := newFlagSet("dedup", "dedup [--threshold K] [--in FILE] < requests.jsonl > answers.jsonl", stderr)
+	threshold := fs.Int("threshold", contentdedup.DefaultThreshold, "largest Hamming distance between content fingerprints that counts as a near-duplicate (0..6)")
+	in := fs.String("in", "-", `read requests from FILE ("-" = stdin)`)
+	maxLine := fs.Int("max-line", defaultMaxLine, "longest accepted input line in bytes (a longer line gets an error answer)")
+	if err := parseFlags(fs, args); err != nil {
+		return err
+	}
+	if fs.NArg() > 0 {
+		return usagef("unexpected argument %q (requests come on stdin or --in)", fs.Arg(0))
+	}
+	if *threshold < 0 || *threshold > contentdedup.MaxThreshold {
+		return usagef("--threshold %d: must be 0..%d", *threshold, contentdedup.MaxThreshold)
+	}
+	if *maxLine < 1 {
+		return usagef("--max-line %d: must be positive", *maxLine)
+	}
+	r := dedupStdin
+	if *in != "-" {
+		f, err := os.Open(*in)
+		if err != nil {
+			return err
+		}
+		defer f.Close()
+		r = f
+	}
+	k := *threshold
+	if k == 0 {
+		k = contentdedup.ThresholdExact
+	}
+	d, err := contentdedup.New(contentdedup.Options{Threshold: k})
+	if err != nil {
+		return err
+	}
+	svc, err := api.NewService(ctx, d, nil, nil)
+	if err != nil {
+		return err
+	}
+	_, err = dedupLines(ctx, svc, r, stdout, *maxLine)
+	return err
+}
+
+// dedupCounts sums up one dedupLines run.
+type dedupCounts struct{ Lines, Good, Duplicate, Errors int }
+
+// dedupLines answers every line of r with exactly one JSON line on w, in
+// order: svc's answer to the request on that line, or
+// {"status":"error","error":"line N: ..."} for a line that is not a JSON
+// object, is not a valid request, or is longer than maxLine bytes. Blank
+// lines are errors too (every line gets its answer). It stops early only if
+// ctx is cancelled or r or w fail. svc decides; with a store behind it, it
+// also records (this is the function a --store option reuses).
+func dedupLines(ctx context.Context, svc *api.Service, r io.Reader, w io.Writer, maxLine int) (dedupCounts, error) {
+	var c dedupCounts
+	br := bufio.NewReaderSize(r, 1<<20)
+	bw := bufio.NewWriterSize(w, 1<<16)
+	enc := json.NewEncoder(bw)
+	enc.SetEscapeHTML(false)
+	var line []byte
+	for {
+		if err := ctx.Err(); err != nil {
+			bw.Flush()
+			return c, err
+		}
+		// Flush before a read that may block, so that an interactive
+		// caller sees each answer.
+		if br.Buffered() == 0 {
+			if err := bw.Flush(); err != nil {
+				return c, err
+			}
+		}
+		var tooLong bool
+		var err error
+		line, tooLong, err = readLine(br, line[:0], maxLine)
+		if err == io.EOF && len(line) == 0 && !tooLong {
+			break
+		}
+		if err != nil && err != io.EOF {
+			bw.Flush()
+			return c, fmt.Errorf("read line %d: %w", c.Lines+1, err)
+		}
+		c.Lines++
+		var resp api.Response
+		switch req, perr := parseDedupLine(line, tooLong, maxLine); {
+		case perr != nil:
+			resp = api.Response{Status: api.StatusError, Error: fmt.Sprintf("line %d: %v", c.Lines, perr)}
+		default:
+			resp = svc.Submit(ctx, req)
+			if resp.Status != api.StatusSuccess {
+				resp.Error = fmt.Sprintf("line %d: %s", c.Lines, resp.Error)
+			}
+		}
+		switch {
+		case resp.Status != api.StatusSuccess:
+			c.Errors++
+		case resp.FilterStatus == api.FilterDuplicate:
+			c.Duplicate++
+		default:
+			c.Good++
+		}
+		if err := enc.Encode(resp); err != nil {
+			return c, fmt.Errorf("write answer to line %d: %w", c.Lines, err)
+		}
+		if err == io.EOF {
+			break
+		}
+	}
+	return c, bw.Flush()
+}
+
+// parseDedupLine decodes one request line.
+func parseDedupLine(line []byte, tooLong bool, maxLine int) (api.Request, error) {
+	var req api.Request
+	if tooLong {
+		return req, fmt.Errorf("longer than %d bytes (--max-line)", maxLine)
+	}
+	trimmed := bytes.TrimSpace(line)
+	if len(trimmed) == 0 {
+		return req, errors.New("empty line, want a JSON object")
+	}
+	dec := json.NewDecoder(bytes.NewReader(trimmed))
+	if err := dec.Decode(&req); err != nil {
+		var syn *json.SyntaxError
+		var typ *json.UnmarshalTypeError
+		switch {
+		case errors.As(err, &syn):
+			return req, fmt.Errorf("invalid JSON at byte %d: %v", syn.Offset, err)
+		case errors.As(err, &typ):
+			return req, fmt.Errorf("want a JSON object with string fields: %v", err)
+		case errors.Is(err, io.ErrUnexpectedEOF):
+			return req, errors.New("invalid JSON: truncated")
+		default:
+			return req, fmt.Errorf("invalid JSON: %v", err)
+		}
+	}
+	if dec.More() {
+		return req, fmt.Errorf("invalid JSON: unexpected data after the object at byte %d", dec.InputOffset()+1)
+	}
+	return req, nil
+}
+
+// readLine appends the next line of br (without its line ending) to buf. If
+// the line is longer than max bytes, the rest of it is read and dropped and
+// tooLong is true. err is io.EOF after the last line.
+func readLine(br *bufio.Reader, buf []byte, max int) (line []byte, tooLong bool, err error) {
+	for {
+		chunk, err := br.ReadSlice('\n')
+		if !tooLong {
+			if len(buf)+len(chunk) > max+2 { // +2: the line ending is not counted
+				tooLong = true
+				buf = buf[:0]
+			} else {
+				buf = append(buf, chunk...)
+			}
+		}
+		if err == bufio.ErrBufferFull {
+			continue
+		}
+		buf = bytes.TrimRight(buf, "\r\n")
+		if !tooLong && len(buf) > max {
+			tooLong, buf = true, buf[:0]
+		}
+		return buf, tooLong, err
+	}
+}
