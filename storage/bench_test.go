@@ -62,12 +62,22 @@ func benchPage(i int) *Page {
 	p := genPage(uint64(i) + 1)
 	real, _ := benchHTML()
 	if len(real) > 0 {
-		html := real[i%len(real)]
-		p.HTML = html
-		p.Text = strings.Join(strings.Fields(tagRe.ReplaceAllString(string(html), " ")), " ")
+		p.HTML = real[i%len(real)]
+		p.Text = benchText()[i%len(real)]
 	}
 	return p
 }
+
+// benchText is the tag-stripped text of each benchHTML page (a stand-in
+// for the crawler's main-text extraction).
+var benchText = sync.OnceValue(func() []string {
+	real, _ := benchHTML()
+	texts := make([]string, len(real))
+	for i, html := range real {
+		texts[i] = strings.Join(strings.Fields(tagRe.ReplaceAllString(string(html), " ")), " ")
+	}
+	return texts
+})
 
 func dirBytes(tb testing.TB, dir string) int64 {
 	var n int64
@@ -155,16 +165,23 @@ func BenchmarkCommit(b *testing.B) {
 }
 
 // lookupStore is a store of benchLookupPages pages, built once per test
-// binary (it takes a minute or two).
+// binary (it takes a minute or two), or kept in BLOOMCRAWL_BENCH_STORE
+// and reused by later runs.
 var lookupStore = sync.OnceValues(func() (string, error) {
-	dir, err := os.MkdirTemp("", "bloomcrawl-bench-lookup-")
-	if err != nil {
-		return "", err
+	dir := os.Getenv("BLOOMCRAWL_BENCH_STORE") // kept, and reused when complete
+	if dir == "" {
+		var err error
+		if dir, err = os.MkdirTemp("", "bloomcrawl-bench-lookup-"); err != nil {
+			return "", err
+		}
+		lookupDir = dir // removed by TestMain
 	}
-	lookupDir = dir // removed by TestMain
 	db, err := Open(dir, &Options{GCInterval: -1})
 	if err != nil {
 		return "", err
+	}
+	if st, err := db.Stats(); err == nil && st.Pages == benchLookupPages {
+		return dir, db.Close()
 	}
 	var wg sync.WaitGroup
 	var next atomic.Int64

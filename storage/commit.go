@@ -299,15 +299,23 @@ func putURL(txn *badger.Txn, r *URLRecord) error {
 	return nil
 }
 
+// maxMetaBytes bounds one meta value: values live in the value log,
+// whose files are 256 MiB.
+const maxMetaBytes = 128 << 20
+
 // PutMeta stores val under key in the meta namespace (filter snapshots,
-// crawl state), replacing any earlier value. key must not be empty. Values
-// above a few MiB should be split by the caller (ErrTooLarge).
+// crawl state), atomically replacing any earlier value. key must not be
+// empty; val may be up to 128 MiB (larger: ErrTooLarge). Replaced values
+// are reclaimed by value-log GC. Safe for concurrent use.
 func (db *DB) PutMeta(key string, val []byte) error {
 	if err := db.writable(); err != nil {
 		return err
 	}
 	if key == "" {
 		return errors.New("storage: PutMeta: empty key")
+	}
+	if len(val) > maxMetaBytes {
+		return fmt.Errorf("put meta %q (%d bytes, limit %d): %w", key, len(val), maxMetaBytes, ErrTooLarge)
 	}
 	err := db.bdb.Update(func(txn *badger.Txn) error { return txn.Set(metaKey(key), val) })
 	switch {

@@ -109,17 +109,17 @@ func runQuery(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 // cleanly (a crawl was killed) is recovered by one read-write open first.
 func openForQuery(dir string) (*storage.DB, error) {
 	db, err := storage.Open(dir, &storage.Options{ReadOnly: true})
-	if errors.Is(err, storage.ErrNeedsRecovery) {
-		rw, err := storage.Open(dir, nil)
-		if err != nil {
-			return nil, err
-		}
-		if err := rw.Close(); err != nil {
-			return nil, err
-		}
-		db, err = storage.Open(dir, &storage.Options{ReadOnly: true})
+	if !errors.Is(err, storage.ErrNeedsRecovery) {
+		return db, err
 	}
-	return db, err
+	rw, err := storage.Open(dir, nil)
+	if err != nil {
+		return nil, err
+	}
+	if err := rw.Close(); err != nil {
+		return nil, err
+	}
+	return storage.Open(dir, &storage.Options{ReadOnly: true})
 }
 
 func (q *queryCmd) printJSON(v any) error {
