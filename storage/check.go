@@ -4,6 +4,8 @@ import (
 	"bytes"
 	"errors"
 	"fmt"
+	"os"
+	"path/filepath"
 
 	"github.com/dgraph-io/badger/v4"
 )
@@ -25,7 +27,7 @@ const maxProblems = 20
 // page decodes (bodies included) and has exactly its fingerprint, URL,
 // host and time index entries; every index entry points at a stored
 // page; every URL record decodes and its docId index entry exists and
-// vice versa. It reads every page, so it takes time linear in the store's
+// vice versa; every meta blob file referenced exists. It reads every page, so it takes time linear in the store's
 // size. The error lists up to 20 problems and wraps ErrCorrupt.
 func (db *DB) Check() (CheckReport, error) {
 	var rep CheckReport
@@ -148,6 +150,15 @@ func (db *DB) Check() (CheckReport, error) {
 				bad("docId index %016x lists %q, whose record maps to %016x", id, u, r.DocID)
 			}
 		})
+		refs, err := referencedBlobs(txn)
+		if err != nil {
+			bad("%v", err)
+		}
+		for name := range refs {
+			if _, err := os.Stat(filepath.Join(db.dir, blobDir, name)); err != nil {
+				bad("meta blob %s: %v", name, err)
+			}
+		}
 		return nil
 	})
 	if err != nil {

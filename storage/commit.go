@@ -299,14 +299,17 @@ func putURL(txn *badger.Txn, r *URLRecord) error {
 	return nil
 }
 
-// maxMetaBytes bounds one meta value: values live in the value log,
-// whose files are 256 MiB.
-const maxMetaBytes = 128 << 20
+// maxMetaBytes bounds one meta value (values from 256 KiB up are kept
+// as files, read whole into memory).
+const maxMetaBytes = 1 << 30
 
 // PutMeta stores val under key in the meta namespace (filter snapshots,
-// crawl state), atomically replacing any earlier value. key must not be
-// empty; val may be up to 128 MiB (larger: ErrTooLarge). Replaced values
-// are reclaimed by value-log GC. Safe for concurrent use.
+// crawl state), atomically replacing any earlier value: GetMeta returns
+// the old or the new value, never a mix, also after a crash. key must not
+// be empty; val may be up to 1 GiB (larger: ErrTooLarge). Values of 256
+// KiB and more are kept as checksummed files in DIR/blobs, so that a
+// snapshot replaced every few minutes frees its space at once (see
+// blob.go). Safe for concurrent use.
 func (db *DB) PutMeta(key string, val []byte) error {
 	if err := db.writable(); err != nil {
 		return err
@@ -317,15 +320,39 @@ func (db *DB) PutMeta(key string, val []byte) error {
 	if len(val) > maxMetaBytes {
 		return fmt.Errorf("put meta %q (%d bytes, limit %d): %w", key, len(val), maxMetaBytes, ErrTooLarge)
 	}
-	err := db.bdb.Update(func(txn *badger.Txn) error { return txn.Set(metaKey(key), val) })
-	switch {
-	case err == nil:
-		return nil
-	case errors.Is(err, badger.ErrTxnTooBig):
-		return fmt.Errorf("put meta %q (%d bytes): %w", key, len(val), ErrTooLarge)
-	default:
+	db.metaMu.Lock()
+	defer db.metaMu.Unlock()
+	var ref blobRef
+	if len(val) >= blobMin {
+		var err error
+		if ref, err = db.writeBlob(val); err != nil {
+			return fmt.Errorf("put meta %q: write blob: %w", key, err)
+		}
+	}
+	var oldBlob bool
+	err := db.bdb.Update(func(txn *badger.Txn) error {
+		_, err := txn.Get(blobRefKey(key))
+		oldBlob = err == nil
+		if len(val) >= blobMin {
+			if err := txn.Delete(metaKey(key)); err != nil {
+				return err
+			}
+			return txn.Set(blobRefKey(key), encodeBlobRef(ref))
+		}
+		if err := txn.Delete(blobRefKey(key)); err != nil {
+			return err
+		}
+		return txn.Set(metaKey(key), val)
+	})
+	if err != nil {
 		return fmt.Errorf("put meta %q: %w", key, err)
 	}
+	if oldBlob || len(val) >= blobMin {
+		if err := db.removeUnreferencedBlobs(); err != nil {
+			return fmt.Errorf("put meta %q: remove replaced blob: %w", key, err)
+		}
+	}
+	return nil
 }
 
 // DeleteMeta removes key from the meta namespace; a missing key is not an
@@ -334,8 +361,18 @@ func (db *DB) DeleteMeta(key string) error {
 	if err := db.writable(); err != nil {
 		return err
 	}
-	if err := db.bdb.Update(func(txn *badger.Txn) error { return txn.Delete(metaKey(key)) }); err != nil {
+	db.metaMu.Lock()
+	defer db.metaMu.Unlock()
+	if err := db.bdb.Update(func(txn *badger.Txn) error {
+		if err := txn.Delete(metaKey(key)); err != nil {
+			return err
+		}
+		return txn.Delete(blobRefKey(key))
+	}); err != nil {
 		return fmt.Errorf("delete meta %q: %w", key, err)
+	}
+	if err := db.removeUnreferencedBlobs(); err != nil {
+		return fmt.Errorf("delete meta %q: remove blob: %w", key, err)
 	}
 	return nil
 }

@@ -55,6 +55,8 @@ type DB struct {
 	queueSeq *badger.Sequence // nil when read-only
 	traceSeq *badger.Sequence
 
+	metaMu sync.Mutex // serialises PutMeta/DeleteMeta (blob files)
+
 	stopGC chan struct{}
 	gcDone chan struct{}
 
@@ -200,6 +202,11 @@ func finishOpen(dir string, opts Options, bdb *badger.DB) (_ *DB, err error) {
 		if db.traceSeq, err = bdb.GetSequence(keySeqTrace, 1000); err != nil {
 			db.queueSeq.Release()
 			return nil, err
+		}
+		if err := db.removeUnreferencedBlobs(); err != nil {
+			db.queueSeq.Release()
+			db.traceSeq.Release()
+			return nil, fmt.Errorf("remove unreferenced blobs: %w", err)
 		}
 		db.stopGC = make(chan struct{})
 		db.gcDone = make(chan struct{})

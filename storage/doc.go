@@ -30,7 +30,9 @@
 //	t <unixnano> <docID>       fetch-time index (list by time range)
 //	q <seq>                    pending frontier queue entry
 //	r <seq>                    URL trace chunk (zstd-compressed, newline-separated URLs)
-//	m <key>                    caller metadata (PutMeta/GetMeta: filter snapshots, crawl state)
+//	m <key>                    caller metadata below 256 KiB (PutMeta/GetMeta: crawl state)
+//	b <key>                    reference (SHA-256, size) to a meta value of 256 KiB or more,
+//	                           kept as the file DIR/blobs/<sha256>.blob (filter snapshots)
 //
 // Every page has exactly one p, f, c, h and t entry, written in the same
 // transaction; [DB.Check] verifies that invariant.

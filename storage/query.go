@@ -276,7 +276,11 @@ func (db *DB) Stats() (Stats, error) {
 		if s.TraceChunks, err = count(nsTrace, nil); err != nil {
 			return err
 		}
-		s.MetaKeys, err = count(nsMeta, nil)
+		if s.MetaKeys, err = count(nsMeta, nil); err != nil {
+			return err
+		}
+		blobs, err := count(nsBlobRef, nil)
+		s.MetaKeys += blobs
 		return err
 	})
 	if err != nil {

@@ -81,20 +81,46 @@ func (db *DB) ForEachTrace(fn func(url string) error) error {
 // GetMeta returns the value stored under key by PutMeta, or an error
 // wrapping ErrNotFound.
 func (db *DB) GetMeta(key string) ([]byte, error) {
+	b, err := db.getMeta(key)
+	if errors.Is(err, ErrCorrupt) && !db.opts.ReadOnly {
+		// A concurrent PutMeta may have replaced the value and removed
+		// its blob file between our two reads; PutMeta holds metaMu.
+		db.metaMu.Lock()
+		defer db.metaMu.Unlock()
+		return db.getMeta(key)
+	}
+	return b, err
+}
+
+func (db *DB) getMeta(key string) ([]byte, error) {
 	var val []byte
+	var ref *blobRef
 	err := db.bdb.View(func(txn *badger.Txn) error {
 		item, err := txn.Get(metaKey(key))
-		if err != nil {
+		if err == nil {
+			val, err = item.ValueCopy([]byte{})
 			return err
 		}
-		val, err = item.ValueCopy(nil)
-		return err
+		if !errors.Is(err, badger.ErrKeyNotFound) {
+			return err
+		}
+		if item, err = txn.Get(blobRefKey(key)); err != nil {
+			return err
+		}
+		return item.Value(func(v []byte) error {
+			r, err := decodeBlobRef(key, v)
+			ref = &r
+			return err
+		})
 	})
 	if errors.Is(err, badger.ErrKeyNotFound) {
 		return nil, fmt.Errorf("meta %q: %w", key, ErrNotFound)
 	}
 	if err != nil {
 		return nil, fmt.Errorf("storage: get meta %q: %w", key, err)
+	}
+	if ref != nil {
+		return db.readBlob(key, *ref)
 	}
 	return val, nil
 }
