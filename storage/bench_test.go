@@ -96,8 +96,12 @@ func dirBytes(tb testing.TB, dir string) int64 {
 // record, two queue entries and a trace chunk per Commit), and after
 // Close the bytes on disk per page against the raw HTML size.
 func BenchmarkCommit(b *testing.B) {
-	for _, workers := range []int{1, 4} {
-		b.Run(fmt.Sprintf("workers=%d", workers), func(b *testing.B) {
+	for _, bc := range []struct {
+		workers int
+		level   string
+	}{{1, "default"}, {4, "default"}, {4, "fastest"}, {4, "better"}} {
+		workers := bc.workers
+		b.Run(fmt.Sprintf("workers=%d/zstd=%s", workers, bc.level), func(b *testing.B) {
 			_, src := benchHTML()
 			b.Logf("source: %s", src)
 			pages := make([]*Page, b.N)
@@ -108,7 +112,7 @@ func BenchmarkCommit(b *testing.B) {
 				rawText += int64(len(pages[i].Text))
 			}
 			dir := b.TempDir()
-			db, err := Open(dir, &Options{GCInterval: -1})
+			db, err := Open(dir, &Options{GCInterval: -1, Compression: bc.level})
 			if err != nil {
 				b.Fatal(err)
 			}

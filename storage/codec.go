@@ -30,14 +30,11 @@ const (
 const compressMin = 128
 
 var (
-	zenc = sync.OnceValue(func() *zstd.Encoder {
-		e, err := zstd.NewWriter(nil, zstd.WithEncoderLevel(zstd.SpeedDefault), zstd.WithEncoderConcurrency(1))
-		if err != nil {
-			panic("storage: zstd encoder: " + err.Error())
-		}
-		return e
-	})
-	zdec = sync.OnceValue(func() *zstd.Decoder {
+	// zencs holds one shared encoder per zstd level (EncodeAll is safe
+	// for concurrent use).
+	zencs   [zstd.SpeedBestCompression + 1]*zstd.Encoder
+	zencsMu sync.Mutex
+	zdec    = sync.OnceValue(func() *zstd.Decoder {
 		d, err := zstd.NewReader(nil, zstd.WithDecoderConcurrency(0), zstd.WithDecoderMaxMemory(1<<30))
 		if err != nil {
 			panic("storage: zstd decoder: " + err.Error())
@@ -46,10 +43,27 @@ var (
 	})
 )
 
+// zenc returns the shared encoder for level.
+func zenc(level zstd.EncoderLevel) *zstd.Encoder {
+	zencsMu.Lock()
+	defer zencsMu.Unlock()
+	if zencs[level] == nil {
+		e, err := zstd.NewWriter(nil, zstd.WithEncoderLevel(level), zstd.WithEncoderConcurrency(1))
+		if err != nil {
+			panic("storage: zstd encoder: " + err.Error())
+		}
+		zencs[level] = e
+	}
+	return zencs[level]
+}
+
 var errShort = errors.New("truncated record")
 
-// enc appends fields to a byte slice.
-type enc struct{ b []byte }
+// enc appends fields to a byte slice; blobs are compressed at level.
+type enc struct {
+	b     []byte
+	level zstd.EncoderLevel
+}
 
 func (e *enc) byte(v byte)      { e.b = append(e.b, v) }
 func (e *enc) u64(v uint64)     { e.b = binary.BigEndian.AppendUint64(e.b, v) }
@@ -68,7 +82,7 @@ func (e *enc) time(t time.Time) {
 // blob writes v compressed with zstd when that is worthwhile.
 func (e *enc) blob(v []byte) {
 	if len(v) >= compressMin {
-		z := zenc().EncodeAll(v, make([]byte, 0, len(v)/3))
+		z := zenc(e.level).EncodeAll(v, make([]byte, 0, len(v)/3))
 		if len(z) < len(v) {
 			e.byte(codecZstd)
 			e.uvarint(uint64(len(v)))
@@ -205,8 +219,8 @@ func (d *dec) done(what string) error {
 	return nil
 }
 
-func encodePage(p *Page) []byte {
-	e := enc{b: make([]byte, 0, 256+len(p.Title)+len(p.URL)*2+len(p.Text)/3+len(p.HTML)/4)}
+func encodePage(p *Page, level zstd.EncoderLevel) []byte {
+	e := enc{b: make([]byte, 0, 256+len(p.Title)+len(p.URL)*2+len(p.Text)/3+len(p.HTML)/4), level: level}
 	e.byte(pageRecV1)
 	e.str(p.URL)
 	e.str(p.FinalURL)
@@ -354,7 +368,7 @@ func encodeTrace(urls []string) []byte {
 		plain = append(plain, u...)
 		plain = append(plain, '\n')
 	}
-	e := enc{b: make([]byte, 0, 16+n/3)}
+	e := enc{b: make([]byte, 0, 16+n/3), level: zstd.SpeedDefault}
 	e.byte(traceRecV1)
 	e.uvarint(uint64(len(urls)))
 	e.blob(plain)

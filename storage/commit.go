@@ -121,7 +121,7 @@ func (db *DB) Commit(ctx context.Context, c Commit) ([]uint64, error) {
 	// Encode outside the transaction (compression is the costly part).
 	var pageVal, fpVal []byte
 	if c.Page != nil {
-		pageVal = encodePage(c.Page)
+		pageVal = encodePage(c.Page, db.opts.zlevel)
 		fpVal = encodeFP(c.Page)
 	}
 	var traceVal []byte

@@ -9,6 +9,7 @@ import (
 
 	"github.com/dgraph-io/badger/v4"
 	"github.com/dgraph-io/badger/v4/options"
+	"github.com/klauspost/compress/zstd"
 )
 
 // Options configures Open. The zero value (or a nil *Options) gives the
@@ -40,9 +41,17 @@ type Options struct {
 	// BlockCacheSize is Badger's block cache in bytes. 0 means 64 MiB.
 	BlockCacheSize int64
 
+	// Compression is the zstd level of page text and HTML: "fastest",
+	// "default", "better" or "best" (klauspost/compress/zstd levels).
+	// "" means "default". BenchmarkCommit measures the trade-off; the
+	// level can change between runs (each record says how it is stored).
+	Compression string
+
 	// Logger receives Badger's log lines (info and above) and this
 	// package's GC messages. nil discards them.
 	Logger *slog.Logger
+
+	zlevel zstd.EncoderLevel // from Compression
 }
 
 func (o *Options) withDefaults() (Options, error) {
@@ -73,6 +82,18 @@ func (o *Options) withDefaults() (Options, error) {
 	}
 	if r.Logger == nil {
 		r.Logger = slog.New(slog.DiscardHandler)
+	}
+	switch r.Compression {
+	case "", "default":
+		r.zlevel = zstd.SpeedDefault
+	case "fastest":
+		r.zlevel = zstd.SpeedFastest
+	case "better":
+		r.zlevel = zstd.SpeedBetterCompression
+	case "best":
+		r.zlevel = zstd.SpeedBestCompression
+	default:
+		return r, fmt.Errorf("storage: Options.Compression %q: want fastest, default, better or best", r.Compression)
 	}
 	return r, nil
 }

@@ -79,6 +79,30 @@ func TestPageRoundTrip(t *testing.T) {
 	}
 }
 
+// TestCompressionLevels writes at every level and reads back with a store
+// opened at another level (each record carries its own encoding).
+func TestCompressionLevels(t *testing.T) {
+	dir := t.TempDir()
+	levels := []string{"fastest", "default", "better", "best"}
+	for i, lvl := range levels {
+		db, err := Open(dir, &Options{Compression: lvl, GCInterval: -1})
+		if err != nil {
+			t.Fatal(err)
+		}
+		mustCommit(t, db, Commit{Page: genPage(uint64(i + 1))})
+		if err := db.Close(); err != nil {
+			t.Fatal(err)
+		}
+	}
+	db := mustOpen(t, dir)
+	for i := range levels {
+		got, err := db.Page(uint64(i + 1))
+		if err != nil || !pagesEqual(got, *genPage(uint64(i + 1))) {
+			t.Fatalf("page written at %s: %v", levels[i], err)
+		}
+	}
+}
+
 func pagesEqual(a, b Page) bool {
 	return a.DocID == b.DocID && a.URL == b.URL && a.FinalURL == b.FinalURL && a.Status == b.Status &&
 		a.ContentType == b.ContentType && a.FetchedAt.Equal(b.FetchedAt) && a.Title == b.Title &&
@@ -460,6 +484,9 @@ func TestOpenErrors(t *testing.T) {
 	})
 	t.Run("bad options", func(t *testing.T) {
 		if _, err := Open(t.TempDir(), &Options{GCDiscardRatio: 2}); err == nil || !strings.Contains(err.Error(), "GCDiscardRatio") {
+			t.Fatalf("err = %v", err)
+		}
+		if _, err := Open(t.TempDir(), &Options{Compression: "ultra"}); err == nil || !strings.Contains(err.Error(), `Compression "ultra"`) {
 			t.Fatalf("err = %v", err)
 		}
 	})
