@@ -694,3 +694,28 @@ func TestCanonicalURL(t *testing.T) {
 		t.Errorf("list until 2000: %+v", list)
 	}
 }
+
+// TestSubmitJSON checks the JSON-lines entry point `bloomcrawl dedup` uses.
+func TestSubmitJSON(t *testing.T) {
+	e := newEnv(t, api.HandlerOptions{})
+	ctx := context.Background()
+	ok := e.svc.SubmitJSON(ctx, []byte(`{"id":"n1","url":"http://j.example/1","title":"测试","content":"这是一个测试","imageCount":"4"}`), "line 1")
+	if ok.Status != "success" || ok.FilterStatus != "good" || string(ok.ID) != `"n1"` {
+		t.Errorf("good line: %+v", ok)
+	}
+	for _, tc := range []struct{ line, msg, id string }{
+		{`{"id":7,"url":"http://j.example/2"}`, "line 2: title and content: both missing", "7"},
+		{`{"id":8,"url":"http://j.example/3","title":"t","content":"c","imageCount":"x"}`, "line 3: field imageCount", "8"},
+		{`{"url": "http://j.example/4", `, "line 4: invalid JSON", ""},
+		{`not json`, "line 5: invalid JSON", ""},
+	} {
+		where := tc.msg[:strings.Index(tc.msg, ":")]
+		r := e.svc.SubmitJSON(ctx, []byte(tc.line), where)
+		if r.Status != "error" || !strings.HasPrefix(r.Error, tc.msg) || string(r.ID) != tc.id || r.DocID != "" {
+			t.Errorf("%s: %+v, want error %q with id %q", tc.line, r, tc.msg, tc.id)
+		}
+	}
+	if st, _ := e.db.Stats(); st.URLs != 1 {
+		t.Errorf("%d URLs recorded, want 1 (bad lines record nothing)", st.URLs)
+	}
+}

@@ -90,16 +90,24 @@ func (r *Request) UnmarshalJSON(b []byte) error {
 	}
 	var err error
 	if r.Category, err = looseString(w.Category); err != nil {
-		return fmt.Errorf("field category: %w", err)
+		return fieldError{"category", err}
 	}
 	if r.Media, err = looseString(w.Media); err != nil {
-		return fmt.Errorf("field media: %w", err)
+		return fieldError{"media", err}
 	}
 	if r.ImageCount, err = looseInt(w.ImageCount); err != nil {
-		return fmt.Errorf("field imageCount: %w", err)
+		return fieldError{"imageCount", err}
 	}
 	return nil
 }
+
+// fieldError is a well-formed JSON value of the wrong kind for its field.
+type fieldError struct {
+	field string
+	err   error
+}
+
+func (e fieldError) Error() string { return "field " + e.field + ": " + e.err.Error() }
 
 func looseString(b json.RawMessage) (string, error) {
 	b = bytes.TrimSpace(b)
@@ -192,7 +200,10 @@ func decodeRequest(data []byte, where string) (Request, error) {
 func jsonError(where string, data []byte, err error) error {
 	var syn *json.SyntaxError
 	var typ *json.UnmarshalTypeError
+	var fe fieldError
 	switch {
+	case errors.As(err, &fe):
+		return fmt.Errorf("%s: %v", where, fe)
 	case len(bytes.TrimSpace(data)) == 0:
 		return fmt.Errorf("%s: empty, want a JSON object", where)
 	case errors.As(err, &syn):

@@ -2,6 +2,7 @@ package api
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"log/slog"
@@ -126,6 +127,31 @@ func (s *Service) Submit(ctx context.Context, req Request) Response {
 	if err := req.Validate(); err != nil {
 		s.invalid.Add(1)
 		return Response{ID: req.ID, Status: StatusError, Error: err.Error(), code: http.StatusBadRequest}
+	}
+	return s.submit(ctx, req)
+}
+
+// SubmitJSON decodes one seed-004 request (a JSON object; numbers may be
+// strings, as seed 004 sends them) and submits it. A malformed or invalid
+// request answers Status "error" with a message that starts with where
+// ("line 7") and names the field, and records nothing. It is the loop body
+// of a JSON-lines reader such as `bloomcrawl dedup --store`:
+//
+//	for n := 1; sc.Scan(); n++ {
+//		enc.Encode(svc.SubmitJSON(ctx, sc.Bytes(), fmt.Sprintf("line %d", n)))
+//	}
+func (s *Service) SubmitJSON(ctx context.Context, data []byte, where string) Response {
+	req, err := decodeRequest(data, where)
+	if err != nil {
+		s.invalid.Add(1)
+		var id struct {
+			ID json.RawMessage `json:"id"`
+		}
+		json.Unmarshal(data, &id) // echo the id when the object has one
+		if string(id.ID) == "null" {
+			id.ID = nil
+		}
+		return Response{ID: id.ID, Status: StatusError, Error: err.Error(), code: http.StatusBadRequest}
 	}
 	return s.submit(ctx, req)
 }

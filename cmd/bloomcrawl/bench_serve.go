@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
 	"io/fs"
@@ -48,6 +49,7 @@ func runBenchServe(ctx context.Context, args []string, stdout, stderr io.Writer)
 	size := fs.Int("size", 5000, "article size in bytes of UTF-8 text")
 	dupEvery := fs.Int("dup-every", 4, "every K-th POST is a near-copy of an earlier document under a new URL (0 = none); the others are real articles, then mixes of their lines")
 	asJSON := fs.Bool("json", false, "print the results as JSON")
+	direct := fs.Bool("direct", true, "also send the same documents through Service.SubmitJSON in process (no HTTP), on a second store, for comparison")
 	store := fs.String("store", "", "store directory (default: a new temporary directory, removed afterwards)")
 	if err := parseFlags(fs, args); err != nil {
 		return err
@@ -80,19 +82,25 @@ func runBenchServe(ctx context.Context, args []string, stdout, stderr io.Writer)
 		}
 		defer os.RemoveAll(dir)
 	}
-	db, err := storage.Open(dir, nil)
+	db, svc, err := benchService(ctx, dir)
 	if err != nil {
-		return fmt.Errorf("open store %s: %w", dir, err)
+		return err
 	}
 	defer db.Close()
-	d, err := contentdedup.New(contentdedup.Options{})
-	if err != nil {
-		return err
-	}
-	d.Check("http://warm-up.invalid/", "预热", "加载分词词典 load the dictionary") // load gse before timing
-	svc, err := api.NewService(ctx, d, db, nil)
-	if err != nil {
-		return err
+	// The same documents through Service.SubmitJSON, in process, on a
+	// second store: what HTTP costs on top.
+	var ddb *storage.DB
+	var dsvc *api.Service
+	if *direct {
+		ddir, err := os.MkdirTemp("", "bloomcrawl-bench-serve-direct-")
+		if err != nil {
+			return err
+		}
+		defer os.RemoveAll(ddir)
+		if ddb, dsvc, err = benchService(ctx, ddir); err != nil {
+			return err
+		}
+		defer ddb.Close()
 	}
 	ln, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
@@ -151,6 +159,27 @@ func runBenchServe(ctx context.Context, args []string, stdout, stderr io.Writer)
 		r.Note = fmt.Sprintf("%d new, %d duplicate (url %d, title %d, content %d), avg body %d B",
 			good.Load(), dup.Load(), reasons["url"], reasons["title"], reasons["content"], avgLen(bodies))
 		results = append(results, r)
+		if !*direct {
+			continue
+		}
+		var dgood atomic.Int64
+		r, err = benchLoad(ctx, *clients, len(bodies), func(i int) error {
+			ans := dsvc.SubmitJSON(ctx, bodies[i], "request")
+			if ans.Status != api.StatusSuccess {
+				return errors.New(ans.Error)
+			}
+			if ans.FilterStatus == api.FilterGood {
+				dgood.Add(1)
+			}
+			return nil
+		})
+		if err != nil {
+			return err
+		}
+		r.Name = "Service.SubmitJSON " + lang.name
+		r.Note = fmt.Sprintf("same documents in process, no HTTP: %d new; HTTP costs %.2fx the CPU", dgood.Load(),
+			float64(results[len(results)-1].CPUPerRequest)/float64(max(1, r.CPUPerRequest)))
+		results = append(results, r)
 	}
 
 	rng := rand.New(rand.NewPCG(1, 2))
@@ -195,6 +224,27 @@ func runBenchServe(ctx context.Context, args []string, stdout, stderr io.Writer)
 		}
 	}
 	return tw.Flush()
+}
+
+// benchService opens a store in dir and a docId service over it, with the
+// gse dictionary loaded before any timing.
+func benchService(ctx context.Context, dir string) (*storage.DB, *api.Service, error) {
+	db, err := storage.Open(dir, nil)
+	if err != nil {
+		return nil, nil, fmt.Errorf("open store %s: %w", dir, err)
+	}
+	d, err := contentdedup.New(contentdedup.Options{})
+	if err != nil {
+		db.Close()
+		return nil, nil, err
+	}
+	d.Sign("预热", "加载分词词典 load the dictionary")
+	svc, err := api.NewService(ctx, d, db, nil)
+	if err != nil {
+		db.Close()
+		return nil, nil, err
+	}
+	return db, svc, nil
 }
 
 // benchServeResult is one phase of bench serve.
