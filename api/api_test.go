@@ -298,6 +298,7 @@ func TestBadInput(t *testing.T) {
 		{"array on single", "POST", "/v1/docid", `[{` + good + `}]`, "", 400, "want a JSON object"},
 		{"missing url", "POST", "/v1/docid", `{"title":"t","content":"c"}`, "", 400, "url: missing"},
 		{"relative url", "POST", "/v1/docid", `{"url":"/a/b","title":"t","content":"c"}`, "", 400, "url: want an absolute http or https URL"},
+		{"huge url", "POST", "/v1/docid", `{"url":"http://x.example/` + strings.Repeat("a", 9000) + `","title":"t","content":"c"}`, "", 400, "url: 9017 bytes, longer than the 8192 accepted"},
 		{"ftp url", "POST", "/v1/docid", `{"url":"ftp://x.example/f","title":"t","content":"c"}`, "", 400, "url: want an absolute http or https URL"},
 		{"no title no content", "POST", "/v1/docid", `{"url":"http://x.example/","title":"  ","content":""}`, "", 400, "title and content: both missing"},
 		{"url not a string", "POST", "/v1/docid", `{"url":5,"title":"t","content":"c"}`, "", 400, "field url"},

@@ -146,6 +146,10 @@ func looseInt(b json.RawMessage) (int, error) {
 	return v, nil
 }
 
+// MaxURLBytes is the longest Request.URL accepted (the store refuses keys
+// much longer; real article URLs are far shorter).
+const MaxURLBytes = 8 << 10
+
 // Validate reports what is wrong with r, naming the field, or nil.
 func (r *Request) Validate() error {
 	_, err := r.canonicalURL()
@@ -165,6 +169,9 @@ func (r *Request) canonicalURL() (string, error) {
 	raw := strings.TrimSpace(r.URL)
 	if raw == "" {
 		return "", errors.New(`url: missing (the document is recorded under its URL)`)
+	}
+	if len(raw) > MaxURLBytes {
+		return "", fmt.Errorf("url: %d bytes, longer than the %d accepted", len(raw), MaxURLBytes)
 	}
 	u, err := url.Parse(raw)
 	if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
