@@ -34,6 +34,7 @@ const defaultDedupCorpora = "/tmp/corpora/python311,/tmp/corpora/rust,/tmp/corpo
 func runBenchDedup(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	fset := newFlagSet("bench dedup", "bench dedup [--corpus DIR[,DIR...]] [--pages N] [--variants V] [--seed S] [-v]", stderr)
 	corpus := fset.String("corpus", defaultDedupCorpora, "comma-separated HTML trees to take pages from (walked recursively, *.html)")
+	maxFiles := fset.Int("max-files", 3000, "parse at most this many *.html files per corpus directory (a seeded sample)")
 	pages := fset.Int("pages", 400, "at most this many original pages per language (a seeded sample)")
 	variants := fset.Int("variants", 5, "near-duplicate variants made of each page")
 	seed := fset.Uint64("seed", 1, "seed of the page sample, the variants and the order")
@@ -51,7 +52,7 @@ func runBenchDedup(ctx context.Context, args []string, stdout, stderr io.Writer)
 		return usagef("--threshold %d: must be 0..%d", *threshold, contentdedup.MaxThreshold)
 	}
 	start := time.Now()
-	en, zh, err := loadDedupPages(ctx, strings.Split(*corpus, ","), *minWords)
+	en, zh, err := loadDedupPages(ctx, strings.Split(*corpus, ","), *minWords, *maxFiles, *seed)
 	if err != nil {
 		return err
 	}
@@ -70,15 +71,14 @@ func runBenchDedup(ctx context.Context, args []string, stdout, stderr io.Writer)
 	}
 	methods := []dedupMethod{
 		{name: "naive: word/char features, raw tf, d<=3, linear scan", naive: true},
-		{name: "words tf", o: contentdedup.Options{Threshold: optK, NoTitleStep: true, Fingerprint: fp(1, contentdedup.WeightTF)}},
-		{name: "words log", o: contentdedup.Options{Threshold: optK, NoTitleStep: true, Fingerprint: fp(1, contentdedup.WeightLog)}},
-		{name: "2sh log", o: contentdedup.Options{Threshold: optK, NoTitleStep: true, Fingerprint: fp(2, contentdedup.WeightLog)}},
-		{name: "words log + title 8", o: contentdedup.Options{Threshold: optK, TitleContentThreshold: 8, Fingerprint: fp(1, contentdedup.WeightLog)}},
-		{name: "words log + title 12", dflt: true, o: contentdedup.Options{Threshold: optK, TitleContentThreshold: 12, Fingerprint: fp(1, contentdedup.WeightLog)}},
-		{name: "words log + title 16", o: contentdedup.Options{Threshold: optK, TitleContentThreshold: 16, Fingerprint: fp(1, contentdedup.WeightLog)}},
-		{name: "words log + title 20", o: contentdedup.Options{Threshold: optK, TitleContentThreshold: 20, Fingerprint: fp(1, contentdedup.WeightLog)}},
-		{name: "2sh log + title 16", o: contentdedup.Options{Threshold: optK, TitleContentThreshold: 16, Fingerprint: fp(2, contentdedup.WeightLog)}},
-		{name: "words log + title alone", o: contentdedup.Options{Threshold: optK, TitleContentThreshold: 64, Fingerprint: fp(1, contentdedup.WeightLog)}},
+		{name: "simhash words, log tf, content only", o: contentdedup.Options{Threshold: optK, NoTitleStep: true, Fingerprint: fp(1, contentdedup.WeightLog)}},
+		{name: "simhash words, raw tf, content only", o: contentdedup.Options{Threshold: optK, NoTitleStep: true, Fingerprint: fp(1, contentdedup.WeightTF)}},
+		{name: "simhash 2-shingles, auto tf, content only", o: contentdedup.Options{Threshold: optK, NoTitleStep: true, Fingerprint: fp(2, contentdedup.WeightAuto)}},
+		{name: "simhash words, auto tf, content only", o: contentdedup.Options{Threshold: optK, NoTitleStep: true}},
+		{name: "default: + title step (content d<=8)", o: contentdedup.Options{Threshold: optK}, dflt: true},
+		{name: "title step with content d<=12", o: contentdedup.Options{Threshold: optK, TitleContentThreshold: max(12, k)}},
+		{name: "title step on the title alone", o: contentdedup.Options{Threshold: optK, TitleContentThreshold: 64}},
+		{name: "minhash p=4 q=6, 3-shingles, est. J>=0.7", minhash: true},
 	}
 	for _, lang := range []struct {
 		name  string
@@ -139,8 +139,9 @@ func runBenchDedup(ctx context.Context, args []string, stdout, stderr io.Writer)
 // dedupMethod is one row of the table.
 type dedupMethod struct {
 	name  string
-	naive bool
-	dflt  bool
+	naive   bool
+	minhash bool
+	dflt    bool
 	o     contentdedup.Options
 }
 
@@ -153,6 +154,9 @@ func (m dedupMethod) run(docs []dedupeval.Doc, k int) ([]uint64, error) {
 		}
 		return dedupeval.LinearCluster(fps, k), nil
 	}
+	if m.minhash {
+		return minhashCluster(docs, 0.7)
+	}
 	d, err := contentdedup.New(m.o)
 	if err != nil {
 		return nil, err
@@ -160,6 +164,38 @@ func (m dedupMethod) run(docs []dedupeval.Doc, k int) ([]uint64, error) {
 	labels := make([]uint64, len(docs))
 	for i, doc := range docs {
 		labels[i] = d.Check(doc.URL, doc.Title, doc.Text).DocID
+	}
+	return labels, nil
+}
+
+// minhashCluster gives each document, in order, the label of the earlier
+// cluster representative that shares a MinHash band with it and has the
+// highest estimated Jaccard, if that is at least minJ; else a new label.
+func minhashCluster(docs []dedupeval.Doc, minJ float64) ([]uint64, error) {
+	tok, err := contentdedup.NewTokenizer()
+	if err != nil {
+		return nil, err
+	}
+	m, err := contentdedup.NewMinHash(contentdedup.MinHashOptions{})
+	if err != nil {
+		return nil, err
+	}
+	x := contentdedup.NewMinHashIndex(m)
+	labels := make([]uint64, len(docs))
+	for i, d := range docs {
+		sig := m.Signature(tok.Tokens(nil, d.Text))
+		best, bestJ := uint64(0), minJ
+		for _, n := range x.Similar(sig, 0) {
+			if n.Jaccard >= bestJ {
+				best, bestJ = n.DocID, n.Jaccard
+			}
+		}
+		if best == 0 {
+			labels[i] = uint64(i) + 1
+			x.Add(labels[i], sig)
+		} else {
+			labels[i] = best
+		}
 	}
 	return labels, nil
 }
@@ -175,7 +211,7 @@ func shortTextSweep(w io.Writer, lang string, pages []dedupeval.Doc, seed uint64
 		return err
 	}
 	r := rand.New(rand.NewPCG(seed, 2))
-	fmt.Fprintf(w, "%s short-text sweep (SimHash of 2-shingles, d<=%d; 2000 pairs per row):\n", lang, k)
+	fmt.Fprintf(w, "%s short-text sweep (default SimHash, d<=%d; 2000 pairs per row):\n", lang, k)
 	tw := tabwriter.NewWriter(w, 2, 8, 2, ' ', tabwriter.AlignRight)
 	fmt.Fprintln(tw, "words\tone-word edit: merged\tof which J<0.5\tunrelated windows: merged\t")
 	p := contentdedup.FingerprintParams{MinTokens: -1}
@@ -213,7 +249,7 @@ func shortTextSweep(w io.Writer, lang string, pages []dedupeval.Doc, seed uint64
 // extraction) from every *.html under dirs, and sorts them by language: a
 // page is Chinese when at least a third of its letters are Han characters,
 // English when nearly all its letters are ASCII and "the" is common.
-func loadDedupPages(ctx context.Context, dirs []string, minWords int) (en, zh []dedupeval.Doc, err error) {
+func loadDedupPages(ctx context.Context, dirs []string, minWords, maxFiles int, seed uint64) (en, zh []dedupeval.Doc, err error) {
 	seen := map[string]bool{}
 	for _, dir := range dirs {
 		dir = strings.TrimSpace(dir)
@@ -224,59 +260,77 @@ func loadDedupPages(ctx context.Context, dirs []string, minWords int) (en, zh []
 		if err != nil {
 			return nil, nil, fmt.Errorf("bench dedup: corpus %s: %w", dir, err)
 		}
+		var paths []string
 		err = filepath.WalkDir(root, func(path string, de fs.DirEntry, err error) error {
 			if err != nil {
 				return err
 			}
-			if de.IsDir() || !strings.HasSuffix(path, ".html") {
-				return nil
-			}
-			if err := ctx.Err(); err != nil {
-				return err
-			}
-			body, err := os.ReadFile(path)
-			if err != nil {
-				return err
-			}
-			u := &url.URL{Scheme: "file", Path: path}
-			doc, err := crawler.Extract(body, "text/html", false, u)
-			if err != nil {
-				return nil // not a page we can use; the corpus has a few
-			}
-			if seen[doc.Text] {
-				return nil // identical text already taken (the corpora have copies)
-			}
-			seen[doc.Text] = true
-			words := dedupeval.Words(doc.Text)
-			if len(words) < minWords {
-				return nil
-			}
-			d := dedupeval.Doc{URL: u.String(), Title: doc.Title, Text: doc.Text}
-			han, ascii, letters := 0, 0, 0
-			for _, r := range doc.Text {
-				if unicode.IsLetter(r) {
-					letters++
-					if unicode.Is(unicode.Han, r) {
-						han++
-					} else if r < 128 {
-						ascii++
-					}
-				}
-			}
-			the := 0
-			for _, w := range words {
-				if w == "the" {
-					the++
-				}
-			}
-			switch {
-			case han*3 >= letters:
-				zh = append(zh, d)
-			case ascii*100 >= letters*99 && the*50 >= len(words):
-				en = append(en, d)
+			if !de.IsDir() && strings.HasSuffix(path, ".html") {
+				paths = append(paths, path)
 			}
 			return nil
 		})
+		if err != nil {
+			return nil, nil, fmt.Errorf("bench dedup: read corpus %s: %w", dir, err)
+		}
+		if len(paths) > maxFiles {
+			r := rand.New(rand.NewPCG(seed, 3))
+			r.Shuffle(len(paths), func(i, j int) { paths[i], paths[j] = paths[j], paths[i] })
+			paths = paths[:maxFiles]
+			slices.Sort(paths)
+		}
+		for _, path := range paths {
+			err = func() error {
+				if err := ctx.Err(); err != nil {
+					return err
+				}
+				body, err := os.ReadFile(path)
+				if err != nil {
+					return err
+				}
+				u := &url.URL{Scheme: "file", Path: path}
+				doc, err := crawler.Extract(body, "text/html", false, u)
+				if err != nil {
+					return nil // not a page we can use; the corpus has a few
+				}
+				if seen[doc.Text] {
+					return nil // identical text already taken (the corpora have copies)
+				}
+				seen[doc.Text] = true
+				words := dedupeval.Words(doc.Text)
+				if len(words) < minWords {
+					return nil
+				}
+				d := dedupeval.Doc{URL: u.String(), Title: doc.Title, Text: doc.Text}
+				han, ascii, letters := 0, 0, 0
+				for _, r := range doc.Text {
+					if unicode.IsLetter(r) {
+						letters++
+						if unicode.Is(unicode.Han, r) {
+							han++
+						} else if r < 128 {
+							ascii++
+						}
+					}
+				}
+				the := 0
+				for _, w := range words {
+					if w == "the" {
+						the++
+					}
+				}
+				switch {
+				case han*3 >= letters:
+					zh = append(zh, d)
+				case ascii*100 >= letters*99 && the*50 >= len(words):
+					en = append(en, d)
+				}
+				return nil
+			}()
+			if err != nil {
+				break
+			}
+		}
 		if err != nil {
 			return nil, nil, fmt.Errorf("bench dedup: read corpus %s: %w", dir, err)
 		}
