@@ -3,11 +3,13 @@ package storage
 import (
 	"bytes"
 	"context"
-	"encoding/hex"
+	"encoding/base64"
 	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
+	"io/fs"
+	"path/filepath"
 	"sort"
 	"strings"
 	"time"
@@ -149,7 +151,7 @@ func (db *DB) List(o ListOptions) ([]Page, string, error) {
 		}
 	}
 	if o.After != "" {
-		c, err := hex.DecodeString(o.After)
+		c, err := base64.RawURLEncoding.DecodeString(o.After)
 		if err != nil || !bytes.HasPrefix(c, prefix) {
 			return nil, "", fmt.Errorf("storage: list: bad cursor %q (use the cursor returned by List with the same options)", o.After)
 		}
@@ -166,7 +168,7 @@ func (db *DB) List(o ListOptions) ([]Page, string, error) {
 				break
 			}
 			if len(pages) == o.Limit {
-				next = hex.EncodeToString(lastKey(pages, prefix, byTime))
+				next = base64.RawURLEncoding.EncodeToString(lastKey(pages, prefix, byTime))
 				return nil
 			}
 			docID := docIDSuffix(k)
@@ -287,8 +289,7 @@ func (db *DB) Stats() (Stats, error) {
 		return Stats{}, fmt.Errorf("storage: stats: %w", err)
 	}
 	s.Hosts = len(s.PerHost)
-	lsm, vlog := db.bdb.Size()
-	s.DiskBytes = lsm + vlog
+	s.DiskBytes = dirSize(db.dir)
 	return s, nil
 }
 
@@ -403,4 +404,19 @@ func exportRecord(p *Page, html bool) ExportRecord {
 		r.HTML = string(p.HTML)
 	}
 	return r
+}
+
+// dirSize sums the sizes of the files under dir (preallocated Badger log
+// files count at their current length).
+func dirSize(dir string) int64 {
+	var n int64
+	filepath.WalkDir(dir, func(_ string, e fs.DirEntry, err error) error {
+		if err == nil && !e.IsDir() {
+			if info, err := e.Info(); err == nil {
+				n += info.Size()
+			}
+		}
+		return nil
+	})
+	return n
 }

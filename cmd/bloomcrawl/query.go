@@ -91,8 +91,17 @@ func runQuery(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	default:
 		return usagef("unknown query subcommand %q (stats, url, doc, dups, list, export)", sub)
 	}
-	if err := parseFlags(sfs, subArgs); err != nil {
-		return err
+	// Flags may come before and after the arguments.
+	var positional []string
+	for {
+		if err := parseFlags(sfs, subArgs); err != nil {
+			return err
+		}
+		if sfs.NArg() == 0 {
+			break
+		}
+		positional = append(positional, sfs.Arg(0))
+		subArgs = sfs.Args()[1:]
 	}
 	if *store == "" {
 		return usagef("--store DIR is required")
@@ -102,7 +111,7 @@ func runQuery(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 		return err
 	}
 	defer db.Close()
-	return run(&queryCmd{db: db, json: *asJSON, stdout: stdout, stderr: stderr}, sfs.Args())
+	return run(&queryCmd{db: db, json: *asJSON, stdout: stdout, stderr: stderr}, positional)
 }
 
 // openForQuery opens the store read-only. A store that was not closed
@@ -232,7 +241,7 @@ func (q *queryCmd) url(args []string) error {
 	}
 	p, rec, err := q.db.PageByURL(args[0])
 	if errors.Is(err, storage.ErrNotFound) && rec.URL == "" {
-		return fmt.Errorf("URL %q is not in the store (URLs are stored canonical; 'query list --prefix' helps find one): %w", args[0], err)
+		return fmt.Errorf("%w: URL %q is not in the store (URLs are stored canonical; 'query list --prefix' helps find one)", storage.ErrNotFound, args[0])
 	}
 	noDoc := errors.Is(err, storage.ErrNotFound)
 	if err != nil && !noDoc {

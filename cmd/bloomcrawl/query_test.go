@@ -73,6 +73,9 @@ func TestQueryCommand(t *testing.T) {
 			t.Errorf("stats %s = %v, want %v", k, st[k], want)
 		}
 	}
+	if d, _ := st["disk_bytes"].(float64); d <= 0 {
+		t.Errorf("stats disk_bytes = %v", st["disk_bytes"])
+	}
 
 	out, _, code = runQ(t, "--store", dir, "url", "https://a.test/copy-of-3")
 	if code != 0 || !strings.Contains(out, "duplicate  yes (content, distance 1)") || !strings.Contains(out, "https://a.test/p/03") {
@@ -89,6 +92,10 @@ func TestQueryCommand(t *testing.T) {
 	}
 	if code != 0 || json.Unmarshal([]byte(out), &doc) != nil || doc.DocID != "f000000000000003" || doc.Text != "text of page 3" || len(doc.URLs) != 2 {
 		t.Fatalf("doc --json: exit %d\n%s", code, out)
+	}
+	// Flags after the argument; raw HTML.
+	if out, _, code = runQ(t, "--store", dir, "doc", "0xf000000000000003", "--html"); code != 0 || out != "<html><title>Page 3</title></html>" {
+		t.Fatalf("doc --html: exit %d\n%s", code, out)
 	}
 	// Decimal input reaches the same document.
 	if out, _, code = runQ(t, "--store", dir, "doc", fmt.Sprint(uint64(0xf000000000000003))); code != 0 || !strings.Contains(out, "Page 3") {
@@ -151,7 +158,7 @@ func TestQueryCommand(t *testing.T) {
 		{[]string{"--store", dir, "doc", "xyz"}, 2, "bad document id"},
 		{[]string{"--store", dir, "doc", "00000000000000aa"}, 1, "not found"},
 		{[]string{"--store", dir, "url", "https://nowhere.test/"}, 1, "is not in the store"},
-		{[]string{"--store", dir, "list", "--after", "nothex"}, 1, "bad cursor"},
+		{[]string{"--store", dir, "list", "--after", "bogus!"}, 1, "bad cursor"},
 		{[]string{"--store", dir, "list", "--since", "yesterday"}, 2, "RFC 3339"},
 		{[]string{"--store", t.TempDir() + "/missing", "stats"}, 1, "does not exist"},
 	} {
