@@ -138,11 +138,11 @@ func runBenchDedup(ctx context.Context, args []string, stdout, stderr io.Writer)
 
 // dedupMethod is one row of the table.
 type dedupMethod struct {
-	name  string
+	name    string
 	naive   bool
 	minhash bool
 	dflt    bool
-	o     contentdedup.Options
+	o       contentdedup.Options
 }
 
 // run returns one docId per document, documents processed in order.
