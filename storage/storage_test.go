@@ -493,3 +493,37 @@ func TestOpenErrors(t *testing.T) {
 }
 
 type badgerTxn = badger.Txn
+
+// TestCheckFindsProblems removes records behind the package's back: Check
+// must name each broken invariant.
+func TestCheckFindsProblems(t *testing.T) {
+	db := mustOpen(t, "")
+	for i := 1; i <= 3; i++ {
+		mustCommit(t, db, Commit{Page: testPage(i, "e.com")})
+	}
+	if _, err := db.Check(); err != nil {
+		t.Fatalf("clean store: %v", err)
+	}
+	p1, p2 := testPage(1, "e.com"), testPage(2, "e.com")
+	err := db.bdb.Update(func(txn *badgerTxn) error {
+		if err := txn.Delete(fpKey(p1.DocID)); err != nil {
+			return err
+		}
+		return txn.Delete(pageKey(p2.DocID)) // its indexes now dangle
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, err = db.Check()
+	if !errors.Is(err, ErrCorrupt) {
+		t.Fatalf("Check err = %v, want ErrCorrupt", err)
+	}
+	for _, want := range []string{
+		fmt.Sprintf("page %016x: no fingerprint entry", p1.DocID),
+		fmt.Sprintf("points at missing page %016x", p2.DocID),
+	} {
+		if !strings.Contains(err.Error(), want) {
+			t.Errorf("Check error lacks %q:\n%v", want, err)
+		}
+	}
+}

@@ -25,6 +25,7 @@ subcommands:
   list [--host H] [--prefix P] [--since T] [--until T] [--limit N] [--after CURSOR]
                               pages by host, URL prefix or fetch time (RFC 3339), paginated
   export [--html]             every page as JSON lines (docId order)
+  check                       verify every record and index of the store (reads it all)
 
 The store is opened read-only, so queries can run side by side, but not
 while a crawl holds the store.`
@@ -32,7 +33,7 @@ while a crawl holds the store.`
 func init() {
 	register(command{
 		name:    "query",
-		summary: "query a crawl store: stats, url, doc, dups, list, export",
+		summary: "query a crawl store: stats, url, doc, dups, list, export, check",
 		run:     runQuery,
 	})
 }
@@ -55,7 +56,7 @@ func runQuery(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	rest := fs.Args()
 	if len(rest) == 0 {
 		fs.Usage()
-		return usagef("missing subcommand (stats, url, doc, dups, list, export)")
+		return usagef("missing subcommand (stats, url, doc, dups, list, export, check)")
 	}
 	sub, subArgs := rest[0], rest[1:]
 
@@ -85,11 +86,13 @@ func runQuery(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 		sfs.IntVar(&o.limit, "limit", 20, "pages per call (1..10000)")
 		sfs.StringVar(&o.after, "after", "", "cursor printed by the previous call")
 		run = func(q *queryCmd, args []string) error { return q.list(args, o) }
+	case "check":
+		run = func(q *queryCmd, args []string) error { return q.check(args) }
 	case "export":
 		html := sfs.Bool("html", false, "include the raw HTML")
 		run = func(q *queryCmd, args []string) error { return q.export(ctx, args, *html) }
 	default:
-		return usagef("unknown query subcommand %q (stats, url, doc, dups, list, export)", sub)
+		return usagef("unknown query subcommand %q (stats, url, doc, dups, list, export, check)", sub)
 	}
 	// Flags may come before and after the arguments.
 	var positional []string
@@ -498,4 +501,35 @@ func (q *queryCmd) export(ctx context.Context, args []string, html bool) error {
 		return err
 	}
 	return q.db.ExportWith(ctx, q.stdout, storage.ExportOptions{HTML: html})
+}
+
+func (q *queryCmd) check(args []string) error {
+	if err := wantArgs(args, 0, ""); err != nil {
+		return err
+	}
+	rep, err := q.db.Check()
+	if q.json {
+		out := struct {
+			OK          bool   `json:"ok"`
+			Pages       int    `json:"pages"`
+			URLs        int    `json:"urls"`
+			Indexes     int    `json:"index_entries"`
+			PendingRefs int    `json:"pending_refs"`
+			Error       string `json:"error,omitempty"`
+		}{err == nil, rep.Pages, rep.URLs, rep.Indexes, rep.PendingRefs, ""}
+		if err != nil {
+			out.Error = err.Error()
+		}
+		if jerr := q.printJSON(out); jerr != nil {
+			return jerr
+		}
+		return err
+	}
+	fmt.Fprintf(q.stdout, "checked %d pages, %d URL records, %d index entries; %d URL records name a document not stored\n",
+		rep.Pages, rep.URLs, rep.Indexes, rep.PendingRefs)
+	if err != nil {
+		return err
+	}
+	fmt.Fprintln(q.stdout, "store is consistent")
+	return nil
 }

@@ -141,6 +141,11 @@ func TestQueryCommand(t *testing.T) {
 		t.Fatalf("list --since/--until: exit %d\n%s", code, out)
 	}
 
+	out, _, code = runQ(t, "--store", dir, "check")
+	if code != 0 || !strings.Contains(out, "checked 25 pages, 26 URL records") || !strings.Contains(out, "store is consistent") {
+		t.Fatalf("check: exit %d\n%s", code, out)
+	}
+
 	out, _, code = runQ(t, "--store", dir, "export")
 	lines := strings.Split(strings.TrimSpace(out), "\n")
 	if code != 0 || len(lines) != 25 {
