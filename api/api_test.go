@@ -306,7 +306,8 @@ func TestBadInput(t *testing.T) {
 		{"bad imageCount", "POST", "/v1/docid", `{` + good + `,"imageCount":"many"}`, "", 400, "imageCount: want a non-negative integer"},
 		{"object category", "POST", "/v1/docid", `{` + good + `,"category":{"a":1}}`, "", 400, "category: want a string or a number"},
 		{"oversized", "POST", "/v1/docid", `{"url":"http://x.example/","title":"t","content":"` + big + `"}`, "", 413, "larger than 65536 bytes"},
-		{"wrong content type", "POST", "/v1/docid", `{` + good + `}`, "application/x-www-form-urlencoded", 415, "want application/json"},
+		{"form content type", "POST", "/v1/docid", `{` + good + `}`, "application/x-www-form-urlencoded", 415, "want application/json"},
+		{"text/plain content type", "POST", "/v1/docid:batch", `[{` + good + `}]`, "text/plain;charset=UTF-8", 415, "want application/json"},
 		{"batch: empty", "POST", "/v1/docid:batch", ` `, "", 400, "empty"},
 		{"batch: empty array", "POST", "/v1/docid:batch", `[]`, "", 400, "empty array"},
 		{"batch: bad item", "POST", "/v1/docid:batch", `[{` + good + `},{"url":"http://y.example/"},{` + good + `}]`, "", 400, "item 2: title and content"},
@@ -585,6 +586,40 @@ func TestHealthz(t *testing.T) {
 	e.call("GET", "/healthz", "", 200, &ans)
 	if ans["status"] != "ok" {
 		t.Errorf("healthz: %v", ans)
+	}
+}
+
+// TestHostCheck checks that a server without a token answers only requests
+// addressed to a loopback host (DNS rebinding), and one with a token any.
+func TestHostCheck(t *testing.T) {
+	for _, tok := range []string{"", "tok"} {
+		e := newEnv(t, api.HandlerOptions{Token: tok})
+		for _, tc := range []struct {
+			host string
+			code int
+		}{
+			{"127.0.0.1", 200}, {"localhost:8080", 200}, {"[::1]:80", 200}, {"127.0.0.2:1", 200},
+			{"evil.example", 403}, {"evil.example:8080", 403}, {"10.0.0.1", 403}, {"127.0.0.1.evil.example", 403},
+		} {
+			req, _ := http.NewRequest("GET", e.srv.URL+"/healthz", nil)
+			req.Host = tc.host
+			if tok != "" {
+				req.Header.Set("Authorization", "Bearer tok")
+			}
+			resp, err := e.srv.Client().Do(req)
+			if err != nil {
+				t.Fatal(err)
+			}
+			b, _ := io.ReadAll(resp.Body)
+			resp.Body.Close()
+			want := tc.code
+			if tok != "" {
+				want = 200 // with a token, any Host: it may be behind a proxy
+			}
+			if resp.StatusCode != want {
+				t.Errorf("token %q, Host %q: %d %s, want %d", tok, tc.host, resp.StatusCode, b, want)
+			}
+		}
 	}
 }
 

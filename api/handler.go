@@ -10,6 +10,7 @@ import (
 	"fmt"
 	"io"
 	"log/slog"
+	"net"
 	"net/http"
 	"net/url"
 	"strconv"
@@ -86,8 +87,16 @@ type handler struct {
 //	GET  /healthz             {"status":"ok"}, never needs the token
 //
 // Errors answer {"status":"error","error":"..."}: 400 bad input, 401 missing
-// or wrong token, 404 unknown document or URL, 405 wrong method, 413 body or
-// batch too large, 500 a store failure, 503 a route whose backend is absent.
+// or wrong token, 403 (no token set) a Host header that is not loopback, 404
+// unknown document or URL, 405 wrong method, 413 body or batch too large,
+// 415 a request body not sent as JSON, 500 a store failure, 503 a route
+// whose backend is absent.
+//
+// Without a token the handler is meant for loopback only and defends
+// against web pages in a browser on the same machine: it answers only
+// requests whose Host is localhost or a loopback IP (DNS rebinding), and
+// accepts request bodies only as JSON content types (a cross-site form or
+// text/plain POST needs no CORS preflight; JSON does, and none is granted).
 func NewHandler(s *Service, db *storage.DB, o HandlerOptions) http.Handler {
 	if s == nil && db == nil {
 		panic("api: NewHandler: nil Service and nil DB")
@@ -121,6 +130,13 @@ func (h *handler) authenticated() bool { return h.o.Token != "" }
 
 func (h *handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	w.Header().Set("X-Content-Type-Options", "nosniff")
+	if h.o.Token == "" && !loopbackHost(r.Host) {
+		// Without a token the server is only for this machine. A request
+		// addressed to another name reached it through DNS rebinding (a web
+		// page whose domain now resolves to 127.0.0.1) or a proxy.
+		writeError(w, http.StatusForbidden, fmt.Sprintf("Host %q: a server without a token answers only requests addressed to localhost or a loopback IP", r.Host))
+		return
+	}
 	if h.o.Token != "" && r.URL.Path != "/healthz" && !h.authorized(r) {
 		w.Header().Set("WWW-Authenticate", `Bearer realm="bloomcrawl"`)
 		h.metrics.unauthorized.Inc()
@@ -149,6 +165,15 @@ func (h *handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	h.mux.ServeHTTP(w, r)
+}
+
+// loopbackHost reports whether a Host header names this machine's loopback
+// interface (with or without a port).
+func loopbackHost(host string) bool {
+	if h, _, err := net.SplitHostPort(host); err == nil {
+		host = h
+	}
+	return isLoopback(strings.TrimSuffix(strings.Trim(host, "[]"), "."))
 }
 
 func (h *handler) authorized(r *http.Request) bool {
@@ -318,9 +343,13 @@ func (h *handler) readBody(w http.ResponseWriter, r *http.Request) ([]byte, bool
 	if ct := r.Header.Get("Content-Type"); ct != "" {
 		mt, _, _ := strings.Cut(ct, ";")
 		mt = strings.TrimSpace(strings.ToLower(mt))
+		// Not text/plain nor form types: a web page can POST those to a
+		// loopback server without a CORS preflight (cross-site request
+		// forgery); application/json needs the preflight, which this server
+		// never grants.
 		if mt != "application/json" && mt != "application/x-ndjson" && mt != "application/jsonl" &&
-			mt != "application/json-seq" && mt != "text/plain" && !strings.HasSuffix(mt, "+json") {
-			writeError(w, http.StatusUnsupportedMediaType, fmt.Sprintf("Content-Type %q: want application/json (or application/x-ndjson for a batch)", ct))
+			mt != "application/json-seq" && !strings.HasSuffix(mt, "+json") {
+			writeError(w, http.StatusUnsupportedMediaType, fmt.Sprintf("Content-Type %q: want application/json (or application/x-ndjson for a batch; with curl: -H 'Content-Type: application/json')", ct))
 			return nil, false
 		}
 	}
