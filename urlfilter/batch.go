@@ -11,6 +11,8 @@ type batcher interface {
 	// touch loads the first word each hash will probe and returns a value
 	// depending on all the loads (so they are not optimised away).
 	touch(hs []uint64) uint64
+	// testHashes sets seen[i] = seen[i] || test(hs[i]).
+	testHashes(hs []uint64, seen []bool)
 }
 
 // TestBatch sets seen[i] = f.Test(keys[i]) for every i; seen must be at
@@ -21,10 +23,7 @@ type batcher interface {
 // of one Test per link. Other filters fall back to one Test per key.
 func TestBatch(f Filter, keys []string, seen []bool) {
 	_ = seen[:len(keys)]
-	t, ok := f.(interface {
-		batcher
-		test(h uint64) bool
-	})
+	t, ok := f.(batcher)
 	if !ok {
 		for i, k := range keys {
 			seen[i] = f.Test(k)
@@ -38,9 +37,9 @@ func TestBatch(f Filter, keys []string, seen []bool) {
 			hs[i] = hashKey(k)
 		}
 		sink := t.touch(hs[:len(chunk)])
-		for i := range chunk {
-			seen[lo+i] = t.test(hs[i])
-		}
+		out := seen[lo : lo+len(chunk)]
+		clear(out)
+		t.testHashes(hs[:len(chunk)], out)
 		if sink == 0x5eed_5eed_5eed_5eed { // never true in practice; keeps the loads
 			seen[lo] = seen[lo] || false
 		}
@@ -84,6 +83,28 @@ func (b *blocked) touch(hs []uint64) uint64 {
 		sink += atomic.LoadUint64(&b.words[reduce(h, b.nblocks)*8])
 	}
 	return sink
+}
+
+func (b *blocked) testHashes(hs []uint64, seen []bool) {
+	for i, h := range hs {
+		if !seen[i] && b.test(h) {
+			seen[i] = true
+		}
+	}
+}
+
+func (s *scalable) testHashes(hs []uint64, seen []bool) {
+	for _, l := range *s.layers.Load() {
+		if t, ok := l.(batcher); ok {
+			t.testHashes(hs, seen)
+			continue
+		}
+		for i, h := range hs {
+			if !seen[i] && l.test(h) {
+				seen[i] = true
+			}
+		}
+	}
 }
 
 // touch prefetches every layer's block (the newest layer last).

@@ -9,10 +9,13 @@ import (
 // alignedWords returns n zeroed uint64 words whose first word starts on a
 // 64-byte boundary, so that each 8-word block of the blocked filter is one
 // cache line.
+// Large arrays are advised to use transparent huge pages (see adviseHuge).
 func alignedWords(n uint64) []uint64 {
 	buf := make([]uint64, n+8)
 	off := (64 - uintptr(unsafe.Pointer(&buf[0]))%64) % 64 / 8
-	return buf[off : off+uintptr(n) : off+uintptr(n)]
+	w := buf[off : off+uintptr(n) : off+uintptr(n)]
+	adviseHuge(w)
+	return w
 }
 
 func testBit(w []uint64, pos uint64) bool {
@@ -56,7 +59,7 @@ func newClassicOpts(capacity uint64, eps, bitsPerKey float64) *classic {
 }
 
 func newClassic(m uint64, k int, capacity uint64, eps float64) *classic {
-	return &classic{words: make([]uint64, (m+63)/64), m: m, k: k, capacity: capacity, target: eps}
+	return &classic{words: alignedWords((m + 63) / 64), m: m, k: k, capacity: capacity, target: eps}
 }
 
 func (c *classic) test(h uint64) bool {
@@ -271,7 +274,7 @@ func newMDBFOpts(o Options) *mdbf {
 func newMDBF(groups int, n1 uint64, k1 int, n2 uint64, k2 int, routed bool, capacity uint64, eps float64) *mdbf {
 	w1 := (n1 + 63) / 64
 	gw := w1 + (n2+63)/64
-	return &mdbf{words: make([]uint64, gw*uint64(groups)), groups: groups, n1: n1, n2: n2, k1: k1, k2: k2,
+	return &mdbf{words: alignedWords(gw * uint64(groups)), groups: groups, n1: n1, n2: n2, k1: k1, k2: k2,
 		w1: w1, gw: gw, routed: routed, capacity: capacity, target: eps}
 }
 

@@ -1,0 +1,5 @@
+//go:build !linux
+
+package urlfilter
+
+func adviseHuge(w []uint64) {}
