@@ -62,6 +62,9 @@ func runServe(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	log := slog.New(slog.NewTextHandler(stderr, nil))
 
 	db, err := storage.Open(*store, nil)
+	if errors.Is(err, storage.ErrLocked) {
+		return fmt.Errorf("open store %s: %w (one process owns a store: to serve a store while crawling it, run the crawl with --serve ADDR)", *store, err)
+	}
 	if err != nil {
 		return fmt.Errorf("open store %s: %w", *store, err)
 	}

@@ -11,6 +11,8 @@ import (
 	"sync"
 	"testing"
 	"time"
+
+	"github.com/bloomcrawl/bloomcrawl/storage"
 )
 
 // serveOutput is a goroutine-safe buffer for the serve command's output.
@@ -48,6 +50,22 @@ func TestServeRefusesPublicAddrWithoutToken(t *testing.T) {
 		if code := run(context.Background(), args, &out, &errb); code != 2 {
 			t.Errorf("%v: exit %d, want 2 (stderr %q)", args, code, errb.String())
 		}
+	}
+}
+
+// TestServeStoreInUse checks the message when another process (here: an
+// open DB) owns the store.
+func TestServeStoreInUse(t *testing.T) {
+	dir := t.TempDir()
+	db, err := storage.Open(dir, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer db.Close()
+	var out, errb bytes.Buffer
+	code := run(context.Background(), []string{"serve", "--store", dir, "--addr", "127.0.0.1:0"}, &out, &errb)
+	if code != 1 || !strings.Contains(errb.String(), "is in use") || !strings.Contains(errb.String(), "--serve ADDR") {
+		t.Errorf("exit %d, stderr %q; want 1, the store in use and a hint", code, errb.String())
 	}
 }
 
