@@ -19,6 +19,11 @@ const (
 	// ThresholdExact asks for exact content matches only (distance 0); the
 	// zero Threshold means DefaultThreshold.
 	ThresholdExact = -1
+	// MaxTitleGroup is the number of documents sharing one title beyond
+	// which the title step ignores that title: a title on hundreds of
+	// documents is a site's name, not evidence, and scanning its group on
+	// every Check would make the cascade quadratic.
+	MaxTitleGroup = 256
 )
 
 // Options configure a [Deduper]. The zero value gives the defaults.
@@ -241,7 +246,11 @@ func (d *Deduper) matchLocked(sig Signature) (*doc, int) {
 		var best *doc
 		bestD := 65
 		for _, tfp := range d.candidatesLocked(d.title, d.byTitle, sig.Title, sig.Flags&FlagTitleExact != 0) {
-			for _, id := range d.byTitle[tfp] {
+			group := d.byTitle[tfp]
+			if len(group) > MaxTitleGroup {
+				continue // not a page's title but a site's: no evidence
+			}
+			for _, id := range group {
 				m := d.docs[id]
 				if m.sig.Flags&(FlagTitleExact|FlagTitleEmpty) != sig.Flags&(FlagTitleExact|FlagTitleEmpty) {
 					continue
@@ -344,7 +353,9 @@ func (d *Deduper) addLocked(id uint64, url string, sig Signature, index bool) {
 				d.restoreTitle = append(d.restoreTitle, sig.Title)
 			}
 		}
-		d.byTitle[sig.Title] = append(d.byTitle[sig.Title], id)
+		if g := d.byTitle[sig.Title]; len(g) <= MaxTitleGroup {
+			d.byTitle[sig.Title] = append(g, id)
+		}
 	}
 }
 

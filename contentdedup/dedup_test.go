@@ -257,3 +257,18 @@ func TestConcurrentCheck(t *testing.T) {
 		}
 	}
 }
+
+func TestTitleGroupCap(t *testing.T) {
+	d := mustNew(t, Options{})
+	for i := 0; i < MaxTitleGroup+50; i++ {
+		text := fmt.Sprintf("document %d has its own words: w%da w%db w%dc w%dd w%de w%df w%dg w%dh w%di w%dj w%dk w%dl w%dm w%dn w%do w%dp w%dq w%dr w%ds w%dt",
+			i, i, i, i, i, i, i, i, i, i, i, i, i, i, i, i, i, i, i, i, i)
+		if v := d.Check(fmt.Sprintf("https://site.example/%d", i), "Example Site", text); v.Duplicate {
+			t.Fatalf("doc %d: %+v", i, v)
+		}
+	}
+	fp := d.Sign("Example Site", "").Title
+	if n := len(d.byTitle[fp]); n != MaxTitleGroup+1 {
+		t.Fatalf("title group holds %d docIds, want %d", n, MaxTitleGroup+1)
+	}
+}
