@@ -112,7 +112,7 @@ func (db *DB) URLs(docID uint64) ([]URLRecord, error) {
 // ListOptions selects pages for List. Host and Prefix may be combined;
 // Since/Until filter by fetch time.
 type ListOptions struct {
-	Host   string    // only pages whose URL host[:port] is Host (case-insensitive)
+	Host   string    // only pages on Host (case-insensitive); without a port, on any port of it
 	Prefix string    // only pages whose canonical URL starts with Prefix
 	Since  time.Time // only pages fetched at or after Since (zero = no bound)
 	Until  time.Time // only pages fetched before Until (zero = no bound)
@@ -135,10 +135,16 @@ func (db *DB) List(o ListOptions) ([]Page, string, error) {
 	}
 	var prefix, start []byte
 	byTime := false
+	host := strings.ToLower(o.Host)
+	anyPort := host != "" && !strings.Contains(host, ":") && !strings.HasPrefix(host, "[")
 	switch {
-	case o.Host != "":
-		prefix = hostPrefix(strings.ToLower(o.Host))
+	case o.Host != "" && !anyPort:
+		prefix = hostPrefix(host)
 		start = append(append([]byte(nil), prefix...), o.Prefix...)
+	case o.Host != "":
+		// Every port of host: keys "h host\x00..." and "h host:port\x00...".
+		prefix = append([]byte{nsHost}, host...)
+		start = prefix
 	case o.Prefix != "" || (o.Since.IsZero() && o.Until.IsZero()):
 		prefix = []byte{nsCanon}
 		start = append([]byte{nsCanon}, o.Prefix...)
@@ -166,6 +172,9 @@ func (db *DB) List(o ListOptions) ([]Page, string, error) {
 			k := it.Item().Key()
 			if byTime && !o.Until.IsZero() && timeKeyNanos(k) >= o.Until.UnixNano() {
 				break
+			}
+			if anyPort && k[len(prefix)] != 0 && k[len(prefix)] != ':' {
+				continue // another host that starts with the same name
 			}
 			if len(pages) == o.Limit {
 				next = base64.RawURLEncoding.EncodeToString(lastKey(pages, prefix, byTime))
@@ -204,7 +213,7 @@ func lastKey(pages []Page, prefix []byte, byTime bool) []byte {
 	case byTime:
 		return timeKey(timeNanos(p.FetchedAt), p.DocID)
 	case prefix[0] == nsHost:
-		return hostKey(string(prefix[1:len(prefix)-1]), p.URL, p.DocID)
+		return hostKey(hostOf(p.URL), p.URL, p.DocID)
 	default:
 		return canonKey(p.URL, p.DocID)
 	}

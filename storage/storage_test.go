@@ -527,3 +527,41 @@ func TestCheckFindsProblems(t *testing.T) {
 		}
 	}
 }
+
+// TestListHostPorts: a host without a port lists every port of it, and
+// not hosts that merely start with the same name.
+func TestListHostPorts(t *testing.T) {
+	db := mustOpen(t, "")
+	hosts := []string{"site.test", "site.test:8080", "site.test:9090", "site.testing", "other.test"}
+	for i, h := range hosts {
+		for j := 0; j < 3; j++ {
+			p := testPage(i*10+j+1, h)
+			mustCommit(t, db, Commit{Page: p})
+		}
+	}
+	var got []string
+	o := ListOptions{Host: "Site.Test", Limit: 2}
+	for {
+		ps, next, err := db.List(o)
+		if err != nil {
+			t.Fatal(err)
+		}
+		got = append(got, urlsOf(ps)...)
+		if next == "" {
+			break
+		}
+		o.After = next
+	}
+	if len(got) != 9 {
+		t.Fatalf("List(site.test) = %d pages, want 9 (3 ports × 3): %v", len(got), got)
+	}
+	for _, u := range got {
+		if h := hostOf(u); h != "site.test" && !strings.HasPrefix(h, "site.test:") {
+			t.Fatalf("List(site.test) returned %s", u)
+		}
+	}
+	ps, _, err := db.List(ListOptions{Host: "site.test:8080"})
+	if err != nil || len(ps) != 3 {
+		t.Fatalf("List(site.test:8080) = %v, %v", urlsOf(ps), err)
+	}
+}

@@ -79,7 +79,7 @@ func runQuery(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 		run = func(q *queryCmd, args []string) error { return q.dups(args) }
 	case "list":
 		var o listFlags
-		sfs.StringVar(&o.host, "host", "", "only pages on this host[:port]")
+		sfs.StringVar(&o.host, "host", "", "only pages on this host (any port, unless host:port)")
 		sfs.StringVar(&o.prefix, "prefix", "", "only pages whose URL starts with this prefix")
 		sfs.StringVar(&o.since, "since", "", "only pages fetched at or after this time (RFC 3339)")
 		sfs.StringVar(&o.until, "until", "", "only pages fetched before this time (RFC 3339)")
