@@ -76,7 +76,23 @@
 //     transaction and retries on conflict, so concurrent writers cannot
 //     both store the same docId.
 //
-// Value-log GC runs every Options.GCInterval and once at Close.
+// Value-log GC runs every Options.GCInterval and once at Close. Little
+// garbage reaches the value log by design: page records are never
+// overwritten, the records that are (URL records, queue entries) are
+// small and live in the LSM tree, and large meta values (filter
+// snapshots, replaced often) are files in DIR/blobs that are deleted as
+// soon as they are replaced. Badger's GC only finds stale values through
+// statistics gathered by LSM compactions, which a crawler's small key
+// stream rarely triggers, so relying on it for snapshots would let them
+// pile up.
+//
+// # Measured (2 shared cores, real documentation pages of 20–100 KB)
+//
+// See bench_test.go for the commands. Commit: about 3,100 pages/s with
+// one writer (zstd default level); 12.6 KB on disk per page for 52 KB of
+// raw HTML plus 10 KB of text (0.24 of the HTML). PageByURL in a
+// 100k-page store: p50 90 µs, p99 270 µs (bodies decompressed).
+// ForEachFingerprint: 1 µs per document (about 1 s per million).
 //
 // # Caveats
 //
