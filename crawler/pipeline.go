@@ -129,7 +129,7 @@ func (c *Crawler) process(ctx, fetchCtx context.Context, e frontier.Entry) error
 		c.errs.Add(1)
 		cm.URL = rec
 	case j.err != nil:
-		rec.Err = j.err.Error()
+		rec.Err = errText(j.err)
 		c.errs.Add(1)
 		cm.URL = rec
 		c.log.Debug("fetch failed", "url", e.URL, "status", j.status, "err", j.err)
@@ -263,4 +263,14 @@ func mustParse(s string) *url.URL {
 		panic(fmt.Sprintf("crawler: canonical URL %q does not parse: %v", s, err))
 	}
 	return u
+}
+
+// errText is err without net/http's `Get "URL": ` prefix (the record
+// already names the URL).
+func errText(err error) string {
+	var ue *url.Error
+	if errors.As(err, &ue) {
+		err = ue.Err
+	}
+	return err.Error()
 }

@@ -132,24 +132,30 @@ func printDemo(w io.Writer, rep *demoReport, kept bool) {
 		}
 		return a.URL < b.URL
 	})
-	fmt.Fprintf(w, "\nWhere the duplicates went (%d URLs → the document stored under another URL):\n", len(rep.Duplicates))
-	width := 0
+	fmt.Fprintf(w, "\nWhere the duplicates went: %d URLs share the document of another URL\n", len(rep.Duplicates))
+	width, keptWidth := 0, 0
 	for _, d := range rep.Duplicates {
+		width, keptWidth = max(width, len(d.URL)), max(keptWidth, len(d.KeptURL))
+	}
+	for _, d := range rep.NotStored {
 		width = max(width, len(d.URL))
 	}
+	fmt.Fprintf(w, "  %-*s    %-16s  %-*s  %s\n", width, "URL", "docId", keptWidth, "stored as", "why")
 	for _, d := range rep.Duplicates {
 		why := d.Reason
 		switch d.Reason {
-		case "content", "title":
-			why = fmt.Sprintf("%s fingerprint, %d bits apart", d.Reason, d.Distance)
+		case "content":
+			why = fmt.Sprintf("content SimHash %d bits apart", d.Distance)
+		case "title":
+			why = fmt.Sprintf("same title, content %d bits apart", d.Distance)
 		case "url":
 			why = "same URL"
 		case "redirect":
-			why = "redirect target"
+			why = "redirects there"
 		}
-		fmt.Fprintf(w, "  %-*s  → %s  %-28s (%s)\n", width, d.URL, d.DocID, d.KeptURL, why)
+		fmt.Fprintf(w, "  %-*s -> %s  %-*s  %s\n", width, d.URL, d.DocID, keptWidth, d.KeptURL, why)
 	}
-	fmt.Fprintf(w, "\nRecorded but not stored (%d):\n", len(rep.NotStored))
+	fmt.Fprintf(w, "\nRecorded, not stored (%d URLs):\n", len(rep.NotStored))
 	for _, d := range rep.NotStored {
 		what := d.Err
 		switch {
