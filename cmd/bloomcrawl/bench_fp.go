@@ -335,6 +335,10 @@ func writeFPReport(dir, source string, tested int, distinct uint64, rows []fpRow
 	p.Y.Tick.Marker = plot.LogTicks{Prec: -1}
 	p.Legend.Top = true
 	floor := 0.5 / float64(distinct) // where a measured 0 is drawn
+	hasSized := false
+	for _, r := range rows {
+		hasSized = hasSized || r.BudgetBits == 0
+	}
 	byVariant := map[string][]fpRow{}
 	var names []string
 	for _, r := range rows {
@@ -347,37 +351,69 @@ func writeFPReport(dir, source string, tested int, distinct uint64, rows []fpRow
 	for i, v := range names {
 		rs := byVariant[v]
 		sort.Slice(rs, func(a, b int) bool { return rs[a].BitsPerURL < rs[b].BitsPerURL })
-		meas := make(plotter.XYs, 0, len(rs))
-		pred := make(plotter.XYs, 0, len(rs))
+		var meas, pred, sized plotter.XYs // sized: rows sized by --fp, drawn as lone points
 		for _, r := range rs {
 			m := r.MeasuredFP
 			if m == 0 {
 				m = floor
 				zeros++
 			}
+			if r.BudgetBits == 0 {
+				sized = append(sized, plotter.XY{X: r.BitsPerURL, Y: m})
+				continue
+			}
 			meas = append(meas, plotter.XY{X: r.BitsPerURL, Y: m})
 			pred = append(pred, plotter.XY{X: r.BitsPerURL, Y: math.Max(r.TheoreticalFP, floor/10)})
 		}
 		c := plotutil.Color(i)
-		ml, mp, err := plotter.NewLinePoints(meas)
-		if err != nil {
-			return fmt.Errorf("bench fp: chart: %w", err)
+		if len(meas) > 0 {
+			ml, mp, err := plotter.NewLinePoints(meas)
+			if err != nil {
+				return fmt.Errorf("bench fp: chart: %w", err)
+			}
+			ml.Color, mp.Color, mp.Shape = c, c, plotutil.Shape(i)
+			ml.Width = vg.Points(1.5)
+			pl, err := plotter.NewLine(pred)
+			if err != nil {
+				return fmt.Errorf("bench fp: chart: %w", err)
+			}
+			pl.Color, pl.Dashes, pl.Width = withAlpha(c, 0xb0), []vg.Length{vg.Points(4), vg.Points(3)}, vg.Points(1)
+			p.Add(ml, mp, pl)
+			p.Legend.Add(v+" measured", ml, mp)
+			p.Legend.Add(v+" predicted", pl)
 		}
-		ml.Color, mp.Color, mp.Shape = c, c, plotutil.Shape(i)
-		ml.Width = vg.Points(1.5)
-		pl, err := plotter.NewLine(pred)
-		if err != nil {
-			return fmt.Errorf("bench fp: chart: %w", err)
+		if len(sized) > 0 {
+			sp, err := plotter.NewScatter(sized)
+			if err != nil {
+				return fmt.Errorf("bench fp: chart: %w", err)
+			}
+			sp.Color, sp.Shape, sp.Radius = c, plotutil.Shape(i), vg.Points(4.5)
+			p.Add(sp)
+			if len(meas) == 0 {
+				p.Legend.Add(v+" measured (sized by --fp)", sp)
+			}
 		}
-		pl.Color, pl.Dashes, pl.Width = withAlpha(c, 0xb0), []vg.Length{vg.Points(4), vg.Points(3)}, vg.Points(1)
-		p.Add(ml, mp, pl)
-		p.Legend.Add(v+" measured", ml, mp)
-		p.Legend.Add(v+" predicted", pl)
 	}
+	// Leave the right part of the chart free for the legend.
+	dataMax := p.X.Max
+	p.X.Max = p.X.Min + (dataMax-p.X.Min)*1.55
+	var ticks []plot.Tick
+	for x := 0.0; x <= dataMax+2; x += 4 {
+		ticks = append(ticks, plot.Tick{Value: x, Label: strconv.FormatFloat(x, 'f', -1, 64)})
+	}
+	p.X.Tick.Marker = plot.ConstantTicks(ticks)
 	fl, _ := plotter.NewLine(plotter.XYs{{X: p.X.Min, Y: floor}, {X: p.X.Max, Y: floor}})
 	fl.Color, fl.Dashes = color.Gray{Y: 0xa0}, []vg.Length{vg.Points(1), vg.Points(2)}
 	p.Add(fl)
 	p.Legend.Add("measured 0 (drawn at 1/(2·distinct))", fl)
+	if hasSized {
+		mark, err := plotter.NewScatter(plotter.XYs{{X: 0, Y: 1}}) // legend thumbnail only
+		if err != nil {
+			return fmt.Errorf("bench fp: chart: %w", err)
+		}
+		mark.Color, mark.Radius = color.Gray{Y: 0x60}, vg.Points(4.5)
+		p.Legend.Add("lone large marks: sized by --fp target", mark)
+	}
 	p.Legend.ThumbnailWidth = vg.Points(24)
 	for _, ext := range []string{"svg", "png"} {
 		if err := p.Save(26*vg.Centimeter, 18*vg.Centimeter, filepath.Join(dir, "fp."+ext)); err != nil {
