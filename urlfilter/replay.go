@@ -77,7 +77,10 @@ func ReplayClock(ctx context.Context, stream []string, filters []ReplayFilter, c
 		var predSum float64
 		prevPred := f.Stats().PredictedFP
 		var elapsed time.Duration
-		const chunk = 1 << 14
+		// Chunks: timed as a whole (the clock is read twice per chunk), and
+		// the predicted rate is sampled between them, so they must be small
+		// next to the stream for the average to follow the fill.
+		chunk := min(max(len(stream)/1024, 256), 1<<14)
 		for lo := 0; lo < len(stream); lo += chunk {
 			if err := ctx.Err(); err != nil {
 				return out, fmt.Errorf("urlfilter: replay %s: %w", rf.Name, err)

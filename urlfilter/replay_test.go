@@ -87,3 +87,18 @@ func TestAuditCounts(t *testing.T) {
 		t.Errorf("counts %+v", c)
 	}
 }
+
+func TestThreadCPUTime(t *testing.T) {
+	a, ok := ThreadCPUTime()
+	if !ok {
+		t.Skip("no per-thread CPU clock on this platform")
+	}
+	x := 0
+	for i := 0; i < 3_000_000; i++ {
+		x += i ^ (x >> 3)
+	}
+	b, _ := ThreadCPUTime()
+	if b <= a {
+		t.Fatalf("thread CPU time did not advance over a busy loop (%v → %v, %d)", a, b, x)
+	}
+}
