@@ -41,6 +41,13 @@ type Options struct {
 	TitleContentThreshold int
 	// NoTitleStep skips the title step of the cascade.
 	NoTitleStep bool
+	// IndexDuplicates also indexes the signature of every document judged
+	// a near-duplicate, under the docId it was given, so that a later
+	// document close to the duplicate (but not to the first document)
+	// joins the same docId. These signatures live in memory only
+	// (RestoreDoc restores new documents), so a restarted Deduper can
+	// answer differently for such documents.
+	IndexDuplicates bool
 	// Fingerprint chooses the features (zero value: the measured defaults).
 	Fingerprint FingerprintParams
 }
@@ -91,12 +98,14 @@ type Deduper struct {
 	seq     uint64
 	content *Index              // SimHash content fingerprints
 	title   *Index              // SimHash title fingerprints
-	byFP    map[uint64][]uint64 // content fingerprint → docIds
-	byTitle map[uint64][]uint64 // title fingerprint → docIds
+	byFP    map[uint64][]*doc // content fingerprint → entries
+	byTitle map[uint64][]*doc // title fingerprint → entries
 
 	restoreContent, restoreTitle []uint64 // restored, not yet indexed
 }
 
+// doc is an indexed signature: a new document's, or (IndexDuplicates) a
+// duplicate's, which then carries the docId and URL of its document.
 type doc struct {
 	id  uint64
 	url string
@@ -138,7 +147,7 @@ func New(o Options) (*Deduper, error) {
 		urls:    map[uint64]uint64{},
 		docs:    map[uint64]*doc{},
 		content: ci, title: ti,
-		byFP: map[uint64][]uint64{}, byTitle: map[uint64][]uint64{},
+		byFP: map[uint64][]*doc{}, byTitle: map[uint64][]*doc{},
 	}, nil
 }
 
@@ -229,6 +238,9 @@ func (d *Deduper) Check(url, title, text string) Verdict {
 		if url != "" {
 			d.urls[uk] = m.id
 		}
+		if d.o.IndexDuplicates && sig != m.sig {
+			d.addLocked(m.id, m.url, sig, true)
+		}
 		return Verdict{DocID: m.id, Duplicate: true, Reason: reason, MatchURL: m.url, Distance: dist, Sig: sig}
 	}
 	id := d.newIDLocked(url, sig)
@@ -250,8 +262,7 @@ func (d *Deduper) matchLocked(sig Signature) (*doc, int) {
 			if len(group) > MaxTitleGroup {
 				continue // not a page's title but a site's: no evidence
 			}
-			for _, id := range group {
-				m := d.docs[id]
+			for _, m := range group {
 				if m.sig.Flags&(FlagTitleExact|FlagTitleEmpty) != sig.Flags&(FlagTitleExact|FlagTitleEmpty) {
 					continue
 				}
@@ -274,8 +285,7 @@ func (d *Deduper) matchLocked(sig Signature) (*doc, int) {
 	var best *doc
 	bestD := 65
 	for _, cfp := range d.candidatesLocked(d.content, d.byFP, sig.Content, sig.Flags&FlagContentExact != 0) {
-		for _, id := range d.byFP[cfp] {
-			m := d.docs[id]
+		for _, m := range d.byFP[cfp] {
 			cd, ok := contentDistance(sig, m.sig)
 			if !ok || cd > d.k {
 				continue
@@ -304,7 +314,7 @@ func contentDistance(a, b Signature) (int, bool) {
 
 // candidatesLocked returns the stored fingerprints that may match fp: fp
 // itself for an exact hash, else every SimHash within the index's distance.
-func (d *Deduper) candidatesLocked(x *Index, by map[uint64][]uint64, fp uint64, exact bool) []uint64 {
+func (d *Deduper) candidatesLocked(x *Index, by map[uint64][]*doc, fp uint64, exact bool) []uint64 {
 	if exact {
 		if _, ok := by[fp]; ok {
 			return []uint64{fp}
@@ -334,7 +344,10 @@ func (d *Deduper) newIDLocked(url string, sig Signature) uint64 {
 // in the indexes now (Check) or later in one batch (RestoreDoc).
 func (d *Deduper) addLocked(id uint64, url string, sig Signature, index bool) {
 	d.seq++
-	d.docs[id] = &doc{id: id, url: url, sig: sig, seq: d.seq}
+	e := &doc{id: id, url: url, sig: sig, seq: d.seq}
+	if d.docs[id] == nil {
+		d.docs[id] = e
+	}
 	if sig.Flags&FlagContentEmpty == 0 {
 		if _, seen := d.byFP[sig.Content]; !seen && sig.Flags&FlagContentExact == 0 {
 			if index {
@@ -343,7 +356,7 @@ func (d *Deduper) addLocked(id uint64, url string, sig Signature, index bool) {
 				d.restoreContent = append(d.restoreContent, sig.Content)
 			}
 		}
-		d.byFP[sig.Content] = append(d.byFP[sig.Content], id)
+		d.byFP[sig.Content] = append(d.byFP[sig.Content], e)
 	}
 	if sig.Flags&FlagTitleEmpty == 0 {
 		if _, seen := d.byTitle[sig.Title]; !seen && sig.Flags&FlagTitleExact == 0 {
@@ -354,7 +367,7 @@ func (d *Deduper) addLocked(id uint64, url string, sig Signature, index bool) {
 			}
 		}
 		if g := d.byTitle[sig.Title]; len(g) <= MaxTitleGroup {
-			d.byTitle[sig.Title] = append(g, id)
+			d.byTitle[sig.Title] = append(g, e)
 		}
 	}
 }

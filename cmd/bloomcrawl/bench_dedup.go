@@ -76,6 +76,8 @@ func runBenchDedup(ctx context.Context, args []string, stdout, stderr io.Writer)
 		{name: "simhash 2-shingles, auto tf, content only", o: contentdedup.Options{Threshold: optK, NoTitleStep: true, Fingerprint: fp(2, contentdedup.WeightAuto)}},
 		{name: "simhash words, auto tf, content only", o: contentdedup.Options{Threshold: optK, NoTitleStep: true}},
 		{name: "default: + title step (content d<=8)", o: contentdedup.Options{Threshold: optK}, dflt: true},
+		{name: "default + index duplicates' signatures", o: contentdedup.Options{Threshold: optK, IndexDuplicates: true}},
+		{name: "content only + index duplicates' signatures", o: contentdedup.Options{Threshold: optK, NoTitleStep: true, IndexDuplicates: true}},
 		{name: "title step with content d<=12", o: contentdedup.Options{Threshold: optK, TitleContentThreshold: max(12, k)}},
 		{name: "title step on the title alone", o: contentdedup.Options{Threshold: optK, TitleContentThreshold: 64}},
 		{name: "minhash p=4 q=6, 3-shingles, est. J>=0.7", minhash: true},
