@@ -49,6 +49,10 @@ type filterRow struct {
 	Layers         int     `json:"layers,omitempty"`
 }
 
+// benchFilterRows are the rows 'bench filter' can measure.
+var benchFilterRows = []string{"mdbf", "mdbf-routed", "classic", "blocked", "exact", "default", "default-batch",
+	"peer-bits-and-blooms", "peer-map", "scalable-3x"}
+
 // benchSubject is one filter under test, ours or a peer's.
 type benchSubject struct {
 	variant, impl string
@@ -68,8 +72,7 @@ func runBenchFilter(ctx context.Context, args []string, stdout, stderr io.Writer
 	fp := fs.Float64("fp", 0.01, "target false-positive rate the filters are sized for")
 	urls := fs.String("urls", "", "file of real URLs, one per line (default: generated URL-shaped keys)")
 	asJSON := fs.Bool("json", false, "print one JSON object per variant")
-	variants := fs.String("variants", "mdbf,mdbf-routed,classic,blocked,exact,default,default-batch,peer-bits-and-blooms,peer-map,scalable-3x",
-		"comma-separated rows to measure")
+	variants := fs.String("variants", strings.Join(benchFilterRows, ","), "comma-separated rows to measure")
 	reps := fs.Int("reps", 3, "timing repetitions of the test pass (the median is reported)")
 	if err := parseFlags(fs, args); err != nil {
 		return err
@@ -82,6 +85,11 @@ func runBenchFilter(ctx context.Context, args []string, stdout, stderr io.Writer
 	}
 	if *reps < 1 {
 		return usagef("--reps %d: must be at least 1", *reps)
+	}
+	for _, v := range strings.Split(*variants, ",") {
+		if v = strings.TrimSpace(v); v != "" && !slices.Contains(benchFilterRows, v) {
+			return usagef("--variants: unknown row %q (want some of %s)", v, strings.Join(benchFilterRows, ","))
+		}
 	}
 	var keys []string
 	var err error
