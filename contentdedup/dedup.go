@@ -96,8 +96,8 @@ type Deduper struct {
 	urls    map[uint64]uint64 // xxhash(url) → docId
 	docs    map[uint64]*doc
 	seq     uint64
-	content *Index              // SimHash content fingerprints
-	title   *Index              // SimHash title fingerprints
+	content *Index            // SimHash content fingerprints
+	title   *Index            // SimHash title fingerprints
 	byFP    map[uint64][]*doc // content fingerprint → entries
 	byTitle map[uint64][]*doc // title fingerprint → entries
 
