@@ -75,24 +75,28 @@ func (s *scalable) test(h uint64) bool {
 func (s *scalable) TestAndAdd(key string) bool { return s.testAndAddHash(hashKey(key)) }
 
 func (s *scalable) testAndAddHash(h uint64) bool {
-	s.mu.RLock()
-	ls := *s.layers.Load()
-	last := len(ls) - 1
-	for _, l := range ls[:last] {
-		if l.test(h) {
-			s.mu.RUnlock()
-			return true
+	for {
+		s.mu.RLock()
+		ls := *s.layers.Load()
+		last := len(ls) - 1
+		for _, l := range ls {
+			if l.test(h) {
+				s.mu.RUnlock()
+				return true
+			}
 		}
+		active := ls[last]
+		// Grow lazily, when a new key finds the newest layer full, so a
+		// filter fed exactly its capacity keeps one layer.
+		if n, c := active.load(); n >= c {
+			s.mu.RUnlock()
+			s.grow(last)
+			continue
+		}
+		seen := active.testAndAddHash(h)
+		s.mu.RUnlock()
+		return seen
 	}
-	active := ls[last]
-	seen := active.testAndAddHash(h)
-	n, c := active.load()
-	full := !seen && n >= c
-	s.mu.RUnlock()
-	if full {
-		s.grow(last)
-	}
-	return seen
 }
 
 // grow adds layer last+1 unless another goroutine already did.
