@@ -155,8 +155,9 @@ func New(o Options) (*Deduper, error) {
 func (d *Deduper) Threshold() int { return d.k }
 
 // Sign returns the signature of a document without checking or remembering
-// it: the title's words fingerprinted one feature per word, the text's as
-// Options.Fingerprint says.
+// it: the words of [MainTitle](title) fingerprinted one feature per word
+// (an exact hash below MinSimHashTokens words, as nearly all titles are),
+// the text's as Options.Fingerprint says.
 func (d *Deduper) Sign(title, text string) Signature {
 	var sig Signature
 	words := d.tok.Tokens(nil, MainTitle(title))
@@ -211,9 +212,11 @@ func urlKey(url string) uint64 { return xxhash.Sum64String(url) }
 //
 //  1. url: the same URL was checked (or restored) before → its docId (an
 //     empty url never matches and is not remembered);
-//  2. title: an earlier document has the same title (equal exact hashes, or
-//     SimHashes within Threshold) and content within TitleContentThreshold
-//     (both texts empty also counts) → the closest such document;
+//  2. title: an earlier document has the same [MainTitle] (equal exact
+//     hashes, or SimHashes within Threshold; titles on more than
+//     MaxTitleGroup documents are ignored) and content within
+//     TitleContentThreshold (both texts empty also counts) → the document
+//     with the closest content;
 //  3. content: an earlier document's content is within Threshold (exact
 //     hashes must be equal) → the closest one (the earliest among equals);
 //  4. otherwise a new docId (see the package doc for the rule).
