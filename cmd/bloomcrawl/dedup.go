@@ -5,7 +5,6 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
-	"errors"
 	"fmt"
 	"io"
 	"os"
@@ -74,9 +73,10 @@ func runDedup(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 type dedupCounts struct{ Lines, Good, Duplicate, Errors int }
 
 // dedupLines answers every line of r with exactly one JSON line on w, in
-// order: svc's answer to the request on that line, or
+// order: svc.SubmitJSON's answer to the request on that line (which is
 // {"status":"error","error":"line N: ..."} for a line that is not a JSON
-// object, is not a valid request, or is longer than maxLine bytes. Blank
+// object or not a valid request), or such an error for a line longer than
+// maxLine bytes. Blank
 // lines are errors too (every line gets its answer). It stops early only if
 // ctx is cancelled or r or w fail. svc decides; with a store behind it, it
 // also records (this is the function a --store option reuses).
@@ -111,14 +111,10 @@ func dedupLines(ctx context.Context, svc *api.Service, r io.Reader, w io.Writer,
 		}
 		c.Lines++
 		var resp api.Response
-		switch req, perr := parseDedupLine(line, tooLong, maxLine); {
-		case perr != nil:
-			resp = api.Response{Status: api.StatusError, Error: fmt.Sprintf("line %d: %v", c.Lines, perr)}
-		default:
-			resp = svc.Submit(ctx, req)
-			if resp.Status != api.StatusSuccess {
-				resp.Error = fmt.Sprintf("line %d: %s", c.Lines, resp.Error)
-			}
+		if tooLong {
+			resp = api.Response{Status: api.StatusError, Error: fmt.Sprintf("line %d: longer than %d bytes (--max-line)", c.Lines, maxLine)}
+		} else {
+			resp = svc.SubmitJSON(ctx, line, fmt.Sprintf("line %d", c.Lines))
 		}
 		switch {
 		case resp.Status != api.StatusSuccess:
@@ -136,37 +132,6 @@ func dedupLines(ctx context.Context, svc *api.Service, r io.Reader, w io.Writer,
 		}
 	}
 	return c, bw.Flush()
-}
-
-// parseDedupLine decodes one request line.
-func parseDedupLine(line []byte, tooLong bool, maxLine int) (api.Request, error) {
-	var req api.Request
-	if tooLong {
-		return req, fmt.Errorf("longer than %d bytes (--max-line)", maxLine)
-	}
-	trimmed := bytes.TrimSpace(line)
-	if len(trimmed) == 0 {
-		return req, errors.New("empty line, want a JSON object")
-	}
-	dec := json.NewDecoder(bytes.NewReader(trimmed))
-	if err := dec.Decode(&req); err != nil {
-		var syn *json.SyntaxError
-		var typ *json.UnmarshalTypeError
-		switch {
-		case errors.As(err, &syn):
-			return req, fmt.Errorf("invalid JSON at byte %d: %v", syn.Offset, err)
-		case errors.As(err, &typ):
-			return req, fmt.Errorf("want a JSON object with string fields: %v", err)
-		case errors.Is(err, io.ErrUnexpectedEOF):
-			return req, errors.New("invalid JSON: truncated")
-		default:
-			return req, fmt.Errorf("invalid JSON: %v", err)
-		}
-	}
-	if dec.More() {
-		return req, fmt.Errorf("invalid JSON: unexpected data after the object at byte %d", dec.InputOffset()+1)
-	}
-	return req, nil
 }
 
 // readLine appends the next line of br (without its line ending) to buf. If

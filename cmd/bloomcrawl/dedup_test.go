@@ -58,7 +58,7 @@ func TestDedupCommand(t *testing.T) {
 		{"success", "duplicate", "content", ""},
 		{"error", "", "", "line 3: invalid JSON"},
 		{"error", "", "", "line 4: title and content"},
-		{"error", "", "", "line 5: empty line"},
+		{"error", "", "", "line 5: empty"},
 		{"success", "duplicate", "url", ""},
 		{"success", "good", "new", ""},
 		{"error", "", "", "line 8: longer than 20000 bytes"},
