@@ -41,10 +41,13 @@ type Options struct {
 	TitleContentThreshold int
 	// NoTitleStep skips the title step of the cascade.
 	NoTitleStep bool
-	// IndexDuplicates also indexes the signature of every document judged
-	// a near-duplicate, under the docId it was given, so that a later
-	// document close to the duplicate (but not to the first document)
-	// joins the same docId. These signatures live in memory only
+	// IndexDuplicates also indexes the content signature of every document
+	// judged a near-duplicate, under the docId it was given, so that a
+	// later document close to the duplicate (but not to the first
+	// document) joins the same docId. Off by default: on the bench dedup
+	// set it raises English recall 0.903 → 0.934 but lowers precision
+	// 0.998 → 0.995 (Chinese unchanged); chaining titles as well measured
+	// en 0.992/0.977, zh 0.970/0.994. These signatures live in memory only
 	// (RestoreDoc restores new documents), so a restarted Deduper can
 	// answer differently for such documents.
 	IndexDuplicates bool
@@ -242,7 +245,7 @@ func (d *Deduper) Check(url, title, text string) Verdict {
 			d.urls[uk] = m.id
 		}
 		if d.o.IndexDuplicates && sig != m.sig {
-			d.addLocked(m.id, m.url, sig, true)
+			d.addAliasLocked(m, sig)
 		}
 		return Verdict{DocID: m.id, Duplicate: true, Reason: reason, MatchURL: m.url, Distance: dist, Sig: sig}
 	}
@@ -373,6 +376,20 @@ func (d *Deduper) addLocked(id uint64, url string, sig Signature, index bool) {
 			d.byTitle[sig.Title] = append(g, e)
 		}
 	}
+}
+
+// addAliasLocked indexes the content signature of a duplicate of m under
+// m's docId, for the content step only (see Options.IndexDuplicates).
+func (d *Deduper) addAliasLocked(m *doc, sig Signature) {
+	if sig.Flags&FlagContentEmpty != 0 {
+		return
+	}
+	d.seq++
+	e := &doc{id: m.id, url: m.url, sig: sig, seq: d.seq}
+	if _, seen := d.byFP[sig.Content]; !seen && sig.Flags&FlagContentExact == 0 {
+		d.content.Add(sig.Content)
+	}
+	d.byFP[sig.Content] = append(d.byFP[sig.Content], e)
 }
 
 func (d *Deduper) flushRestoredLocked() {
