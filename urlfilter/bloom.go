@@ -153,11 +153,15 @@ func (b *blocked) block(h uint64) []uint64 {
 }
 
 // masks returns, for each of the block's 8 words, the bits of the key.
+//
+// Each 64-bit remix yields 7 positions of 9 bits; keys with k > 7 take the
+// next 7 from a fresh remix of the hash (not of the exhausted remainder).
 func (b *blocked) masks(h uint64) (m [8]uint64) {
-	g := mix64(h)
+	base := mix64(h)
+	g := base
 	for i := 0; i < b.k; i++ {
 		if i > 0 && i%7 == 0 {
-			g = mix64(g)
+			g = mix64(base + uint64(i)*golden)
 		}
 		p := g & 511
 		g >>= 9

@@ -378,3 +378,27 @@ func FuzzSnapshot(f *testing.F) {
 		g.Test("y")
 	})
 }
+
+// TestBlockedManyHashes checks the formula for k > 7, where the in-block
+// positions need a second remix of the hash.
+func TestBlockedManyHashes(t *testing.T) {
+	const n, fresh = 20_000, 1_000_000
+	f := mustNew(t, Options{Variant: VariantBlocked, Capacity: n, BitsPerKey: 16})
+	if k := f.(*blocked).k; k <= 7 {
+		t.Fatalf("k = %d at 16 bits per key; the test needs k > 7", k)
+	}
+	for i := 0; i < n; i++ {
+		f.TestAndAdd(key(i))
+	}
+	fp := 0
+	for i := n; i < n+fresh; i++ {
+		if f.Test(key(i)) {
+			fp++
+		}
+	}
+	exp := f.Stats().PredictedFP * fresh
+	t.Logf("k=%d: %d false positives, formula %.0f", f.(*blocked).k, fp, exp)
+	if math.Abs(float64(fp)-exp) > 5*math.Sqrt(exp)+5 {
+		t.Errorf("%d false positives in %d tests, formula predicts %.0f", fp, fresh, exp)
+	}
+}
