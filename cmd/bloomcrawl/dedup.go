@@ -5,12 +5,14 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
 	"os"
 
 	"github.com/bloomcrawl/bloomcrawl/api"
 	"github.com/bloomcrawl/bloomcrawl/contentdedup"
+	"github.com/bloomcrawl/bloomcrawl/storage"
 )
 
 func init() {
@@ -28,9 +30,10 @@ var dedupStdin io.Reader = os.Stdin
 const defaultMaxLine = 16 << 20
 
 func runDedup(ctx context.Context, args []string, stdout, stderr io.Writer) error {
-	fs := newFlagSet("dedup", "dedup [--threshold K] [--in FILE] < requests.jsonl > answers.jsonl", stderr)
+	fs := newFlagSet("dedup", "dedup [--threshold K] [--store DIR] [--in FILE] < requests.jsonl > answers.jsonl", stderr)
 	threshold := fs.Int("threshold", contentdedup.DefaultThreshold, "largest Hamming distance between content fingerprints that counts as a near-duplicate (0..6)")
 	in := fs.String("in", "-", `read requests from FILE ("-" = stdin)`)
+	store := fs.String("store", "", "record documents in this store and compare with everything stored before (default: in memory only)")
 	maxLine := fs.Int("max-line", defaultMaxLine, "longest accepted input line in bytes (a longer line gets an error answer)")
 	if err := parseFlags(fs, args); err != nil {
 		return err
@@ -61,11 +64,25 @@ func runDedup(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	if err != nil {
 		return err
 	}
-	svc, err := api.NewService(ctx, d, nil, nil)
-	if err != nil {
-		return err
+	var db *storage.DB
+	if *store != "" {
+		db, err = storage.Open(*store, nil)
+		if errors.Is(err, storage.ErrLocked) {
+			return fmt.Errorf("open store %s: %w (one process owns a store: stop the crawl or server that holds it)", *store, err)
+		}
+		if err != nil {
+			return fmt.Errorf("open store %s: %w", *store, err)
+		}
 	}
-	_, err = dedupLines(ctx, svc, r, stdout, *maxLine)
+	svc, err := api.NewService(ctx, d, db, nil)
+	if err == nil {
+		_, err = dedupLines(ctx, svc, r, stdout, *maxLine)
+	}
+	if db != nil {
+		if cerr := db.Close(); cerr != nil && err == nil {
+			err = fmt.Errorf("close store %s: %w", *store, cerr)
+		}
+	}
 	return err
 }
 

@@ -100,3 +100,36 @@ func TestDedupCommandBadFlags(t *testing.T) {
 		t.Fatalf("exit %d, want 2: %s", code, errb.String())
 	}
 }
+
+// TestDedupCommandStore checks that --store records documents and that a
+// later run compares with everything stored before.
+func TestDedupCommandStore(t *testing.T) {
+	raw, err := os.ReadFile("../../contentdedup/testdata/en_controlflow.txt")
+	if err != nil {
+		t.Fatal(err)
+	}
+	b, _ := json.Marshal(string(raw[:4000]))
+	body := string(b)
+	dir := t.TempDir() + "/store"
+	first, _ := runDedupTest(t, `{"url": "https://a.example/1", "title": "Control flow", "content": `+body+`}`, "--store", dir)
+	if len(first) != 1 || first[0]["filterStatus"] != "good" {
+		t.Fatalf("first run: %v", first)
+	}
+	second, _ := runDedupTest(t, `{"url": "https://b.example/copy", "title": "Control flow tools", "content": `+body+`}`+"\n"+
+		`{"url": "https://a.example/1", "title": "x", "content": "y"}`, "--store", dir)
+	if len(second) != 2 || second[0]["filterStatus"] != "duplicate" || second[0]["docId"] != first[0]["docId"] ||
+		second[1]["filterReason"] != "url" || second[1]["docId"] != first[0]["docId"] {
+		t.Fatalf("second run did not see the stored document: %v (first %v)", second, first)
+	}
+	var out, errb bytes.Buffer
+	if code := run(context.Background(), []string{"query", "--store", dir, "stats", "--json"}, &out, &errb); code != 0 {
+		t.Fatalf("query stats: exit %d: %s", code, errb.String())
+	}
+	var st map[string]any
+	if err := json.Unmarshal(out.Bytes(), &st); err != nil {
+		t.Fatal(err)
+	}
+	if st["pages"] != float64(1) || st["urls"] != float64(2) || st["duplicates"] != float64(1) {
+		t.Fatalf("stats after two runs: %v", st)
+	}
+}
