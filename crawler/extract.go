@@ -136,15 +136,10 @@ func declaredCharset(contentType string) string {
 	return strings.ToLower(params["charset"])
 }
 
-// boilerplate is removed before the main text is taken: scripts and
-// styles, and the template parts that repeat on every page of a site.
-const boilerplate = "script, style, noscript, template, svg, iframe, object, nav, header, footer, aside, form, button, select, " +
-	"[role=navigation], [role=banner], [role=contentinfo], [role=search], [aria-hidden=true], [hidden]"
-
 // mainText returns the page's main text: the <main> or <article> element
 // (or [role=main]) when there is exactly one such region, else <body>,
-// without boilerplate, with block elements separated by newlines and
-// whitespace collapsed.
+// without boilerplate (see isBoilerplate), with block elements separated by
+// newlines and whitespace collapsed.
 func mainText(doc *goquery.Document) string {
 	root := doc.Find("main, [role=main]")
 	if root.Length() != 1 {
@@ -157,34 +152,91 @@ func mainText(doc *goquery.Document) string {
 	if root.Length() == 0 {
 		root = doc.Selection
 	}
-	root.Find(boilerplate).Remove()
-	var b strings.Builder
+	w := textWriter{}
 	for _, n := range root.Nodes {
-		writeText(&b, n)
+		w.node(n)
 	}
-	return collapseLines(b.String())
+	return w.String()
 }
 
-func writeText(b *strings.Builder, n *html.Node) {
+// isBoilerplate reports whether an element is left out of the main text:
+// scripts and styles, and the template parts that repeat on every page of a
+// site (navigation, header, footer, asides, forms, hidden elements).
+func isBoilerplate(n *html.Node) bool {
+	switch n.DataAtom {
+	case atom.Script, atom.Style, atom.Noscript, atom.Template, atom.Svg, atom.Iframe, atom.Object,
+		atom.Nav, atom.Header, atom.Footer, atom.Aside, atom.Form, atom.Button, atom.Select:
+		return true
+	}
+	for _, a := range n.Attr {
+		switch a.Key {
+		case "hidden":
+			return true
+		case "aria-hidden":
+			if a.Val == "true" {
+				return true
+			}
+		case "role":
+			switch a.Val {
+			case "navigation", "banner", "contentinfo", "search":
+				return true
+			}
+		}
+	}
+	return false
+}
+
+// textWriter collects text with whitespace collapsed in one pass: runs of
+// spaces become one space, block boundaries one newline, no empty lines.
+type textWriter struct {
+	b       strings.Builder
+	pending byte // ' ' or '\n' to write before the next text, 0 for none
+}
+
+func (w *textWriter) text(s string) {
+	for _, r := range s {
+		if unicode.IsSpace(r) {
+			if w.pending == 0 {
+				w.pending = ' '
+			}
+			continue
+		}
+		if w.pending != 0 && w.b.Len() > 0 {
+			w.b.WriteByte(w.pending)
+		}
+		w.pending = 0
+		w.b.WriteRune(r)
+	}
+}
+
+func (w *textWriter) newline() { w.pending = '\n' }
+
+func (w *textWriter) String() string { return w.b.String() }
+
+func (w *textWriter) node(n *html.Node) {
 	switch n.Type {
 	case html.TextNode:
-		b.WriteString(n.Data)
+		w.text(n.Data)
 		return
-	case html.ElementNode, html.DocumentNode:
+	case html.ElementNode:
+		if isBoilerplate(n) {
+			return
+		}
+	case html.DocumentNode:
 	default:
 		return
 	}
 	block := n.Type == html.ElementNode && isBlock(n.DataAtom)
 	if block {
-		b.WriteByte('\n')
+		w.newline()
 	}
 	for c := n.FirstChild; c != nil; c = c.NextSibling {
-		writeText(b, c)
+		w.node(c)
 	}
 	if block {
-		b.WriteByte('\n')
-	} else if n.DataAtom == atom.Td || n.DataAtom == atom.Th {
-		b.WriteByte(' ')
+		w.newline()
+	} else if (n.DataAtom == atom.Td || n.DataAtom == atom.Th) && w.pending == 0 {
+		w.pending = ' '
 	}
 }
 
@@ -200,14 +252,3 @@ func isBlock(a atom.Atom) bool {
 
 // collapse folds every run of whitespace into one space and trims.
 func collapse(s string) string { return strings.Join(strings.Fields(s), " ") }
-
-// collapseLines collapses whitespace within lines and drops empty lines.
-func collapseLines(s string) string {
-	var out []string
-	for _, line := range strings.Split(s, "\n") {
-		if line = strings.Join(strings.FieldsFunc(line, unicode.IsSpace), " "); line != "" {
-			out = append(out, line)
-		}
-	}
-	return strings.Join(out, "\n")
-}
