@@ -131,8 +131,14 @@ func crawlStore(ctx context.Context, cfg *configs.Config, r crawlRun) (st *crawl
 		logLevel = slog.LevelDebug
 	}
 	log := slog.New(slog.NewTextHandler(r.stderr, &slog.HandlerOptions{Level: logLevel}))
+	fo := urlfilter.Options{Variant: cfg.Dedup.Filter, Capacity: cfg.Dedup.Capacity, TargetFP: cfg.Dedup.TargetFP}
+	if cfg.Dedup.Filter == urlfilter.VariantChain {
+		// A ring of 5 generations rotated every window/4 remembers every URL
+		// seen within the last recrawl_window.
+		fo.Period = time.Duration(cfg.Dedup.RecrawlWindow) / 4
+	}
 	if cfg.Dedup.RecrawlWindow > 0 {
-		log.Warn("dedup.recrawl_window is not implemented by the crawler yet: URLs are fetched once per store")
+		log.Warn("dedup.recrawl_window: a URL seen longer ago is fetched again when rediscovered, but its stored page is not replaced (first copy wins); on resume every stored URL counts as just seen")
 	}
 	// A crawl writes far more than it reads: small memtables and block
 	// cache keep Badger's share of the process's memory small (the gse
@@ -146,7 +152,7 @@ func crawlStore(ctx context.Context, cfg *configs.Config, r crawlRun) (st *crawl
 			err = cerr
 		}
 	}()
-	filter, err := urlfilter.New(urlfilter.Options{Variant: cfg.Dedup.Filter, Capacity: cfg.Dedup.Capacity, TargetFP: cfg.Dedup.TargetFP})
+	filter, err := urlfilter.New(fo)
 	if err != nil {
 		return nil, fmt.Errorf("dedup.filter: %w", err)
 	}
