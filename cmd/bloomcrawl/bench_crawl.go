@@ -61,17 +61,18 @@ func runBenchCrawl(ctx context.Context, args []string, stdout, stderr io.Writer)
 	tools := fs.String("tools", "bloomcrawl,wget,colly", "tools to run, in order")
 	seedPath := fs.String("seed-path", "/", "path of the seed on each corpus")
 	concurrency := fs.Int("concurrency", 16, "bloomcrawl's concurrency (and per-host parallelism) and bare Colly's parallelism")
-	collyRSS := fs.Int("colly-max-rss-mb", 2048, "stop bare Colly when its RSS passes this")
+	collyRSS := fs.Int("colly-max-rss-mb", 1024, "stop bare Colly when its RSS passes this")
+	collyTime := fs.Duration("colly-timeout", 2*time.Minute, "stop bare Colly after this long")
 	limit := fs.Duration("tool-timeout", 10*time.Minute, "stop any tool after this long")
 	lock := fs.String("lock", "/tmp/bloomcrawl-bench.lock", "flock this file for the whole run (\"\" = no lock)")
 	asJSON := fs.Bool("json", false, "print one JSON object per run")
 	// Hidden: the bare Colly crawler, run as a child so its RSS is its own.
-	bare := fs.String("bare-colly", "", "")
+	bare := fs.String("bare-colly", "", "(internal) run the bare Colly crawler on this seed URL")
 	if err := parseFlags(fs, args); err != nil {
 		return err
 	}
 	if *bare != "" {
-		return bareColly(ctx, *bare, *concurrency, int64(*collyRSS)<<20, *limit, stdout)
+		return bareColly(ctx, *bare, *concurrency, int64(*collyRSS)<<20, *collyTime, stdout)
 	}
 	if len(corpora) == 0 {
 		corpora = stringList{"/tmp/corpora/python311", "/tmp/corpora/rust"}
@@ -98,7 +99,7 @@ func runBenchCrawl(ctx context.Context, args []string, stdout, stderr io.Writer)
 	var rows []crawlBenchRow
 	for _, dir := range corpora {
 		rs, err := benchCorpus(ctx, benchCorpusRun{dir: dir, port: *port, serve: *serve, tools: strings.Split(*tools, ","),
-			seedPath: *seedPath, concurrency: *concurrency, collyRSS: *collyRSS, limit: *limit, self: self, timeBin: timeBin, log: stderr})
+			seedPath: *seedPath, concurrency: *concurrency, collyRSS: *collyRSS, collyTime: *collyTime, limit: *limit, self: self, timeBin: timeBin, log: stderr})
 		rows = append(rows, rs...)
 		if err != nil {
 			return err
@@ -129,7 +130,7 @@ type benchCorpusRun struct {
 	dir, serve, seedPath, self, timeBin string
 	port, concurrency, collyRSS         int
 	tools                               []string
-	limit                               time.Duration
+	limit, collyTime                    time.Duration
 	log                                 io.Writer
 }
 
@@ -182,7 +183,7 @@ func benchCorpus(ctx context.Context, b benchCorpusRun) ([]crawlBenchRow, error)
 			argv = []string{"wget", "-r", "-l", "inf", "--no-parent", "-e", "robots=off", "--delete-after", "-q", "-P", filepath.Join(work, "wget"), seed}
 		case "colly":
 			argv = []string{b.self, "bench", "crawl", "--bare-colly", seed, "--concurrency", strconv.Itoa(b.concurrency),
-				"--colly-max-rss-mb", strconv.Itoa(b.collyRSS), "--tool-timeout", b.limit.String()}
+				"--colly-max-rss-mb", strconv.Itoa(b.collyRSS), "--colly-timeout", b.collyTime.String()}
 		default:
 			return rows, usagef("unknown tool %q (bloomcrawl, wget, colly)", tool)
 		}
