@@ -51,7 +51,7 @@ type crawlResult struct {
 
 // crawlInto crawls cfg into the store at dir with a fresh filter and deduper,
 // as the crawl command does, and reads back what the store holds.
-func crawlInto(t *testing.T, ctx context.Context, cfg *configs.Config, dir string, seen seenSet, fp func() uint64) crawlResult {
+func crawlInto(t *testing.T, ctx context.Context, cfg *configs.Config, dir string, seen seenSet, fp func() uint64, mods ...func(*Options)) crawlResult {
 	t.Helper()
 	cfg.Store.Dir = dir
 	db, err := storage.Open(dir, nil)
@@ -66,7 +66,11 @@ func crawlInto(t *testing.T, ctx context.Context, cfg *configs.Config, dir strin
 		}
 		seen = f
 	}
-	c, err := New(Options{Config: cfg, Store: db, Dedup: newDeduper(t), Seen: seen, FalsePositives: fp, Grace: time.Second})
+	o := Options{Config: cfg, Store: db, Dedup: newDeduper(t), Seen: seen, FalsePositives: fp, Grace: time.Second}
+	for _, m := range mods {
+		m(&o)
+	}
+	c, err := New(o)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -286,6 +290,23 @@ func TestCrawlSampleSite(t *testing.T) {
 		t.Errorf("stats %+v: want stored %d, robots %d, non-HTML %d, errors %d, queued 0",
 			st, len(r.pages), len(m.Disallowed), len(m.Resources), len(m.Errors))
 	}
+}
+
+// TestCrawlQueueSpillsToStore runs the sample-site crawl with a frontier
+// window of 2 entries, so nearly the whole queue lives in the store and is
+// read back through QueueScan: the result must be the same.
+func TestCrawlQueueSpillsToStore(t *testing.T) {
+	site := samplesite.NewWithOptions(samplesite.Options{SlowDelay: -1})
+	base, stop, err := site.Start(context.Background())
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer stop()
+	r := crawlInto(t, context.Background(), siteConfig(base), t.TempDir(), nil, nil, func(o *Options) { o.Window = 2 })
+	if r.err != nil {
+		t.Fatal(r.err)
+	}
+	checkManifest(t, site.Manifest(), r)
 }
 
 func TestCrawlTrapBoundedByDepth(t *testing.T) {
