@@ -101,6 +101,8 @@ func (c *classic) testAndAddHash(h uint64) bool {
 
 func (c *classic) load() (uint64, uint64) { return c.keys.Load(), c.capacity }
 
+func (c *classic) emptyCopy() layer { return newClassic(c.m, c.k, c.capacity, c.target) }
+
 func (c *classic) Stats() Stats {
 	n := c.keys.Load()
 	return Stats{Variant: VariantClassic, Keys: n, Bits: c.m, PredictedFP: ClassicFP(c.m, c.k, n),
@@ -213,6 +215,8 @@ func (b *blocked) testAndAddHash(h uint64) bool {
 }
 
 func (b *blocked) load() (uint64, uint64) { return b.keys.Load(), b.capacity }
+
+func (b *blocked) emptyCopy() layer { return newBlocked(b.nblocks, b.k, b.capacity, b.target) }
 
 func (b *blocked) Stats() Stats {
 	n := b.keys.Load()

@@ -47,7 +47,11 @@ func newChainShell(o Options) *chain {
 func newChain(o Options) *chain {
 	c := newChainShell(o)
 	for i := range c.gens {
-		c.gens[i] = c.newGen()
+		if i == 0 {
+			c.gens[i] = c.newGen()
+		} else {
+			c.gens[i] = c.gens[0].emptyCopy()
+		}
 	}
 	c.started[0] = c.now().UnixNano()
 	return c
@@ -125,7 +129,7 @@ func (c *chain) rotateIfDue() {
 			// Time mode: generations cover consecutive periods.
 			start = c.started[c.active] + int64(c.period)
 		}
-		c.gens[next] = c.newGen()
+		c.gens[next] = c.gens[next].emptyCopy()
 		c.started[next] = start
 		c.active = next
 		c.rotation.Add(1)

@@ -82,15 +82,16 @@
 //     first sighting.
 //
 // The default variant was chosen by `bloomcrawl bench filter` at n = 10M,
-// ε = 0.01 on this 2-core machine (same keys, same run): blocked 9.93
-// bits/URL, measured FP 0.00999, Test 160 ns; classic 9.59 bits, 0.01005,
-// 186 ns; mdbf (S = 2) 22.16 bits, 0.00976 (theory 0.00971), 300 ns;
-// bits-and-blooms 9.59 bits, 0.01005, 201 ns; default (scalable of blocked
-// layers) 11.53 bits, 0.00503, 135 ns per Test and 74 ns per key through
+// ε = 0.01 on this 2-core machine (same keys, same run; ns are thread CPU
+// time and vary by about ±25% between runs): blocked 9.93 bits/URL,
+// measured FP 0.00999, Test 125 ns; classic 9.59 bits, 0.01005, 136 ns;
+// mdbf (S = 2) 22.16 bits, 0.00976 (theory 0.00971), 256 ns;
+// bits-and-blooms 9.59 bits, 0.01005, 193 ns; default (scalable of blocked
+// layers) 11.53 bits, 0.00503, 157 ns per Test and 73 ns per key through
 // TestBatch. It is the only variant that keeps its promise past Capacity
-// (3× capacity: measured 0.00765 ≤ 0.01), and the multi-dimensional filter
+// (fed 3× capacity: measured 0.00746 ≤ 0.01). The multi-dimensional filter
 // needs 2.3× the memory of classic for the same error in the faithful
-// reading, and measures the same as classic in the routed one, so neither
+// reading and measures the same as classic in the routed one, so neither
 // earns the default.
 //
 // # Batches

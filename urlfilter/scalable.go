@@ -12,6 +12,9 @@ type layer interface {
 	test(h uint64) bool
 	testAndAddHash(h uint64) bool
 	load() (keys, capacity uint64)
+	// emptyCopy returns an empty filter with the same parameters, without
+	// redoing the sizing search (chains rotate often).
+	emptyCopy() layer
 }
 
 // scalable is a scalable Bloom filter (Almeida et al. 2007): a list of
@@ -109,6 +112,13 @@ func (s *scalable) grow(last int) {
 	}
 	nl := append(append(make([]layer, 0, len(ls)+1), ls...), s.newLayer(len(ls)))
 	s.layers.Store(&nl)
+}
+
+func (s *scalable) emptyCopy() layer {
+	c := &scalable{o: s.o}
+	ls := []layer{(*s.layers.Load())[0].emptyCopy()}
+	c.layers.Store(&ls)
+	return c
 }
 
 func (s *scalable) load() (uint64, uint64) {
