@@ -78,6 +78,11 @@ type Options struct {
 	// Logger receives per-URL errors (Debug) and crawl events (Info). nil
 	// discards.
 	Logger *slog.Logger
+	// Started, if set, is called once by Run after it has rebuilt Dedup and
+	// Seen from the store and queued the seeds, before the first fetch. A
+	// caller that shares Dedup and Store with another writer (crawl --serve)
+	// starts that writer here, so it never sees a half-rebuilt index.
+	Started func()
 }
 
 // Stats are a crawl's counters. Counters cover this run only, except
@@ -359,6 +364,9 @@ func (c *Crawler) Run(ctx context.Context) (Stats, error) {
 	}
 	c.log.Info("crawl started", "seeds", len(c.cfg.Seeds), "queued", c.queued.Load(),
 		"resumed_urls", c.resumedURLs, "concurrency", c.cfg.Politeness.Concurrency)
+	if c.o.Started != nil {
+		c.o.Started()
+	}
 
 	// Workers stop on crawlCtx (the caller's ctx, or a fatal error). When the
 	// caller cancels, in-flight fetches get Grace before fetchCtx aborts them.

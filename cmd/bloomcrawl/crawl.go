@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"io"
 	"log/slog"
+	"net"
 	"os"
 	"runtime/debug"
 	"runtime/pprof"
@@ -15,6 +16,7 @@ import (
 
 	"golang.org/x/term"
 
+	"github.com/bloomcrawl/bloomcrawl/api"
 	"github.com/bloomcrawl/bloomcrawl/configs"
 	"github.com/bloomcrawl/bloomcrawl/contentdedup"
 	"github.com/bloomcrawl/bloomcrawl/crawler"
@@ -37,13 +39,15 @@ func (s *stringList) String() string     { return strings.Join(*s, ",") }
 func (s *stringList) Set(v string) error { *s = append(*s, v); return nil }
 
 func runCrawlCmd(ctx context.Context, args []string, stdout, stderr io.Writer) error {
-	fs := newFlagSet("crawl", "crawl [CONFIG.yaml] [--seed URL ...] [--store DIR] [--json] [--audit]", stderr)
+	fs := newFlagSet("crawl", "crawl [CONFIG.yaml] [--seed URL ...] [--store DIR] [--json] [--audit] [--serve ADDR [--token T]]", stderr)
 	var seeds stringList
 	fs.Var(&seeds, "seed", "seed URL (repeatable); replaces the config's seeds")
 	store := fs.String("store", "", "store directory (overrides store.dir; default "+configs.DefaultStoreDir+")")
 	asJSON := fs.Bool("json", false, "print the final summary as JSON on stdout")
 	audit := fs.Bool("audit", false, "run an exact shadow set beside the URL filter and count its false positives (nothing is lost)")
 	verbose := fs.Bool("v", false, "log every failed URL")
+	serveAddr := fs.String("serve", "", "also serve the HTTP API (as 'bloomcrawl serve') on this address while the crawl runs")
+	token := fs.String("token", "", "with --serve: bearer token required on every request except /healthz (default $BLOOMCRAWL_TOKEN); needed for a non-loopback address")
 	cpuProfile := fs.String("cpuprofile", "", "write a CPU profile of the crawl to this file")
 	memLimit := fs.Int64("mem-limit-mb", 450, "soft limit on the Go heap in MiB (runtime/debug.SetMemoryLimit; 0 = none; the GOMEMLIMIT environment variable wins)")
 	// Flags may come before and after the config file name.
@@ -80,6 +84,26 @@ func runCrawlCmd(ctx context.Context, args []string, stdout, stderr io.Writer) e
 	if err := cfg.Validate(); err != nil {
 		return err
 	}
+	var ln net.Listener
+	if *serveAddr != "" {
+		if *token == "" {
+			*token = os.Getenv("BLOOMCRAWL_TOKEN")
+		}
+		if err := api.CheckAddr(*serveAddr, *token != ""); err != nil {
+			if errors.Is(err, api.ErrNeedToken) {
+				return usagef("--serve %s is not a loopback address: pass --token T (or set BLOOMCRAWL_TOKEN)", *serveAddr)
+			}
+			return usagef("--serve: %v", err)
+		}
+		// Listen before the crawl starts so that a busy port is an error
+		// now, not after the crawl has begun.
+		var lc net.ListenConfig
+		var err error
+		if ln, err = lc.Listen(ctx, "tcp", *serveAddr); err != nil {
+			return fmt.Errorf("--serve %s: %w", *serveAddr, err)
+		}
+		defer ln.Close()
+	}
 	// The gse dictionary keeps ~300 MB live; without a limit the GC lets the
 	// heap grow to twice that before it collects.
 	if *memLimit > 0 && os.Getenv("GOMEMLIMIT") == "" {
@@ -96,7 +120,7 @@ func runCrawlCmd(ctx context.Context, args []string, stdout, stderr io.Writer) e
 		}
 		defer pprof.StopCPUProfile()
 	}
-	st, err := crawlStore(ctx, cfg, crawlRun{audit: *audit, verbose: *verbose, stderr: stderr})
+	st, err := crawlStore(ctx, cfg, crawlRun{audit: *audit, verbose: *verbose, stderr: stderr, serve: ln, token: *token})
 	if errors.Is(err, context.Canceled) {
 		fmt.Fprintln(stderr, "interrupted: run the same command again to resume")
 	}
@@ -120,6 +144,11 @@ type crawlRun struct {
 	stderr  io.Writer
 	// inspect, if set, is called with the open store after the crawl.
 	inspect func(*storage.DB) error
+	// serve, if set, serves the HTTP API (package api) on this listener
+	// from the moment the crawl has rebuilt its state until it ends; token
+	// is the bearer token it requires ("" = none).
+	serve net.Listener
+	token string
 }
 
 // crawlStore opens cfg's store, builds the URL filter and the deduper,
@@ -191,6 +220,36 @@ func crawlStore(ctx context.Context, cfg *configs.Config, r crawlRun) (st *crawl
 		opts.Logger = log
 	} else if r.verbose {
 		opts.Logger = log
+	}
+	serveDone := make(chan error, 1)
+	serving := false // set by Started, which Run calls before it returns
+	if r.serve != nil {
+		// The API shares the crawl's Deduper (already rebuilt by Run when
+		// Started is called) and store, so one process owns the directory.
+		serveCtx, stopServe := context.WithCancel(ctx)
+		defer func() {
+			stopServe()
+			if !serving {
+				return
+			}
+			if serr := <-serveDone; serr != nil && err == nil {
+				err = fmt.Errorf("--serve: %w", serr)
+			}
+		}()
+		opts.Started = func() {
+			serving = true
+			svc, serr := api.NewService(serveCtx, dd, db, &api.ServiceOptions{Restored: true, Logger: log})
+			if serr != nil {
+				serveDone <- serr
+				return
+			}
+			h := api.NewHandler(svc, db, api.HandlerOptions{Token: r.token, Logger: log})
+			go func() {
+				serveDone <- api.Serve(serveCtx, r.serve, h, api.ServerOptions{Logger: log, OnListen: func(a net.Addr) {
+					log.Info("serving the HTTP API during the crawl", "url", "http://"+a.String()+"/")
+				}})
+			}()
+		}
 	}
 	c, err := crawler.New(opts)
 	if err != nil {

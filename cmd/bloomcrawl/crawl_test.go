@@ -1,0 +1,109 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"io"
+	"net"
+	"net/http"
+	"strings"
+	"testing"
+
+	"github.com/bloomcrawl/bloomcrawl/configs"
+	"github.com/bloomcrawl/bloomcrawl/internal/samplesite"
+	"github.com/bloomcrawl/bloomcrawl/storage"
+)
+
+// TestCrawlServe crawls the sample site with the HTTP API served from the
+// crawl's own process (crawl --serve) and checks, while the crawl still
+// owns the store, that the API sees what the crawl stored and shares its
+// dedup index: a crawled page's text submitted under a new URL is a
+// duplicate of the crawled document.
+func TestCrawlServe(t *testing.T) {
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	site := samplesite.New()
+	base, stop, err := site.Start(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer stop()
+	cfg := configs.Default()
+	cfg.Seeds = []string{base + "/"}
+	cfg.Store.Dir = t.TempDir()
+	cfg.Scope.Exclude = []string{site.Manifest().Trap.Exclude}
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	api := "http://" + ln.Addr().String()
+	var checked bool
+	inspect := func(db *storage.DB) error {
+		checked = true
+		st, err := db.Stats()
+		if err != nil {
+			return err
+		}
+		var got map[string]any
+		getJSON(t, api+"/v1/stats", &got)
+		if got["pages"] != float64(st.Pages) || st.Pages == 0 {
+			t.Errorf("/v1/stats pages = %v, store has %d", got["pages"], st.Pages)
+		}
+		// Submit the text of a stored article under a new URL.
+		page, _, err := db.PageByURL(base + "/articles/en/what-is-debian")
+		if err != nil {
+			return err
+		}
+		body, _ := json.Marshal(map[string]any{"url": "http://copy.example/debian", "title": page.Title, "content": page.Text})
+		resp, err := http.Post(api+"/v1/docid", "application/json", bytes.NewReader(body))
+		if err != nil {
+			return err
+		}
+		defer resp.Body.Close()
+		var ans map[string]any
+		if err := json.NewDecoder(resp.Body).Decode(&ans); err != nil {
+			return err
+		}
+		if ans["filterStatus"] != "duplicate" || ans["docId"] != storage.FormatDocID(page.DocID) {
+			t.Errorf("POST /v1/docid of a crawled page's text: %v, want duplicate of %s", ans, storage.FormatDocID(page.DocID))
+		}
+		return nil
+	}
+	st, err := crawlStore(ctx, cfg, crawlRun{quiet: true, stderr: io.Discard, inspect: inspect, serve: ln})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !checked || st.Stored == 0 {
+		t.Fatalf("crawl stored %d pages; inspect ran: %v", st.Stored, checked)
+	}
+	// The server stops with the crawl.
+	if _, err := http.Get(api + "/healthz"); err == nil {
+		t.Error("API still answering after the crawl ended")
+	}
+}
+
+// TestCrawlServeNeedsToken: a public --serve address without a token is a
+// usage error before anything starts.
+func TestCrawlServeNeedsToken(t *testing.T) {
+	var out, errb bytes.Buffer
+	code := run(context.Background(), []string{"crawl", "--seed", "http://127.0.0.1:1/", "--store", t.TempDir(), "--serve", "0.0.0.0:0"}, &out, &errb)
+	if code != 2 || !strings.Contains(errb.String(), "--token") {
+		t.Fatalf("exit %d, stderr %q; want 2 and a hint about --token", code, errb.String())
+	}
+}
+
+func getJSON(t *testing.T, url string, v any) {
+	t.Helper()
+	resp, err := http.Get(url)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer resp.Body.Close()
+	if resp.StatusCode != 200 {
+		t.Fatalf("GET %s: %s", url, resp.Status)
+	}
+	if err := json.NewDecoder(resp.Body).Decode(v); err != nil {
+		t.Fatalf("GET %s: %v", url, err)
+	}
+}
