@@ -3,6 +3,7 @@ package urlfilter
 import (
 	"context"
 	"io"
+	"runtime"
 	"slices"
 	"strings"
 	"sync"
@@ -89,6 +90,10 @@ func TestAuditCounts(t *testing.T) {
 }
 
 func TestThreadCPUTime(t *testing.T) {
+	// The clock is per OS thread: pin the goroutine, or it may move to a
+	// thread that has used less CPU and the clock appears to run backwards.
+	runtime.LockOSThread()
+	defer runtime.UnlockOSThread()
 	a, ok := ThreadCPUTime()
 	if !ok {
 		t.Skip("no per-thread CPU clock on this platform")
