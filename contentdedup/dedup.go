@@ -24,6 +24,12 @@ const (
 	// documents is a site's name, not evidence, and scanning its group on
 	// every Check would make the cascade quadratic.
 	MaxTitleGroup = 256
+	// DefaultSketchJaccard is the default Options.SketchJaccard.
+	DefaultSketchJaccard = 0.7
+	// DefaultSketchDistance is the default Options.SketchDistance.
+	DefaultSketchDistance = 6
+	// DefaultSketchTitleDistance is the default Options.SketchTitleDistance.
+	DefaultSketchTitleDistance = 64
 )
 
 // Options configure a [Deduper]. The zero value gives the defaults.
@@ -53,6 +59,23 @@ type Options struct {
 	IndexDuplicates bool
 	// Fingerprint chooses the features (zero value: the measured defaults).
 	Fingerprint FingerprintParams
+	// NoSketch turns the Jaccard sketch off: signatures carry no [Sketch]
+	// and matches are decided by SimHash distances alone (the behaviour
+	// before sketches).
+	NoSketch bool
+	// SketchJaccard is the estimated Jaccard similarity ([SketchJaccard])
+	// at or above which a candidate is accepted when both documents have a
+	// sketch; 0 means DefaultSketchJaccard.
+	SketchJaccard float64
+	// SketchDistance is the content distance within which candidates are
+	// looked up and confirmed by their sketches (the content index is built
+	// for this distance); 0 means DefaultSketchDistance. It must be
+	// Threshold..MaxThreshold.
+	SketchDistance int
+	// SketchTitleDistance is the largest content distance at which a title
+	// match is confirmed by the sketches; 0 means
+	// DefaultSketchTitleDistance.
+	SketchTitleDistance int
 }
 
 // Reason says which step of the cascade decided a [Verdict].
@@ -84,6 +107,10 @@ type Signature struct {
 	// Flags: FlagTitleExact, FlagContentExact (the fingerprint is an exact
 	// hash of a short text), FlagTitleEmpty, FlagContentEmpty.
 	Flags uint8
+	// Sketch estimates the Jaccard similarity of the contents (the zero
+	// Sketch: none, e.g. a document restored from a store that had none;
+	// such a document is matched by SimHash distances alone).
+	Sketch Sketch
 }
 
 // Deduper runs the URL → title → content → new-docId cascade and remembers
@@ -94,6 +121,9 @@ type Deduper struct {
 	o       Options
 	k       int
 	titleK  int
+	sk      int     // content distance of sketch-confirmed candidates
+	skTK    int     // content distance of sketch-confirmed title matches
+	skJ     float64 // sketch Jaccard threshold
 	tok     *Tokenizer
 	mu      sync.Mutex
 	urls    map[uint64]uint64 // xxhash(url) → docId
@@ -139,14 +169,36 @@ func New(o Options) (*Deduper, error) {
 	if tk < k || tk > 64 {
 		return nil, fmt.Errorf("%w: TitleContentThreshold %d (want %d..64)", ErrOptions, o.TitleContentThreshold, k)
 	}
+	sk, skTK, skJ := k, tk, 1.0
+	if !o.NoSketch {
+		sk, skTK, skJ = o.SketchDistance, o.SketchTitleDistance, o.SketchJaccard
+		if sk == 0 {
+			sk = max(DefaultSketchDistance, k)
+		}
+		if skTK == 0 {
+			skTK = DefaultSketchTitleDistance
+		}
+		if skJ == 0 {
+			skJ = DefaultSketchJaccard
+		}
+		if sk < k || sk > MaxThreshold {
+			return nil, fmt.Errorf("%w: SketchDistance %d (want %d..%d)", ErrOptions, o.SketchDistance, k, MaxThreshold)
+		}
+		if skTK < 0 || skTK > 64 {
+			return nil, fmt.Errorf("%w: SketchTitleDistance %d (want 0..64)", ErrOptions, o.SketchTitleDistance)
+		}
+		if skJ < 0 || skJ > 1 {
+			return nil, fmt.Errorf("%w: SketchJaccard %v (want 0..1)", ErrOptions, o.SketchJaccard)
+		}
+	}
 	tok, err := NewTokenizer()
 	if err != nil {
 		return nil, err
 	}
-	ci, _ := NewIndex(k)
+	ci, _ := NewIndex(sk)
 	ti, _ := NewIndex(k)
 	return &Deduper{
-		o: o, k: k, titleK: tk, tok: tok,
+		o: o, k: k, titleK: tk, sk: sk, skTK: skTK, skJ: skJ, tok: tok,
 		urls:    map[uint64]uint64{},
 		docs:    map[uint64]*doc{},
 		content: ci, title: ti,
@@ -177,6 +229,9 @@ func (d *Deduper) Sign(title, text string) Signature {
 	sig.Content = fp
 	if exact {
 		sig.Flags |= FlagContentExact
+	}
+	if !d.o.NoSketch && !empty && !exact {
+		sig.Sketch = NewSketch(words, SketchShingle)
 	}
 	if empty {
 		sig.Flags |= FlagContentEmpty
@@ -259,10 +314,13 @@ func (d *Deduper) Check(url, title, text string) Verdict {
 
 // matchLocked runs the title and content steps. A title match is returned
 // with distance -(dist+1).
+//
+// Within a step the best candidate is the one whose sketch estimates the
+// highest Jaccard similarity (candidates without sketches: the closest
+// content), then the closest, then the earliest.
 func (d *Deduper) matchLocked(sig Signature) (*doc, int) {
 	if !d.o.NoTitleStep && sig.Flags&FlagTitleEmpty == 0 {
-		var best *doc
-		bestD := 65
+		var b best
 		for _, tfp := range d.candidatesLocked(d.title, d.byTitle, sig.Title, sig.Flags&FlagTitleExact != 0) {
 			group := d.byTitle[tfp]
 			if len(group) > MaxTitleGroup {
@@ -273,35 +331,65 @@ func (d *Deduper) matchLocked(sig Signature) (*doc, int) {
 					continue
 				}
 				cd, ok := contentDistance(sig, m.sig)
-				if !ok || cd > d.titleK {
+				if !ok {
 					continue
 				}
-				if cd < bestD || (cd == bestD && m.seq < best.seq) {
-					best, bestD = m, cd
+				if score, ok := d.acceptLocked(&sig, &m.sig, cd, d.titleK, d.skTK); ok {
+					b.offer(m, cd, score)
 				}
 			}
 		}
-		if best != nil {
-			return best, -bestD - 1
+		if b.m != nil {
+			return b.m, -b.d - 1
 		}
 	}
 	if sig.Flags&FlagContentEmpty != 0 {
 		return nil, 0
 	}
-	var best *doc
-	bestD := 65
+	var b best
 	for _, cfp := range d.candidatesLocked(d.content, d.byFP, sig.Content, sig.Flags&FlagContentExact != 0) {
 		for _, m := range d.byFP[cfp] {
 			cd, ok := contentDistance(sig, m.sig)
-			if !ok || cd > d.k {
+			if !ok {
 				continue
 			}
-			if cd < bestD || (cd == bestD && m.seq < best.seq) {
-				best, bestD = m, cd
+			if score, ok := d.acceptLocked(&sig, &m.sig, cd, d.k, d.sk); ok {
+				b.offer(m, cd, score)
 			}
 		}
 	}
-	return best, bestD
+	return b.m, b.d
+}
+
+// best keeps the best candidate of a step: highest score, then least
+// distance, then earliest.
+type best struct {
+	m     *doc
+	d     int
+	score float64
+}
+
+func (b *best) offer(m *doc, d int, score float64) {
+	if b.m == nil || score > b.score || (score == b.score && (d < b.d || (d == b.d && m.seq < b.m.seq))) {
+		*b = best{m, d, score}
+	}
+}
+
+// acceptLocked decides a candidate at content distance cd: within limit it
+// matches on the SimHash alone; within sketchLimit it matches when both
+// documents have sketches whose estimated Jaccard is at least SketchJaccard.
+// The score ranks accepted candidates: the estimated Jaccard when both have
+// sketches, else 1 - cd/64.
+func (d *Deduper) acceptLocked(a, b *Signature, cd, limit, sketchLimit int) (float64, bool) {
+	var j float64
+	n := 0
+	if !d.o.NoSketch {
+		j, n = SketchJaccard(&a.Sketch, &b.Sketch)
+	}
+	if n == 0 {
+		return 1 - float64(cd)/64, cd <= limit
+	}
+	return j, cd <= limit || (cd <= sketchLimit && j >= d.skJ)
 }
 
 // contentDistance returns the distance between the contents of a and b, and

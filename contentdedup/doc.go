@@ -32,6 +32,22 @@
 // are never merged on the title alone (measured: merging on the title alone
 // drops precision to 0.30 on the Chinese set).
 //
+// Every signature of a text of MinSimHashTokens words or more also carries
+// a [Sketch]: a 128-byte one-permutation b-bit MinHash of its word
+// 3-shingles that estimates Jaccard similarity ([SketchJaccard]; measured
+// mean absolute error 0.03 against the exact shingle Jaccard). The
+// SimHash is then the candidate generator and the sketch the judge: the
+// content index is built for [Options.SketchDistance] (default 6), and a
+// candidate beyond Threshold but within that distance (within
+// [Options.SketchTitleDistance], default 64, for a title match) is a
+// duplicate when the estimated Jaccard is at least [Options.SketchJaccard]
+// (default 0.7); among accepted candidates the highest estimate wins. A
+// document restored without a sketch is matched by SimHash distances
+// alone. On `bloomcrawl bench dedup` (seed 1) this raised English recall
+// 0.876 → 0.916 at precision 0.996 and Chinese to 1.000 / 0.994; seed 2,
+// not tuned on: English 0.994/0.829 → 0.997/0.904, Chinese 0.993/0.970 →
+// 0.992/0.997.
+//
 // [MinHash] (seed 003) is a second near-duplicate detector over word
 // shingles, with the banded inverted index of the seed ([MinHashIndex]); the
 // accuracy harness measures it beside SimHash.

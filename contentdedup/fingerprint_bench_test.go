@@ -41,6 +41,18 @@ func BenchmarkFingerprint(b *testing.B) {
 				FingerprintParams{}.Fingerprint(words)
 			}
 		})
+		b.Run(c.name+"/sign-with-sketch", func(b *testing.B) {
+			// what Check computes: title and content SimHash plus the
+			// content Sketch
+			d, err := New(Options{})
+			if err != nil {
+				b.Fatal(err)
+			}
+			b.SetBytes(int64(len(text)))
+			for b.Loop() {
+				d.Sign("Defining Functions", text)
+			}
+		})
 		b.Run(c.name+"/tokens-only", func(b *testing.B) {
 			b.SetBytes(int64(len(text)))
 			var words []string

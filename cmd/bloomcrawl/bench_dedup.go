@@ -71,15 +71,18 @@ func runBenchDedup(ctx context.Context, args []string, stdout, stderr io.Writer)
 	}
 	methods := []dedupMethod{
 		{name: "naive: word/char features, raw tf, d<=3, linear scan", naive: true},
-		{name: "simhash words, log tf, content only", o: contentdedup.Options{Threshold: optK, NoTitleStep: true, Fingerprint: fp(1, contentdedup.WeightLog)}},
-		{name: "simhash words, raw tf, content only", o: contentdedup.Options{Threshold: optK, NoTitleStep: true, Fingerprint: fp(1, contentdedup.WeightTF)}},
-		{name: "simhash 2-shingles, auto tf, content only", o: contentdedup.Options{Threshold: optK, NoTitleStep: true, Fingerprint: fp(2, contentdedup.WeightAuto)}},
-		{name: "simhash words, auto tf, content only", o: contentdedup.Options{Threshold: optK, NoTitleStep: true}},
-		{name: "default: + title step (content d<=8)", o: contentdedup.Options{Threshold: optK}, dflt: true},
-		{name: "default + index duplicates' signatures", o: contentdedup.Options{Threshold: optK, IndexDuplicates: true}},
-		{name: "content only + index duplicates' signatures", o: contentdedup.Options{Threshold: optK, NoTitleStep: true, IndexDuplicates: true}},
-		{name: "title step with content d<=12", o: contentdedup.Options{Threshold: optK, TitleContentThreshold: max(12, k)}},
-		{name: "title step on the title alone", o: contentdedup.Options{Threshold: optK, TitleContentThreshold: 64}},
+		{name: "simhash words, log tf, content only", o: contentdedup.Options{Threshold: optK, NoTitleStep: true, NoSketch: true, Fingerprint: fp(1, contentdedup.WeightLog)}},
+		{name: "simhash words, auto tf, content only", o: contentdedup.Options{Threshold: optK, NoTitleStep: true, NoSketch: true}},
+		{name: "simhash + title step (content d<=8), no sketch", o: contentdedup.Options{Threshold: optK, NoSketch: true}},
+		{name: "no sketch + index duplicates' signatures", o: contentdedup.Options{Threshold: optK, NoSketch: true, IndexDuplicates: true}},
+		{name: "default: + sketch J>=0.7 (d<=6; title any d)", o: contentdedup.Options{Threshold: optK}, dflt: true},
+		{name: "sketch J>=0.6", o: contentdedup.Options{Threshold: optK, SketchJaccard: 0.6}},
+		{name: "sketch J>=0.8", o: contentdedup.Options{Threshold: optK, SketchJaccard: 0.8}},
+		{name: "sketch d<=4", o: contentdedup.Options{Threshold: optK, SketchDistance: max(4, k)}},
+		{name: "sketch d<=5", o: contentdedup.Options{Threshold: optK, SketchDistance: max(5, k)}},
+		{name: "sketch, title d<=8 only", o: contentdedup.Options{Threshold: optK, SketchTitleDistance: 8}},
+		{name: "sketch, content only", o: contentdedup.Options{Threshold: optK, NoTitleStep: true}},
+		{name: "sketch + index duplicates", o: contentdedup.Options{Threshold: optK, IndexDuplicates: true}},
 		{name: "minhash p=4 q=6, 3-shingles, est. J>=0.7", minhash: true},
 	}
 	for _, lang := range []struct {
@@ -123,6 +126,8 @@ func runBenchDedup(ctx context.Context, args []string, stdout, stderr io.Writer)
 				for _, p := range s.FalseMerges {
 					fmt.Fprintf(stdout, "  false merge J=%.3f: %s [%s] ~ %s [%s]\n", p.Jaccard, docs[p.I].URL, docs[p.I].Ops, docs[p.J].URL, docs[p.J].Ops)
 				}
+				missedDiag(stdout, docs, labels, truth)
+				truthComponents(stdout, docs, sets, truth)
 				for _, p := range s.MissedTruths {
 					fmt.Fprintf(stdout, "  missed J=%.3f: %s [%s] ~ %s [%s]\n", p.Jaccard, docs[p.I].URL, docs[p.I].Ops, docs[p.J].URL, docs[p.J].Ops)
 				}
@@ -338,4 +343,83 @@ func loadDedupPages(ctx context.Context, dirs []string, minWords, maxFiles int, 
 		}
 	}
 	return en, zh, nil
+}
+
+// missedDiag prints where the missed pairs (J >= 0.9, not merged) come
+// from: pairs of variants of one page or of different pages, and their
+// content distance and estimated sketch Jaccard.
+func missedDiag(w io.Writer, docs []dedupeval.Doc, labels []uint64, truth []dedupeval.Pair) {
+	d, err := contentdedup.New(contentdedup.Options{})
+	if err != nil {
+		return
+	}
+	sigs := make([]contentdedup.Signature, len(docs))
+	for i, doc := range docs {
+		sigs[i] = d.Sign(doc.Title, doc.Text)
+	}
+	same, cross := 0, 0
+	dist := map[int]int{}
+	jb := map[int]int{}
+	for _, p := range truth {
+		if labels[p.I] == labels[p.J] {
+			continue
+		}
+		if docs[p.I].Base == docs[p.J].Base {
+			same++
+		} else {
+			cross++
+		}
+		dist[min(contentdedup.Hamming(sigs[p.I].Content, sigs[p.J].Content), 20)]++
+		j, _ := contentdedup.SketchJaccard(&sigs[p.I].Sketch, &sigs[p.J].Sketch)
+		jb[int(j*10)]++
+	}
+	fmt.Fprintf(w, "  missed: %d same page, %d different pages; by distance %v; by sketch J decile %v\n", same, cross, dist, jb)
+}
+
+// truthComponents prints the largest connected components of the
+// J >= 0.9 graph: size, pairs, pairs with J >= 0.9 and with J < 0.5.
+func truthComponents(w io.Writer, docs []dedupeval.Doc, sets [][]uint64, truth []dedupeval.Pair) {
+	parent := make([]int, len(docs))
+	for i := range parent {
+		parent[i] = i
+	}
+	var find func(int) int
+	find = func(i int) int {
+		for parent[i] != i {
+			parent[i] = parent[parent[i]]
+			i = parent[i]
+		}
+		return i
+	}
+	for _, p := range truth {
+		parent[find(p.I)] = find(p.J)
+	}
+	comp := map[int][]int{}
+	for i := range docs {
+		comp[find(i)] = append(comp[find(i)], i)
+	}
+	var cs [][]int
+	for _, c := range comp {
+		if len(c) > 6 {
+			cs = append(cs, c)
+		}
+	}
+	slices.SortFunc(cs, func(a, b []int) int { return len(b) - len(a) })
+	for _, c := range cs[:min(8, len(cs))] {
+		hi, lo, n := 0, 0, 0
+		bases := map[int]bool{}
+		for a := 0; a < len(c); a++ {
+			bases[docs[c[a]].Base] = true
+			for b := a + 1; b < len(c); b++ {
+				n++
+				j := dedupeval.Jaccard(sets[c[a]], sets[c[b]])
+				if j >= 0.9 {
+					hi++
+				} else if j < 0.5 {
+					lo++
+				}
+			}
+		}
+		fmt.Fprintf(w, "  truth component: %d docs from %d pages, %d pairs, %d J>=0.9, %d J<0.5 (e.g. %s)\n", len(c), len(bases), n, hi, lo, docs[c[0]].URL)
+	}
 }

@@ -1,0 +1,185 @@
+package contentdedup
+
+import (
+	"math"
+	"math/rand/v2"
+	"os"
+	"slices"
+	"strings"
+	"testing"
+)
+
+// exactShingleJaccard is the exact Jaccard similarity of the shingle hash
+// sets a Sketch summarizes.
+func exactShingleJaccard(a, b []string) float64 {
+	sa := FeatureHashes(nil, a, SketchShingle)
+	sb := FeatureHashes(nil, b, SketchShingle)
+	slices.Sort(sa)
+	sa = slices.Compact(sa)
+	slices.Sort(sb)
+	sb = slices.Compact(sb)
+	inter, i, j := 0, 0, 0
+	for i < len(sa) && j < len(sb) {
+		switch {
+		case sa[i] == sb[j]:
+			inter++
+			i++
+			j++
+		case sa[i] < sb[j]:
+			i++
+		default:
+			j++
+		}
+	}
+	return float64(inter) / float64(len(sa)+len(sb)-inter)
+}
+
+func fixtureWords(t *testing.T, name string) []string {
+	t.Helper()
+	b, err := os.ReadFile("testdata/" + name)
+	if err != nil {
+		t.Fatal(err)
+	}
+	tok, err := NewTokenizer()
+	if err != nil {
+		t.Fatal(err)
+	}
+	return tok.Tokens(nil, string(b))
+}
+
+// editWords replaces a fraction of words with words not in the text.
+func editWords(r *rand.Rand, words []string, frac float64) []string {
+	out := slices.Clone(words)
+	for _, i := range r.Perm(len(out))[:int(frac*float64(len(out)))] {
+		out[i] = "zz" + strings.Repeat("q", r.IntN(5)) + string(rune('a'+r.IntN(26)))
+	}
+	return out
+}
+
+// TestSketchJaccardError measures the estimate against the exact Jaccard
+// similarity of the shingle sets: the mean error must be near 0 and no
+// error beyond 4.5 standard errors sqrt(J(1-J)/n).
+func TestSketchJaccardError(t *testing.T) {
+	r := rand.New(rand.NewPCG(1, 2))
+	var sumErr, sumAbs float64
+	n := 0
+	for _, f := range []string{"en_controlflow.txt", "en_functions.txt", "zh_first.txt", "zh_choosing.txt"} {
+		words := fixtureWords(t, f)
+		for _, frac := range []float64{0.01, 0.03, 0.05, 0.1, 0.2} {
+			for rep := 0; rep < 10; rep++ {
+				b := editWords(r, words, frac)
+				sa, sb := NewSketch(words, SketchShingle), NewSketch(b, SketchShingle)
+				est, bins := SketchJaccard(&sa, &sb)
+				exact := exactShingleJaccard(words, b)
+				se := math.Sqrt(exact*(1-exact)/float64(bins)) + 1.0/float64(bins)
+				if math.Abs(est-exact) > 4.5*se {
+					t.Errorf("%s edit %.2f: estimate %.3f, exact %.3f (%d bins, se %.3f)", f, frac, est, exact, bins, se)
+				}
+				sumErr += est - exact
+				sumAbs += math.Abs(est - exact)
+				n++
+			}
+		}
+	}
+	t.Logf("sketch Jaccard over %d pairs: mean error %+.4f, mean |error| %.4f", n, sumErr/float64(n), sumAbs/float64(n))
+	if math.Abs(sumErr/float64(n)) > 0.02 {
+		t.Errorf("mean error %+.4f: biased", sumErr/float64(n))
+	}
+}
+
+func TestSketchBytes(t *testing.T) {
+	words := fixtureWords(t, "en_functions.txt")
+	s := NewSketch(words, SketchShingle)
+	if s.IsZero() {
+		t.Fatal("sketch of a long text is zero")
+	}
+	b := s.Bytes()
+	if len(b) != SketchBytes {
+		t.Fatalf("Bytes: %d bytes, want %d", len(b), SketchBytes)
+	}
+	got, err := SketchFromBytes(b)
+	if err != nil || got != s {
+		t.Fatalf("SketchFromBytes(Bytes) = %v, %v", got, err)
+	}
+	if z, err := SketchFromBytes(nil); err != nil || !z.IsZero() {
+		t.Fatalf("SketchFromBytes(nil) = %v, %v", z, err)
+	}
+	if _, err := SketchFromBytes(b[:10]); err == nil || !strings.Contains(err.Error(), "10 bytes") {
+		t.Fatalf("SketchFromBytes(10 bytes) err = %v", err)
+	}
+	var zero Sketch
+	if zero.Bytes() != nil {
+		t.Fatal("zero Sketch has bytes")
+	}
+	if _, n := SketchJaccard(&s, &zero); n != 0 {
+		t.Fatal("an estimate against the zero sketch")
+	}
+}
+
+// TestSketchConfirmsAndRestores finds an edit of a page whose content
+// SimHash is beyond the Threshold (4..6) and whose sketch is close: it is a
+// duplicate, also for a Deduper restored with the sketch, and new for one
+// restored without it (SimHash only) and for NoSketch.
+func TestSketchConfirmsAndRestores(t *testing.T) {
+	b, err := os.ReadFile("testdata/en_functions.txt")
+	if err != nil {
+		t.Fatal(err)
+	}
+	text := string(b)
+	d := mustNew(t, Options{})
+	a := d.Sign("", text)
+	r := rand.New(rand.NewPCG(7, 7))
+	var edited string
+	for i := 0; i < 2000 && edited == ""; i++ {
+		ws := strings.Fields(text)
+		for _, j := range r.Perm(len(ws))[:len(ws)*(2+r.IntN(3))/100] {
+			ws[j] = "zzedit"
+		}
+		e := strings.Join(ws, " ")
+		sb := d.Sign("", e)
+		dist := Hamming(a.Content, sb.Content)
+		if j, _ := SketchJaccard(&a.Sketch, &sb.Sketch); dist > DefaultThreshold && dist <= DefaultSketchDistance && j >= DefaultSketchJaccard+0.05 {
+			edited = e
+		}
+	}
+	if edited == "" {
+		t.Fatal("no edit with content distance 4..6 found")
+	}
+	first := d.Check("https://a.example/", "", text)
+	if v := d.Check("https://b.example/", "", edited); !v.Duplicate || v.Reason != ReasonContent || v.DocID != first.DocID {
+		t.Fatalf("edit with a close sketch: %+v", v)
+	}
+	restored := mustNew(t, Options{})
+	sk, err := SketchFromBytes(first.Sig.Sketch.Bytes())
+	if err != nil {
+		t.Fatal(err)
+	}
+	restored.RestoreDoc(first.DocID, "https://a.example/", Signature{Title: first.Sig.Title, Content: first.Sig.Content, Flags: first.Sig.Flags, Sketch: sk})
+	if v := restored.Check("https://b.example/", "", edited); !v.Duplicate || v.DocID != first.DocID {
+		t.Fatalf("restored with the sketch: %+v", v)
+	}
+	old := mustNew(t, Options{})
+	old.RestoreDoc(first.DocID, "https://a.example/", Signature{Title: first.Sig.Title, Content: first.Sig.Content, Flags: first.Sig.Flags})
+	if v := old.Check("https://b.example/", "", edited); v.Duplicate {
+		t.Fatalf("restored without a sketch (SimHash only, distance > %d): %+v", DefaultThreshold, v)
+	}
+	plain := mustNew(t, Options{NoSketch: true})
+	plain.Check("https://a.example/", "", text)
+	if v := plain.Check("https://b.example/", "", edited); v.Duplicate {
+		t.Fatalf("NoSketch: %+v", v)
+	}
+	if v := plain.Check("https://c.example/", "", text); !v.Sig.Sketch.IsZero() {
+		t.Fatal("NoSketch signature carries a sketch")
+	}
+}
+
+func TestSketchOptions(t *testing.T) {
+	for _, o := range []Options{{SketchDistance: MaxThreshold + 1}, {Threshold: 5, SketchDistance: 4}, {SketchJaccard: 1.5}, {SketchJaccard: -0.1}, {SketchTitleDistance: 65}} {
+		if _, err := New(o); err == nil {
+			t.Errorf("New(%+v) accepted", o)
+		}
+	}
+	if _, err := New(Options{NoSketch: true, SketchDistance: 99}); err != nil {
+		t.Errorf("NoSketch ignores the sketch options: %v", err)
+	}
+}
