@@ -313,6 +313,11 @@ func encodeFP(p *Page) []byte {
 	e.u64(p.ContentFP)
 	e.byte(p.FPFlags)
 	e.str(p.URL)
+	if len(p.Sketch) > 0 {
+		// optional trailing field: entries written before it (or
+		// without a sketch) end after the URL
+		e.bytes(p.Sketch)
+	}
 	return e.b
 }
 
@@ -320,6 +325,7 @@ type fpRec struct {
 	url                string
 	titleFP, contentFP uint64
 	flags              uint8
+	sketch             []byte // nil when the entry has none
 }
 
 func decodeFP(docID uint64, b []byte) (fpRec, error) {
@@ -332,6 +338,9 @@ func decodeFP(docID uint64, b []byte) (fpRec, error) {
 	r.contentFP = d.u64()
 	r.flags = d.byte()
 	r.url = d.str()
+	if d.err == nil && len(d.b) > 0 {
+		r.sketch = append([]byte(nil), d.raw()...) // v is only valid in the scan callback
+	}
 	return r, d.done(fmt.Sprintf("fingerprint %016x", docID))
 }
 

@@ -26,6 +26,12 @@ type Page struct {
 	FPFlags     uint8     // contentdedup Signature.Flags
 	Depth       int       // crawl depth
 	Referrer    string    // URL of the page that linked here
+
+	// Sketch is the contentdedup Jaccard sketch of the text (optional, nil
+	// = none). It is kept in the compact fingerprint entry only
+	// (ForEachFingerprintSketch); Page, PageByURL, List and Export do not
+	// return it.
+	Sketch []byte
 }
 
 // Reasons recorded on URL records. Other packages may use their own

@@ -22,6 +22,21 @@ func (db *DB) ForEachFingerprint(fn func(docID uint64, url string, titleFP, cont
 	})
 }
 
+// ForEachFingerprintSketch is ForEachFingerprint with the document's
+// optional content sketch (Page.Sketch; nil for entries stored without
+// one, including every entry written before sketches existed). The sketch
+// slice is fn's to keep.
+func (db *DB) ForEachFingerprintSketch(fn func(docID uint64, url string, titleFP, contentFP uint64, flags uint8, sketch []byte) error) error {
+	return db.scan([]byte{nsFP}, true, func(k, v []byte) error {
+		docID := docIDSuffix(k)
+		r, err := decodeFP(docID, v)
+		if err != nil {
+			return err
+		}
+		return fn(docID, r.url, r.titleFP, r.contentFP, r.flags, r.sketch)
+	})
+}
+
 // ForEachURL calls fn for every URL record, in URL byte order. An error
 // from fn stops the scan and is returned as is.
 func (db *DB) ForEachURL(fn func(URLRecord) error) error {
