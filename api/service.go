@@ -79,11 +79,15 @@ func NewService(ctx context.Context, d *contentdedup.Deduper, db *storage.DB, o 
 // call it to share the code. Cancelling ctx stops it with ctx.Err().
 func Restore(ctx context.Context, d *contentdedup.Deduper, db *storage.DB) error {
 	n := 0
-	err := db.ForEachFingerprint(func(docID uint64, url string, titleFP, contentFP uint64, flags uint8) error {
+	err := db.ForEachFingerprintSketch(func(docID uint64, url string, titleFP, contentFP uint64, flags uint8, sketch []byte) error {
 		if n++; n%4096 == 0 && ctx.Err() != nil {
 			return ctx.Err()
 		}
-		d.RestoreDoc(docID, url, contentdedup.Signature{Title: titleFP, Content: contentFP, Flags: flags})
+		sk, err := contentdedup.SketchFromBytes(sketch)
+		if err != nil {
+			return fmt.Errorf("document %s: %w", storage.FormatDocID(docID), err)
+		}
+		d.RestoreDoc(docID, url, contentdedup.Signature{Title: titleFP, Content: contentFP, Flags: flags, Sketch: sk})
 		return nil
 	})
 	if err != nil {
@@ -211,6 +215,7 @@ func (s *Service) commitFor(u string, req Request, v contentdedup.Verdict) (stor
 			TitleFP:   v.Sig.Title,
 			ContentFP: v.Sig.Content,
 			FPFlags:   v.Sig.Flags,
+			Sketch:    v.Sig.Sketch.Bytes(),
 		}}, true
 	case v.Reason == "url":
 		// The URL is already recorded (as a page or a duplicate); writing a
