@@ -17,6 +17,7 @@ import (
 
 	"github.com/gocolly/colly/v2"
 	"golang.org/x/sync/errgroup"
+	"golang.org/x/sync/semaphore"
 
 	"github.com/bloomcrawl/bloomcrawl/configs"
 	"github.com/bloomcrawl/bloomcrawl/contentdedup"
@@ -78,6 +79,10 @@ type Options struct {
 	// Logger receives per-URL errors (Debug) and crawl events (Info). nil
 	// discards.
 	Logger *slog.Logger
+	// ParseBudget bounds the bytes of HTML parsed at the same time by all
+	// workers together (a page's DOM takes several times its size; one
+	// page larger than the budget is parsed alone). Default 8 MiB.
+	ParseBudget int64
 	// Started, if set, is called once by Run after it has rebuilt Dedup and
 	// Seen from the store and queued the seeds, before the first fetch. A
 	// caller that shares Dedup and Store with another writer (crawl --serve)
@@ -106,16 +111,19 @@ type Stats struct {
 
 // Crawler runs one crawl. Create it with New and call Run once.
 type Crawler struct {
-	o      Options
-	cfg    *configs.Config
-	log    *slog.Logger
-	canon  *urlfilter.Canonicalizer
-	scope  *urlfilter.Scope
-	front  *frontier.Frontier
-	col    *colly.Collector
-	types  []string
-	jobs   sync.Map // request URL → *job, for the redirect handler
-	cancel context.CancelFunc
+	o     Options
+	cfg   *configs.Config
+	log   *slog.Logger
+	canon *urlfilter.Canonicalizer
+	scope *urlfilter.Scope
+	front *frontier.Frontier
+	col   *colly.Collector
+	types []string
+	jobs  sync.Map // request URL → *job, for the redirect handler
+	// parseMem bounds the bytes of HTML being parsed at once (parseBudget).
+	parseMem    *semaphore.Weighted
+	parseBudget int64
+	cancel      context.CancelFunc
 
 	fetched, stored, dups, errs, nonHTML, robots, redirected, queued, done atomic.Int64
 	fpBase                                                                 atomic.Uint64 // filter false positives while restoring
@@ -141,6 +149,9 @@ func New(o Options) (*Crawler, error) {
 	if o.Grace <= 0 {
 		o.Grace = 10 * time.Second
 	}
+	if o.ParseBudget <= 0 {
+		o.ParseBudget = 8 << 20
+	}
 	if o.ProgressEvery <= 0 {
 		o.ProgressEvery = time.Second
 	}
@@ -149,7 +160,8 @@ func New(o Options) (*Crawler, error) {
 		log = slog.New(slog.DiscardHandler)
 	}
 	cfg := o.Config
-	c := &Crawler{o: o, cfg: cfg, log: log, canon: &urlfilter.Canonicalizer{}}
+	c := &Crawler{o: o, cfg: cfg, log: log, canon: &urlfilter.Canonicalizer{},
+		parseMem: semaphore.NewWeighted(o.ParseBudget), parseBudget: o.ParseBudget}
 
 	allowed := cfg.Scope.AllowedHosts
 	var seedHosts []string

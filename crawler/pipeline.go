@@ -146,7 +146,16 @@ func (c *Crawler) process(ctx, fetchCtx context.Context, e frontier.Entry) error
 		if final == nil {
 			final = mustParse(e.URL)
 		}
+		// Parsing builds a DOM several times the page's size: bound the
+		// bytes being parsed at once so that a burst of huge pages cannot
+		// blow the heap (the Rust docs have pages of several MB).
+		w := min(int64(len(j.body)), c.parseBudget)
+		if err := c.parseMem.Acquire(fetchCtx, w); err != nil {
+			c.front.Done(e) // aborted at shutdown: left queued
+			return nil
+		}
 		doc, err := Extract(j.body, rec.ContentType, j.utf8, final)
+		c.parseMem.Release(w)
 		if err != nil {
 			rec.Err = err.Error()
 			c.errs.Add(1)
