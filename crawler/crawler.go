@@ -32,7 +32,7 @@ type pageStore interface {
 	QueueScan(after uint64, limit int) ([]storage.QueueEntry, error)
 	QueueLen() (int, error)
 	ForEachURL(fn func(storage.URLRecord) error) error
-	ForEachFingerprint(fn func(docID uint64, url string, titleFP, contentFP uint64, flags uint8) error) error
+	ForEachFingerprintSketch(fn func(docID uint64, url string, titleFP, contentFP uint64, flags uint8, sketch []byte) error) error
 }
 
 // deduper is the part of *contentdedup.Deduper the crawler needs.

@@ -23,8 +23,12 @@ import (
 // or is still queued, because both are written in the same commit), so no
 // filter snapshot is needed.
 func (c *Crawler) restore(ctx context.Context) error {
-	err := c.o.Store.ForEachFingerprint(func(docID uint64, url string, titleFP, contentFP uint64, flags uint8) error {
-		c.o.Dedup.RestoreDoc(docID, url, contentdedup.Signature{Title: titleFP, Content: contentFP, Flags: flags})
+	err := c.o.Store.ForEachFingerprintSketch(func(docID uint64, url string, titleFP, contentFP uint64, flags uint8, sketch []byte) error {
+		sk, err := contentdedup.SketchFromBytes(sketch)
+		if err != nil {
+			return fmt.Errorf("document %016x: %w", docID, err)
+		}
+		c.o.Dedup.RestoreDoc(docID, url, contentdedup.Signature{Title: titleFP, Content: contentFP, Flags: flags, Sketch: sk})
 		return ctx.Err()
 	})
 	if err != nil {
@@ -171,7 +175,7 @@ func (c *Crawler) process(ctx, fetchCtx context.Context, e frontier.Entry) error
 			cm.Page = &storage.Page{
 				DocID: v.DocID, URL: e.URL, Status: j.status, ContentType: rec.ContentType, FetchedAt: now,
 				Title: doc.Title, Text: doc.Text, HTML: doc.HTML,
-				TitleFP: v.Sig.Title, ContentFP: v.Sig.Content, FPFlags: v.Sig.Flags,
+				TitleFP: v.Sig.Title, ContentFP: v.Sig.Content, FPFlags: v.Sig.Flags, Sketch: v.Sig.Sketch.Bytes(),
 				Depth: e.Depth, Referrer: e.Referrer,
 			}
 			if final.String() != e.URL {
