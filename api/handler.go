@@ -406,9 +406,9 @@ type URLJSON struct {
 	Err         string    `json:"error,omitempty"`
 }
 
-// pageJSON converts p, with its text only when text and its HTML only when
-// html.
-func pageJSON(p storage.Page, text, html bool) PageJSON {
+// NewPageJSON converts p, with its text only when text and its HTML only
+// when html. `bloomcrawl query --json` prints the same shape.
+func NewPageJSON(p storage.Page, text, html bool) PageJSON {
 	j := PageJSON{
 		DocID: storage.FormatDocID(p.DocID), URL: p.URL, FinalURL: p.FinalURL, Status: p.Status,
 		ContentType: p.ContentType, FetchedAt: p.FetchedAt, Title: p.Title,
@@ -425,7 +425,8 @@ func pageJSON(p storage.Page, text, html bool) PageJSON {
 	return j
 }
 
-func urlJSON(u storage.URLRecord) URLJSON {
+// NewURLJSON converts u. `bloomcrawl query --json` prints the same shape.
+func NewURLJSON(u storage.URLRecord) URLJSON {
 	j := URLJSON{URL: u.URL, Duplicate: u.Duplicate, Reason: u.Reason, Distance: u.Distance,
 		Status: u.Status, ContentType: u.ContentType, FetchedAt: u.FetchedAt, Err: u.Err}
 	if u.DocID != 0 {
@@ -524,9 +525,9 @@ func (h *handler) pages(w http.ResponseWriter, r *http.Request) {
 		}
 		// A URL recorded without a document (a fetch error, a non-HTML
 		// answer) is still an answer: its record, and no page.
-		ans := PageAnswer{Status: StatusSuccess, URL: urlJSON(rec)}
+		ans := PageAnswer{Status: StatusSuccess, URL: NewURLJSON(rec)}
 		if err == nil {
-			pj := pageJSON(p, text, html)
+			pj := NewPageJSON(p, text, html)
 			ans.Page = &pj
 		}
 		writeJSON(w, http.StatusOK, ans)
@@ -568,7 +569,7 @@ func (h *handler) pages(w http.ResponseWriter, r *http.Request) {
 	}
 	ans := ListAnswer{Status: StatusSuccess, Count: len(list), Pages: make([]PageJSON, 0, len(list)), Next: next}
 	for _, p := range list {
-		ans.Pages = append(ans.Pages, pageJSON(p, text, html))
+		ans.Pages = append(ans.Pages, NewPageJSON(p, text, html))
 	}
 	writeJSON(w, http.StatusOK, ans)
 }
@@ -616,7 +617,7 @@ func (h *handler) page(w http.ResponseWriter, r *http.Request) {
 		h.storeError(w, r, "docId "+storage.FormatDocID(id), err)
 		return
 	}
-	writeJSON(w, http.StatusOK, PageByIDAnswer{Status: StatusSuccess, Page: pageJSON(p, text, html)})
+	writeJSON(w, http.StatusOK, PageByIDAnswer{Status: StatusSuccess, Page: NewPageJSON(p, text, html)})
 }
 
 func (h *handler) pageURLs(w http.ResponseWriter, r *http.Request) {
@@ -638,7 +639,7 @@ func (h *handler) pageURLs(w http.ResponseWriter, r *http.Request) {
 	}
 	ans := URLsAnswer{Status: StatusSuccess, DocID: storage.FormatDocID(id), Count: len(recs), URLs: make([]URLJSON, 0, len(recs))}
 	for _, u := range recs {
-		ans.URLs = append(ans.URLs, urlJSON(u))
+		ans.URLs = append(ans.URLs, NewURLJSON(u))
 	}
 	writeJSON(w, http.StatusOK, ans)
 }

@@ -12,6 +12,7 @@ import (
 	"time"
 	"unicode/utf8"
 
+	"github.com/bloomcrawl/bloomcrawl/api"
 	"github.com/bloomcrawl/bloomcrawl/storage"
 )
 
@@ -182,62 +183,6 @@ func (q *queryCmd) stats(args []string, top int) error {
 	return tw.Flush()
 }
 
-// pageJSON is a page as the query command prints it: docIds and
-// fingerprints as 16 hex digits.
-type pageJSON struct {
-	DocID       string    `json:"doc_id"`
-	URL         string    `json:"url"`
-	FinalURL    string    `json:"final_url,omitempty"`
-	Status      int       `json:"status"`
-	ContentType string    `json:"content_type,omitempty"`
-	FetchedAt   time.Time `json:"fetched_at"`
-	Title       string    `json:"title"`
-	TitleFP     string    `json:"title_fp"`
-	ContentFP   string    `json:"content_fp"`
-	FPFlags     uint8     `json:"fp_flags"`
-	Depth       int       `json:"depth"`
-	Referrer    string    `json:"referrer,omitempty"`
-	TextBytes   int       `json:"text_bytes,omitempty"`
-	HTMLBytes   int       `json:"html_bytes,omitempty"`
-	Text        string    `json:"text,omitempty"`
-}
-
-func toPageJSON(p storage.Page, withText bool) pageJSON {
-	j := pageJSON{
-		DocID: storage.FormatDocID(p.DocID), URL: p.URL, FinalURL: p.FinalURL, Status: p.Status,
-		ContentType: p.ContentType, FetchedAt: p.FetchedAt, Title: p.Title,
-		TitleFP: storage.FormatDocID(p.TitleFP), ContentFP: storage.FormatDocID(p.ContentFP),
-		FPFlags: p.FPFlags, Depth: p.Depth, Referrer: p.Referrer,
-		TextBytes: len(p.Text), HTMLBytes: len(p.HTML),
-	}
-	if withText {
-		j.Text = p.Text
-	}
-	return j
-}
-
-// urlJSON is a URL record as the query command prints it.
-type urlJSON struct {
-	URL         string    `json:"url"`
-	DocID       string    `json:"doc_id,omitempty"`
-	Duplicate   bool      `json:"duplicate"`
-	Reason      string    `json:"reason,omitempty"`
-	Distance    int       `json:"distance"`
-	Status      int       `json:"status"`
-	ContentType string    `json:"content_type,omitempty"`
-	FetchedAt   time.Time `json:"fetched_at"`
-	Err         string    `json:"error,omitempty"`
-}
-
-func toURLJSON(r storage.URLRecord) urlJSON {
-	j := urlJSON{URL: r.URL, Duplicate: r.Duplicate, Reason: r.Reason, Distance: r.Distance,
-		Status: r.Status, ContentType: r.ContentType, FetchedAt: r.FetchedAt, Err: r.Err}
-	if r.DocID != 0 {
-		j.DocID = storage.FormatDocID(r.DocID)
-	}
-	return j
-}
-
 func (q *queryCmd) url(args []string) error {
 	if err := wantArgs(args, 1, "one URL"); err != nil {
 		return err
@@ -252,11 +197,11 @@ func (q *queryCmd) url(args []string) error {
 	}
 	if q.json {
 		out := struct {
-			URL  urlJSON   `json:"url_record"`
-			Page *pageJSON `json:"page,omitempty"`
-		}{URL: toURLJSON(rec)}
+			URL  api.URLJSON   `json:"url_record"`
+			Page *api.PageJSON `json:"page,omitempty"`
+		}{URL: api.NewURLJSON(rec)}
 		if !noDoc {
-			pj := toPageJSON(p, false)
+			pj := api.NewPageJSON(p, false, false)
 			out.Page = &pj
 		}
 		return q.printJSON(out)
@@ -381,11 +326,11 @@ func (q *queryCmd) doc(args []string, fullText, html bool) error {
 			return err
 		}
 		out := struct {
-			pageJSON
-			URLs []urlJSON `json:"urls"`
-		}{pageJSON: toPageJSON(p, true)}
+			api.PageJSON
+			URLs []api.URLJSON `json:"urls"`
+		}{PageJSON: api.NewPageJSON(p, true, false)}
 		for _, r := range urls {
-			out.URLs = append(out.URLs, toURLJSON(r))
+			out.URLs = append(out.URLs, api.NewURLJSON(r))
 		}
 		return q.printJSON(out)
 	}
@@ -422,11 +367,11 @@ func (q *queryCmd) dups(args []string) error {
 	}
 	if q.json {
 		out := struct {
-			DocID string    `json:"doc_id"`
-			URLs  []urlJSON `json:"urls"`
+			DocID string        `json:"doc_id"`
+			URLs  []api.URLJSON `json:"urls"`
 		}{DocID: storage.FormatDocID(id)}
 		for _, r := range urls {
-			out.URLs = append(out.URLs, toURLJSON(r))
+			out.URLs = append(out.URLs, api.NewURLJSON(r))
 		}
 		return q.printJSON(out)
 	}
@@ -474,11 +419,11 @@ func (q *queryCmd) list(args []string, f listFlags) error {
 	}
 	if q.json {
 		out := struct {
-			Pages []pageJSON `json:"pages"`
-			Next  string     `json:"next,omitempty"`
-		}{Pages: []pageJSON{}, Next: next}
+			Pages []api.PageJSON `json:"pages"`
+			Next  string         `json:"next,omitempty"`
+		}{Pages: []api.PageJSON{}, Next: next}
 		for _, p := range pages {
-			out.Pages = append(out.Pages, toPageJSON(p, false))
+			out.Pages = append(out.Pages, api.NewPageJSON(p, false, false))
 		}
 		return q.printJSON(out)
 	}
