@@ -50,10 +50,12 @@ type Options struct {
 	// IndexDuplicates also indexes the content signature of every document
 	// judged a near-duplicate, under the docId it was given, so that a
 	// later document close to the duplicate (but not to the first
-	// document) joins the same docId. Off by default: on the bench dedup
-	// set it raises English recall 0.903 → 0.934 but lowers precision
-	// 0.998 → 0.995 (Chinese unchanged); chaining titles as well measured
-	// en 0.992/0.977, zh 0.970/0.994. These signatures live in memory only
+	// document) joins the same docId. With sketches, a match through a
+	// duplicate's signature also needs an estimated Jaccard of 0.7 with
+	// the document itself, so that chains of edits cannot drift. Off by
+	// default: on bench dedup seed 1 (with sketches) it raises English
+	// recall 0.916 → 0.942 but lowers precision 0.996 → 0.992 (without
+	// the 0.7 guard: 0.970/0.989). These signatures live in memory only
 	// (RestoreDoc restores new documents), so a restarted Deduper can
 	// answer differently for such documents.
 	IndexDuplicates bool
@@ -144,6 +146,9 @@ type doc struct {
 	url string
 	sig Signature
 	seq uint64
+	// rep is the document a duplicate's signature stands for
+	// (IndexDuplicates); nil for a document's own entry.
+	rep *doc
 }
 
 // ErrOptions is wrapped by New for invalid Options.
@@ -353,13 +358,28 @@ func (d *Deduper) matchLocked(sig Signature) (*doc, int) {
 			if !ok {
 				continue
 			}
-			if score, ok := d.acceptLocked(&sig, &m.sig, cd, d.k, d.sk); ok {
+			score, ok := d.acceptLocked(&sig, &m.sig, cd, d.k, d.sk)
+			if ok && m.rep != nil && !d.o.NoSketch {
+				// a duplicate's signature: the document must also
+				// resemble the one it stands for, so that chains of
+				// small edits cannot drift (aliasGuard)
+				if j, n := SketchJaccard(&sig.Sketch, &m.rep.sig.Sketch); n > 0 && j < aliasGuard {
+					ok = false
+				}
+			}
+			if ok {
 				b.offer(m, cd, score)
 			}
 		}
 	}
 	return b.m, b.d
 }
+
+// aliasGuard is the estimated Jaccard similarity to the document itself
+// that a match through one of its duplicates' signatures also needs
+// (IndexDuplicates). bench dedup seed 1, en: 0.5 → 0.978/0.986, 0.6 →
+// 0.979/0.963, 0.7 → 0.992/0.942 (no guard: 0.970/0.989).
+const aliasGuard = 0.7
 
 // best keeps the best candidate of a step: highest score, then least
 // distance, then earliest.
@@ -473,7 +493,11 @@ func (d *Deduper) addAliasLocked(m *doc, sig Signature) {
 		return
 	}
 	d.seq++
-	e := &doc{id: m.id, url: m.url, sig: sig, seq: d.seq}
+	rep := m
+	if m.rep != nil {
+		rep = m.rep
+	}
+	e := &doc{id: m.id, url: m.url, sig: sig, seq: d.seq, rep: rep}
 	if _, seen := d.byFP[sig.Content]; !seen && sig.Flags&FlagContentExact == 0 {
 		d.content.Add(sig.Content)
 	}

@@ -1,6 +1,7 @@
 package contentdedup
 
 import (
+	"fmt"
 	"math"
 	"math/rand/v2"
 	"os"
@@ -182,4 +183,62 @@ func TestSketchOptions(t *testing.T) {
 	if _, err := New(Options{NoSketch: true, SketchDistance: 99}); err != nil {
 		t.Errorf("NoSketch ignores the sketch options: %v", err)
 	}
+}
+
+// TestIndexDuplicatesGuard: with IndexDuplicates, a document that matches a
+// duplicate's signature joins that docId only if its sketch also resembles
+// the document itself (estimated Jaccard >= 0.7): chains of edits cannot
+// drift away from the document.
+func TestIndexDuplicatesGuard(t *testing.T) {
+	b, err := os.ReadFile("testdata/en_functions.txt")
+	if err != nil {
+		t.Fatal(err)
+	}
+	a := string(b)
+	s := mustNew(t, Options{})
+	sa := s.Sign("", a)
+	r := rand.New(rand.NewPCG(11, 5))
+	edit := func(text string, pct int) string {
+		ws := strings.Fields(text)
+		for _, j := range r.Perm(len(ws))[:len(ws)*pct/100] {
+			ws[j] = fmt.Sprintf("zz%d", r.IntN(1e6))
+		}
+		return strings.Join(ws, " ")
+	}
+	accepts := func(x, y Signature) bool {
+		j, _ := SketchJaccard(&x.Sketch, &y.Sketch)
+		d := Hamming(x.Content, y.Content)
+		return d <= DefaultThreshold || (d <= DefaultSketchDistance && j >= DefaultSketchJaccard)
+	}
+	for i := 0; i < 300; i++ {
+		bt := edit(a, 4)
+		sb := s.Sign("", bt)
+		if !accepts(sb, sa) {
+			continue
+		}
+		ct := edit(bt, 4)
+		sc := s.Sign("", ct)
+		jca, _ := SketchJaccard(&sc.Sketch, &sa.Sketch)
+		if !accepts(sc, sb) || accepts(sc, sa) || jca >= 0.7 {
+			continue
+		}
+		// found: B is a duplicate of A, C is close to B only
+		d := mustNew(t, Options{IndexDuplicates: true})
+		va := d.Check("https://a.example/", "", a)
+		if vb := d.Check("https://b.example/", "", bt); vb.DocID != va.DocID {
+			t.Fatalf("B not a duplicate of A: %+v", vb)
+		}
+		if vc := d.Check("https://c.example/", "", ct); vc.Duplicate {
+			t.Fatalf("C (est. J %.2f with A) joined through B's signature: %+v", jca, vc)
+		}
+		// and a document close to B that still resembles A does join
+		d = mustNew(t, Options{IndexDuplicates: true})
+		va = d.Check("https://a.example/", "", a)
+		d.Check("https://b.example/", "", bt)
+		if v := d.Check("https://b2.example/", "", bt+" one more word"); v.DocID != va.DocID {
+			t.Fatalf("copy of B: %+v", v)
+		}
+		return
+	}
+	t.Fatal("no chain A → B → C found")
 }
