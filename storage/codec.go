@@ -283,6 +283,13 @@ func encodeURLRecord(r *URLRecord) []byte {
 	e.str(r.ContentType)
 	e.time(r.FetchedAt)
 	e.str(r.Err)
+	if r.HasSignature() {
+		// optional trailing fields: records written before them (or
+		// without a signature) end after Err
+		e.u64(r.ContentFP)
+		e.byte(r.FPFlags)
+		e.bytes(r.Sketch)
+	}
 	return e.b
 }
 
@@ -300,6 +307,13 @@ func decodeURLRecord(u string, b []byte) (URLRecord, error) {
 	r.ContentType = d.str()
 	r.FetchedAt = d.time()
 	r.Err = d.str()
+	if d.err == nil && len(d.b) > 0 {
+		r.ContentFP = d.u64()
+		r.FPFlags = d.byte()
+		if sk := d.raw(); len(sk) > 0 {
+			r.Sketch = append([]byte(nil), sk...) // v is only valid in the scan callback
+		}
+	}
 	if err := d.done(fmt.Sprintf("URL record %q", u)); err != nil {
 		return URLRecord{}, err
 	}

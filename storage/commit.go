@@ -56,6 +56,21 @@ type URLRecord struct {
 	ContentType string    // response Content-Type
 	FetchedAt   time.Time // fetch time
 	Err         string    // fetch or processing error, if any
+
+	// ContentFP, FPFlags and Sketch are the content signature of a
+	// near-duplicate (contentdedup Signature.Content, .Flags and the
+	// Sketch's bytes), kept so that a restarted deduper can index the
+	// duplicate's signature under DocID again. Optional: all zero (nil
+	// Sketch) = none, as on every record written before they existed.
+	ContentFP uint64
+	FPFlags   uint8
+	Sketch    []byte
+}
+
+// HasSignature reports whether the record carries a duplicate's content
+// signature (any of ContentFP, FPFlags, Sketch set).
+func (r *URLRecord) HasSignature() bool {
+	return r.ContentFP != 0 || r.FPFlags != 0 || len(r.Sketch) > 0
 }
 
 // QueueEntry is a persisted frontier entry.

@@ -3,6 +3,7 @@ package storage
 import (
 	"bytes"
 	"fmt"
+	"strings"
 	"testing"
 )
 
@@ -61,5 +62,78 @@ func TestFingerprintEntryFormat(t *testing.T) {
 	_, err = decodeFP(old.DocID, v[:len(v)-1])
 	if want := fmt.Sprintf("fingerprint %016x", old.DocID); err == nil || !bytes.Contains([]byte(err.Error()), []byte(want)) {
 		t.Fatalf("truncated sketch: err = %v, want one naming %q", err, want)
+	}
+}
+
+// TestURLRecordSignature checks that a duplicate's optional content
+// signature round-trips through Commit, ForEachURL and PageByURL-style
+// reads, and that a record without one comes back with zero fields.
+func TestURLRecordSignature(t *testing.T) {
+	db := mustOpen(t, "")
+	p := testPage(1, "e.com")
+	mustCommit(t, db, Commit{Page: p})
+	dup := &URLRecord{URL: "https://e.com/copy", DocID: p.DocID, Duplicate: true, Reason: "content", Distance: 4,
+		ContentFP: 0xfeedface01234567, FPFlags: 2, Sketch: bytes.Repeat([]byte{9, 1}, 64)}
+	plain := &URLRecord{URL: "https://e.com/same", DocID: p.DocID, Duplicate: true, Reason: "url"}
+	mustCommit(t, db, Commit{URL: dup})
+	mustCommit(t, db, Commit{URL: plain})
+	got := map[string]URLRecord{}
+	if err := db.ForEachURL(func(r URLRecord) error { got[r.URL] = r; return nil }); err != nil {
+		t.Fatal(err)
+	}
+	if len(got) != 3 {
+		t.Fatalf("ForEachURL: %d records, want 3", len(got))
+	}
+	g := got[dup.URL]
+	if g.ContentFP != dup.ContentFP || g.FPFlags != dup.FPFlags || !bytes.Equal(g.Sketch, dup.Sketch) ||
+		g.DocID != dup.DocID || g.Reason != dup.Reason || g.Distance != dup.Distance || !g.HasSignature() {
+		t.Errorf("duplicate with signature = %+v, want %+v", g, *dup)
+	}
+	for _, u := range []string{plain.URL, p.URL} {
+		if g := got[u]; g.HasSignature() || g.Sketch != nil {
+			t.Errorf("%s: record without signature came back with one: %+v", u, g)
+		}
+	}
+	if _, rec, err := db.PageByURL(dup.URL); err != nil || rec.ContentFP != dup.ContentFP || !bytes.Equal(rec.Sketch, dup.Sketch) {
+		t.Errorf("PageByURL(%s): %+v, %v", dup.URL, rec, err)
+	}
+}
+
+// TestURLRecordFormat pins the record layout: a record written before the
+// signature fields existed decodes unchanged with zero fields; a
+// signature without a sketch round-trips; a truncated signature is an
+// error naming the record.
+func TestURLRecordFormat(t *testing.T) {
+	old := URLRecord{URL: "https://e.com/a", DocID: 7, Duplicate: true, Reason: "title", Distance: 9,
+		Status: 200, ContentType: "text/html", Err: "x"}
+	// the layout of every record written before the signature fields
+	e := enc{}
+	e.byte(urlRecV1)
+	e.u64(old.DocID)
+	e.byte(1)
+	e.str(old.Reason)
+	e.varint(int64(old.Distance))
+	e.varint(int64(old.Status))
+	e.str(old.ContentType)
+	e.time(old.FetchedAt)
+	e.str(old.Err)
+	if v := encodeURLRecord(&old); !bytes.Equal(v, e.b) {
+		t.Fatalf("record without signature: encoding changed:\n got %x\nwant %x", v, e.b)
+	}
+	r, err := decodeURLRecord(old.URL, e.b)
+	if err != nil || r.HasSignature() || r.Reason != old.Reason || r.Distance != old.Distance || r.Err != old.Err || !r.Duplicate {
+		t.Fatalf("old record: %+v, %v", r, err)
+	}
+	withSig := old
+	withSig.ContentFP, withSig.FPFlags = 42, 1 // exact-hash content: no sketch
+	v := encodeURLRecord(&withSig)
+	if r, err = decodeURLRecord(old.URL, v); err != nil || r.ContentFP != 42 || r.FPFlags != 1 || r.Sketch != nil {
+		t.Fatalf("record with signature, no sketch: %+v, %v", r, err)
+	}
+	withSig.Sketch = []byte{1, 2, 3}
+	v = encodeURLRecord(&withSig)
+	_, err = decodeURLRecord(old.URL, v[:len(v)-1])
+	if want := `URL record "https://e.com/a"`; err == nil || !strings.Contains(err.Error(), want) {
+		t.Fatalf("truncated signature: err = %v, want one naming %s", err, want)
 	}
 }
