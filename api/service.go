@@ -47,8 +47,9 @@ type Service struct {
 // in-memory docId service that forgets everything on exit).
 //
 // Unless o.Restored is set, NewService rebuilds d's index from db: every
-// stored document's fingerprints (contentdedup.RestoreDoc) and every
-// recorded URL → docId (contentdedup.RestoreURL), so that a restarted
+// stored document's fingerprints (contentdedup.RestoreDoc), every recorded
+// URL → docId (contentdedup.RestoreURL) and every near-duplicate's stored
+// signature (contentdedup.RestoreAlias), so that a restarted
 // service gives the same answers as before. It returns an error if the store
 // cannot be read, or if ctx is cancelled during the rebuild.
 func NewService(ctx context.Context, d *contentdedup.Deduper, db *storage.DB, o *ServiceOptions) (*Service, error) {
@@ -75,7 +76,8 @@ func NewService(ctx context.Context, d *contentdedup.Deduper, db *storage.DB, o 
 
 // Restore loads everything db knows into d's index: the fingerprints of every
 // stored document, then every URL that maps to a document (new documents and
-// duplicates alike). It is what NewService does at start-up; the crawler may
+// duplicates alike) with the content signature of each near-duplicate that
+// has one stored (see [DuplicateSignature]). It is what NewService does at start-up; the crawler may
 // call it to share the code. Cancelling ctx stops it with ctx.Err().
 func Restore(ctx context.Context, d *contentdedup.Deduper, db *storage.DB) error {
 	n := 0
@@ -99,6 +101,11 @@ func Restore(ctx context.Context, d *contentdedup.Deduper, db *storage.DB) error
 		}
 		if r.DocID != 0 {
 			d.RestoreURL(r.URL, r.DocID)
+			if sig, ok, err := DuplicateSignature(r); err != nil {
+				return err
+			} else if ok {
+				d.RestoreAlias(r.DocID, sig)
+			}
 		}
 		return nil
 	})
@@ -122,7 +129,8 @@ func Restore(ctx context.Context, d *contentdedup.Deduper, db *storage.DB) error
 //     the verdict's fingerprints} (storage adds URL → docId, the host and
 //     time indexes and the fingerprint entry);
 //   - a near-duplicate by title or content → a storage.URLRecord {URL, docId,
-//     Duplicate, Reason, Distance};
+//     Duplicate, Reason, Distance, and the verdict's content signature:
+//     ContentFP, FPFlags, Sketch, which Restore gives back to the Deduper};
 //   - a URL already recorded (reason "url") → nothing new.
 //
 // If the commit fails, the answer has Status "error" (and the Deduper keeps
@@ -230,8 +238,26 @@ func (s *Service) commitFor(u string, req Request, v contentdedup.Verdict) (stor
 			Reason:    string(v.Reason),
 			Distance:  v.Distance,
 			FetchedAt: now,
+			ContentFP: v.Sig.Content,
+			FPFlags:   v.Sig.Flags,
+			Sketch:    v.Sig.Sketch.Bytes(),
 		}}, true
 	}
+}
+
+// DuplicateSignature returns the content signature stored with a
+// near-duplicate's URL record (for contentdedup.Deduper.RestoreAlias), and
+// false for records without one: new documents, URL-step and redirect
+// duplicates, and records written before signatures were stored.
+func DuplicateSignature(r storage.URLRecord) (contentdedup.Signature, bool, error) {
+	if !r.Duplicate || r.DocID == 0 || !r.HasSignature() {
+		return contentdedup.Signature{}, false, nil
+	}
+	sk, err := contentdedup.SketchFromBytes(r.Sketch)
+	if err != nil {
+		return contentdedup.Signature{}, false, fmt.Errorf("URL record %q: %w", r.URL, err)
+	}
+	return contentdedup.Signature{Content: r.ContentFP, Flags: r.FPFlags, Sketch: sk}, true, nil
 }
 
 // Counts reports how many requests Submit has answered since the service

@@ -47,18 +47,27 @@ type Options struct {
 	TitleContentThreshold int
 	// NoTitleStep skips the title step of the cascade.
 	NoTitleStep bool
-	// IndexDuplicates also indexes the content signature of every document
-	// judged a near-duplicate, under the docId it was given, so that a
-	// later document close to the duplicate (but not to the first
-	// document) joins the same docId. With sketches, a match through a
-	// duplicate's signature also needs an estimated Jaccard of 0.7 with
-	// the document itself, so that chains of edits cannot drift. Off by
-	// default: on bench dedup seeds 1, 2, 3 (with sketches) it raises
+	// NoIndexDuplicates turns off the default indexing of duplicates'
+	// signatures. By default the content signature of every document
+	// judged a near-duplicate (by the title or content step) is also
+	// indexed, under the docId it was given, so that a later document
+	// close to the duplicate (but not to the first document) joins the
+	// same docId. With sketches, a match through a duplicate's signature
+	// also needs an estimated Jaccard of 0.7 with the document itself, so
+	// that chains of edits cannot drift (without sketches there is no such
+	// guard). On bench dedup seeds 1, 2, 3 (with sketches) it raises
 	// English recall 0.927/0.948/0.945 → 0.985/0.993/0.980 at precision
 	// 0.993/0.993/0.991 (Chinese unchanged; without the 0.7 guard seed 1
-	// measured 0.970/0.989). These signatures live in memory only
-	// (RestoreDoc restores new documents), so a restarted Deduper can
-	// answer differently for such documents.
+	// measured 0.970/0.989). A store keeps these signatures with the
+	// duplicates' URL records; [Deduper.RestoreAlias] indexes them again
+	// at start-up, so that a restarted Deduper answers as the running one.
+	NoIndexDuplicates bool
+	// IndexDuplicates is the former opt-in for what is now the default;
+	// it is accepted and changes nothing (setting it together with
+	// NoIndexDuplicates makes New fail).
+	//
+	// Deprecated: duplicates' signatures are indexed unless
+	// NoIndexDuplicates is set.
 	IndexDuplicates bool
 	// Fingerprint chooses the features (zero value: the measured defaults).
 	Fingerprint FingerprintParams
@@ -138,9 +147,17 @@ type Deduper struct {
 	byTitle map[uint64][]*doc // title fingerprint → entries
 
 	restoreContent, restoreTitle []uint64 // restored, not yet indexed
+	restoreAliases               []alias  // RestoreAlias, not yet indexed
 }
 
-// doc is an indexed signature: a new document's, or (IndexDuplicates) a
+// alias is a duplicate's signature restored by RestoreAlias.
+type alias struct {
+	id  uint64
+	sig Signature
+}
+
+// doc is an indexed signature: a new document's, or (unless
+// NoIndexDuplicates) a
 // duplicate's, which then carries the docId and URL of its document.
 type doc struct {
 	id  uint64
@@ -148,7 +165,7 @@ type doc struct {
 	sig Signature
 	seq uint64
 	// rep is the document a duplicate's signature stands for
-	// (IndexDuplicates); nil for a document's own entry.
+	// (see Options.NoIndexDuplicates); nil for a document's own entry.
 	rep *doc
 }
 
@@ -159,6 +176,9 @@ var ErrOptions = errors.New("contentdedup: invalid options")
 // use in the process (about 2 s); it fails only for invalid Options or if
 // the dictionary cannot be loaded.
 func New(o Options) (*Deduper, error) {
+	if o.IndexDuplicates && o.NoIndexDuplicates {
+		return nil, fmt.Errorf("%w: IndexDuplicates and NoIndexDuplicates both set", ErrOptions)
+	}
 	k := o.Threshold
 	switch {
 	case k == 0:
@@ -291,6 +311,10 @@ func urlKey(url string) uint64 { return xxhash.Sum64String(url) }
 // content; a title match wins ties, then the closest, then the earliest),
 // and the reason says which step found it;
 //  4. otherwise a new docId (see the package doc for the rule).
+//
+// The content signature of a duplicate found by step 2 or 3 is indexed
+// under its docId too, unless Options.NoIndexDuplicates (a caller that keeps
+// a store records Verdict.Sig and gives it back with RestoreAlias).
 func (d *Deduper) Check(url, title, text string) Verdict {
 	sig := d.Sign(title, text)
 	uk := urlKey(url)
@@ -312,7 +336,7 @@ func (d *Deduper) Check(url, title, text string) Verdict {
 		if url != "" {
 			d.urls[uk] = m.id
 		}
-		if d.o.IndexDuplicates && sig != m.sig {
+		if !d.o.NoIndexDuplicates && sig != m.sig {
 			d.addAliasLocked(m, sig)
 		}
 		return Verdict{DocID: m.id, Duplicate: true, Reason: reason, MatchURL: m.url, Distance: dist, Sig: sig}
@@ -391,7 +415,7 @@ func (d *Deduper) matchLocked(sig Signature) (*doc, int) {
 
 // aliasGuard is the estimated Jaccard similarity to the document itself
 // that a match through one of its duplicates' signatures also needs
-// (IndexDuplicates). bench dedup seed 1, en: 0.5 → 0.978/0.986, 0.6 →
+// (Options.NoIndexDuplicates). bench dedup seed 1, en: 0.5 → 0.978/0.986, 0.6 →
 // 0.979/0.963, 0.7 → 0.992/0.942 (no guard: 0.970/0.989).
 const aliasGuard = 0.7
 
@@ -501,10 +525,19 @@ func (d *Deduper) addLocked(id uint64, url string, sig Signature, index bool) {
 }
 
 // addAliasLocked indexes the content signature of a duplicate of m under
-// m's docId, for the content step only (see Options.IndexDuplicates).
+// m's docId, for the content step only (see Options.NoIndexDuplicates).
 func (d *Deduper) addAliasLocked(m *doc, sig Signature) {
+	if fp, ok := d.putAliasLocked(m, sig); ok {
+		d.content.Add(fp)
+	}
+}
+
+// putAliasLocked files the alias entry of sig under m's document and
+// returns its content fingerprint and true when that fingerprint still has
+// to be put in the content index.
+func (d *Deduper) putAliasLocked(m *doc, sig Signature) (uint64, bool) {
 	if sig.Flags&FlagContentEmpty != 0 {
-		return
+		return 0, false
 	}
 	d.seq++
 	rep := m
@@ -512,13 +545,22 @@ func (d *Deduper) addAliasLocked(m *doc, sig Signature) {
 		rep = m.rep
 	}
 	e := &doc{id: m.id, url: m.url, sig: sig, seq: d.seq, rep: rep}
-	if _, seen := d.byFP[sig.Content]; !seen && sig.Flags&FlagContentExact == 0 {
-		d.content.Add(sig.Content)
-	}
+	_, seen := d.byFP[sig.Content]
 	d.byFP[sig.Content] = append(d.byFP[sig.Content], e)
+	return sig.Content, !seen && sig.Flags&FlagContentExact == 0
 }
 
 func (d *Deduper) flushRestoredLocked() {
+	for _, a := range d.restoreAliases {
+		m := d.docs[a.id]
+		if m == nil || sameContent(a.sig, m.sig) {
+			continue // document not restored, or nothing to add
+		}
+		if fp, ok := d.putAliasLocked(m, a.sig); ok {
+			d.restoreContent = append(d.restoreContent, fp)
+		}
+	}
+	d.restoreAliases = nil
 	if len(d.restoreContent) > 0 {
 		d.content.AddBatch(d.restoreContent)
 		d.restoreContent = nil
@@ -541,6 +583,30 @@ func (d *Deduper) RestoreDoc(docID uint64, url string, sig Signature) {
 	}
 	d.addLocked(docID, url, sig, false)
 	d.urls[urlKey(url)] = docID
+}
+
+// RestoreAlias remembers the content signature of a near-duplicate of
+// docID recorded by an earlier run (its Verdict.Sig; only Content, Flags and
+// Sketch are used), exactly as Check indexed it when it judged the
+// duplicate: in the content step, under docID, guarded by the document's
+// own sketch. Like RestoreDoc it is indexed in one batch before the next
+// Check, and it may be called before or after the RestoreDoc of docID; it
+// is dropped if docID has not been restored by then, and does nothing
+// with Options.NoIndexDuplicates or for an empty content.
+func (d *Deduper) RestoreAlias(docID uint64, sig Signature) {
+	if d.o.NoIndexDuplicates || sig.Flags&FlagContentEmpty != 0 {
+		return
+	}
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	d.restoreAliases = append(d.restoreAliases, alias{docID, sig})
+}
+
+// sameContent reports whether a and b have the same content signature
+// (what an alias entry is matched by).
+func sameContent(a, b Signature) bool {
+	const kind = FlagContentExact | FlagContentEmpty
+	return a.Content == b.Content && a.Flags&kind == b.Flags&kind && a.Sketch == b.Sketch
 }
 
 // RestoreURL remembers that url belongs to docID (a duplicate or alias

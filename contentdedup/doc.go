@@ -43,16 +43,21 @@
 // duplicate when the estimated Jaccard is at least [Options.SketchJaccard]
 // (default 0.7); title and content candidates compete and the highest
 // estimate wins. A document restored without a sketch is matched by
-// SimHash distances alone. `bloomcrawl bench dedup`, precision/recall,
-// SimHash without sketch → default with sketch:
+// SimHash distances alone.
 //
-//	seed 1  en 0.996/0.876 → 0.996/0.927   zh 0.995/0.986 → 1.000/0.994
-//	seed 2  en 0.994/0.829 → 0.997/0.948   zh 0.993/0.970 → 0.992/0.997
-//	seed 3  en 0.988/0.849 → 0.996/0.945   zh 0.982/0.985 → 0.994/0.988
+// By default the content signature of every near-duplicate is also
+// indexed under the docId it was given (see [Options.NoIndexDuplicates]),
+// so that a document close to a duplicate joins the same docId, provided
+// its sketch also estimates J >= 0.7 with the document itself. A store
+// keeps these signatures with the duplicates' URL records and
+// [Deduper.RestoreAlias] indexes them again at start-up, beside
+// [Deduper.RestoreDoc]. `bloomcrawl bench dedup`, precision/recall,
+// SimHash without sketch → with sketch → default (sketch + duplicates'
+// signatures):
 //
-// With Options.IndexDuplicates (not persisted: see there) English recall
-// reaches the 0.97 target: en 0.993/0.985, 0.993/0.993, 0.991/0.980 on
-// seeds 1-3 (zh as the default).
+//	seed 1  en 0.996/0.876 → 0.996/0.927 → 0.993/0.985   zh 0.995/0.986 → 1.000/0.994 → 1.000/0.994
+//	seed 2  en 0.994/0.829 → 0.997/0.948 → 0.993/0.993   zh 0.993/0.970 → 0.992/0.997 → 0.992/0.997
+//	seed 3  en 0.988/0.849 → 0.996/0.945 → 0.991/0.980   zh 0.982/0.985 → 0.994/0.988 → 0.994/0.988
 //
 // [MinHash] (seed 003) is a second near-duplicate detector over word
 // shingles, with the banded inverted index of the seed ([MinHashIndex]); the

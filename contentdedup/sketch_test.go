@@ -1,6 +1,7 @@
 package contentdedup
 
 import (
+	"errors"
 	"fmt"
 	"math"
 	"math/rand/v2"
@@ -185,8 +186,8 @@ func TestSketchOptions(t *testing.T) {
 	}
 }
 
-// TestIndexDuplicatesGuard: with IndexDuplicates, a document that matches a
-// duplicate's signature joins that docId only if its sketch also resembles
+// TestIndexDuplicatesGuard: with duplicates indexed (the default), a
+// document that matches a duplicate's signature joins that docId only if its sketch also resembles
 // the document itself (estimated Jaccard >= 0.7): chains of edits cannot
 // drift away from the document.
 func TestIndexDuplicatesGuard(t *testing.T) {
@@ -223,7 +224,7 @@ func TestIndexDuplicatesGuard(t *testing.T) {
 			continue
 		}
 		// found: B is a duplicate of A, C is close to B only
-		d := mustNew(t, Options{IndexDuplicates: true})
+		d := mustNew(t, Options{})
 		va := d.Check("https://a.example/", "", a)
 		if vb := d.Check("https://b.example/", "", bt); vb.DocID != va.DocID {
 			t.Fatalf("B not a duplicate of A: %+v", vb)
@@ -232,7 +233,7 @@ func TestIndexDuplicatesGuard(t *testing.T) {
 			t.Fatalf("C (est. J %.2f with A) joined through B's signature: %+v", jca, vc)
 		}
 		// and a document close to B that still resembles A does join
-		d = mustNew(t, Options{IndexDuplicates: true})
+		d = mustNew(t, Options{})
 		va = d.Check("https://a.example/", "", a)
 		d.Check("https://b.example/", "", bt)
 		if v := d.Check("https://b2.example/", "", bt+" one more word"); v.DocID != va.DocID {
@@ -241,4 +242,113 @@ func TestIndexDuplicatesGuard(t *testing.T) {
 		return
 	}
 	t.Fatal("no chain A → B → C found")
+}
+
+// chainThroughDuplicate finds texts B and C with B a duplicate of A (text a)
+// and C within the accepted distance of B but not of A, while C's sketch
+// still resembles A's (estimated J >= 0.7): C joins A only through B's
+// signature.
+func chainThroughDuplicate(t *testing.T, d *Deduper, a string) (bt, ct string) {
+	t.Helper()
+	sa := d.Sign("", a)
+	r := rand.New(rand.NewPCG(3, 9))
+	edit := func(text string, pct int) string {
+		ws := strings.Fields(text)
+		for _, j := range r.Perm(len(ws))[:len(ws)*pct/100] {
+			ws[j] = fmt.Sprintf("zz%d", r.IntN(1e6))
+		}
+		return strings.Join(ws, " ")
+	}
+	accepts := func(x, y Signature) bool {
+		j, _ := SketchJaccard(&x.Sketch, &y.Sketch)
+		d := Hamming(x.Content, y.Content)
+		return d <= DefaultThreshold || (d <= DefaultSketchDistance && j >= DefaultSketchJaccard)
+	}
+	for i := 0; i < 2000; i++ {
+		bt = edit(a, 3)
+		sb := d.Sign("", bt)
+		if !accepts(sb, sa) {
+			continue
+		}
+		ct = edit(bt, 2)
+		sc := d.Sign("", ct)
+		jca, _ := SketchJaccard(&sc.Sketch, &sa.Sketch)
+		if accepts(sc, sb) && !accepts(sc, sa) && jca >= aliasGuard+0.02 {
+			return bt, ct
+		}
+	}
+	t.Fatal("no chain A → B → C (C close to B only) found")
+	return "", ""
+}
+
+// TestRestoreAlias: a duplicate's signature restored with RestoreAlias (in
+// either order with RestoreDoc) matches as it did in the Deduper that
+// judged the duplicate; with NoIndexDuplicates it is neither indexed nor
+// restored.
+func TestRestoreAlias(t *testing.T) {
+	b, err := os.ReadFile("testdata/en_functions.txt")
+	if err != nil {
+		t.Fatal(err)
+	}
+	a := string(b)
+	live := mustNew(t, Options{})
+	bt, ct := chainThroughDuplicate(t, live, a)
+	va := live.Check("https://a.example/", "", a)
+	vb := live.Check("https://b.example/", "", bt)
+	if !vb.Duplicate || vb.DocID != va.DocID {
+		t.Fatalf("B not a duplicate of A: %+v", vb)
+	}
+	want := live.Check("https://c.example/", "", ct)
+	if !want.Duplicate || want.DocID != va.DocID || want.Reason != ReasonContent {
+		t.Fatalf("C did not join A through B's signature: %+v", want)
+	}
+	// what a store keeps: the document's signature, and the duplicate's
+	// content, flags and sketch (no title)
+	sk, err := SketchFromBytes(vb.Sig.Sketch.Bytes())
+	if err != nil {
+		t.Fatal(err)
+	}
+	dupSig := Signature{Content: vb.Sig.Content, Flags: vb.Sig.Flags, Sketch: sk}
+	for _, aliasFirst := range []bool{false, true} {
+		d := mustNew(t, Options{})
+		if aliasFirst {
+			d.RestoreAlias(va.DocID, dupSig)
+		}
+		d.RestoreDoc(va.DocID, "https://a.example/", va.Sig)
+		if !aliasFirst {
+			d.RestoreAlias(va.DocID, dupSig)
+		}
+		d.RestoreURL("https://b.example/", va.DocID)
+		if v := d.Check("https://c.example/", "", ct); v != want {
+			t.Errorf("alias restored (before RestoreDoc: %v): %+v, want %+v", aliasFirst, v, want)
+		}
+	}
+	// without RestoreAlias (the behaviour before signatures were stored)
+	// C is new; with NoIndexDuplicates RestoreAlias changes nothing
+	for _, o := range []Options{{}, {NoIndexDuplicates: true}} {
+		d := mustNew(t, o)
+		d.RestoreDoc(va.DocID, "https://a.example/", va.Sig)
+		if o.NoIndexDuplicates {
+			d.RestoreAlias(va.DocID, dupSig)
+		}
+		if v := d.Check("https://c.example/", "", ct); v.Duplicate {
+			t.Errorf("%+v: C matched without B's signature: %+v", o, v)
+		}
+	}
+	// an alias of a document that was never restored is dropped
+	d := mustNew(t, Options{})
+	d.RestoreAlias(va.DocID+1, dupSig)
+	if v := d.Check("https://c.example/", "", ct); v.Duplicate {
+		t.Errorf("alias of an unknown document matched: %+v", v)
+	}
+	// the live Deduper with NoIndexDuplicates does not chain either
+	off := mustNew(t, Options{NoIndexDuplicates: true})
+	off.Check("https://a.example/", "", a)
+	off.Check("https://b.example/", "", bt)
+	if v := off.Check("https://c.example/", "", ct); v.Duplicate {
+		t.Errorf("NoIndexDuplicates: C joined through B: %+v", v)
+	}
+	if _, err := New(Options{IndexDuplicates: true, NoIndexDuplicates: true}); !errors.Is(err, ErrOptions) {
+		t.Errorf("IndexDuplicates with NoIndexDuplicates: err = %v, want ErrOptions", err)
+	}
 }

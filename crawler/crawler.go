@@ -40,6 +40,7 @@ type deduper interface {
 	Check(url, title, text string) contentdedup.Verdict
 	RestoreDoc(docID uint64, url string, sig contentdedup.Signature)
 	RestoreURL(url string, docID uint64)
+	RestoreAlias(docID uint64, sig contentdedup.Signature)
 }
 
 // seenSet is the URL seen-filter (a urlfilter.Filter).

@@ -40,6 +40,15 @@ func (c *Crawler) restore(ctx context.Context) error {
 		c.front.Account(r.URL)
 		if r.DocID != 0 {
 			c.o.Dedup.RestoreURL(r.URL, r.DocID)
+			if r.Duplicate && r.HasSignature() {
+				// a near-duplicate's content signature (title and
+				// content steps): indexed under its docId again
+				sk, err := contentdedup.SketchFromBytes(r.Sketch)
+				if err != nil {
+					return fmt.Errorf("URL record %q: %w", r.URL, err)
+				}
+				c.o.Dedup.RestoreAlias(r.DocID, contentdedup.Signature{Content: r.ContentFP, Flags: r.FPFlags, Sketch: sk})
+			}
 		}
 		return ctx.Err()
 	})
@@ -169,6 +178,11 @@ func (c *Crawler) process(ctx, fetchCtx context.Context, e frontier.Entry) error
 		v := c.o.Dedup.Check(e.URL, doc.Title, doc.Text)
 		if v.Duplicate {
 			rec.DocID, rec.Duplicate, rec.Reason, rec.Distance = v.DocID, true, string(v.Reason), v.Distance
+			if v.Reason != contentdedup.ReasonURL {
+				// title/content duplicate: keep its signature, which the
+				// deduper indexes under v.DocID (restored on resume)
+				rec.ContentFP, rec.FPFlags, rec.Sketch = v.Sig.Content, v.Sig.Flags, v.Sig.Sketch.Bytes()
+			}
 			cm.URL = rec
 			c.dups.Add(1)
 		} else {

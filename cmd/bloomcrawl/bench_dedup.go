@@ -71,18 +71,18 @@ func runBenchDedup(ctx context.Context, args []string, stdout, stderr io.Writer)
 	}
 	methods := []dedupMethod{
 		{name: "naive: word/char features, raw tf, d<=3, linear scan", naive: true},
-		{name: "simhash words, log tf, content only", o: contentdedup.Options{Threshold: optK, NoTitleStep: true, NoSketch: true, Fingerprint: fp(1, contentdedup.WeightLog)}},
-		{name: "simhash words, auto tf, content only", o: contentdedup.Options{Threshold: optK, NoTitleStep: true, NoSketch: true}},
-		{name: "simhash + title step (content d<=8), no sketch", o: contentdedup.Options{Threshold: optK, NoSketch: true}},
-		{name: "no sketch + index duplicates' signatures", o: contentdedup.Options{Threshold: optK, NoSketch: true, IndexDuplicates: true}},
-		{name: "default: + sketch J>=0.7 (d<=6; title any d)", o: contentdedup.Options{Threshold: optK}, dflt: true},
+		{name: "simhash words, log tf, content only", o: contentdedup.Options{Threshold: optK, NoTitleStep: true, NoSketch: true, NoIndexDuplicates: true, Fingerprint: fp(1, contentdedup.WeightLog)}},
+		{name: "simhash words, auto tf, content only", o: contentdedup.Options{Threshold: optK, NoTitleStep: true, NoSketch: true, NoIndexDuplicates: true}},
+		{name: "simhash + title step (content d<=8), no sketch", o: contentdedup.Options{Threshold: optK, NoSketch: true, NoIndexDuplicates: true}},
+		{name: "no sketch + index duplicates' signatures", o: contentdedup.Options{Threshold: optK, NoSketch: true}},
+		{name: "sketch J>=0.7 (d<=6; title any d), no index duplicates", o: contentdedup.Options{Threshold: optK, NoIndexDuplicates: true}},
+		{name: "default: sketch J>=0.7 + index duplicates' signatures", o: contentdedup.Options{Threshold: optK}, dflt: true},
 		{name: "sketch J>=0.6", o: contentdedup.Options{Threshold: optK, SketchJaccard: 0.6}},
 		{name: "sketch J>=0.8", o: contentdedup.Options{Threshold: optK, SketchJaccard: 0.8}},
 		{name: "sketch d<=4", o: contentdedup.Options{Threshold: optK, SketchDistance: max(4, k)}},
 		{name: "sketch d<=5", o: contentdedup.Options{Threshold: optK, SketchDistance: max(5, k)}},
 		{name: "sketch, title d<=8 only", o: contentdedup.Options{Threshold: optK, SketchTitleDistance: 8}},
 		{name: "sketch, content only", o: contentdedup.Options{Threshold: optK, NoTitleStep: true}},
-		{name: "sketch + index duplicates", o: contentdedup.Options{Threshold: optK, IndexDuplicates: true}},
 		{name: "minhash p=4 q=6, 3-shingles, est. J>=0.7", minhash: true},
 	}
 	for _, lang := range []struct {
