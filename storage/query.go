@@ -230,7 +230,7 @@ type Stats struct {
 	Queue       int            `json:"queue"`      // pending frontier entries
 	TraceChunks int            `json:"trace_chunks"`
 	MetaKeys    int            `json:"meta_keys"`
-	DiskBytes   int64          `json:"disk_bytes"` // Badger's LSM + value-log size, as Badger last measured it
+	DiskBytes   int64          `json:"disk_bytes"` // bytes the store's files occupy on disk (allocated blocks: Badger preallocates sparse files)
 }
 
 // Stats counts the store's records. It scans the key space (keys only,
@@ -422,7 +422,7 @@ func dirSize(dir string) int64 {
 	filepath.WalkDir(dir, func(_ string, e fs.DirEntry, err error) error {
 		if err == nil && !e.IsDir() {
 			if info, err := e.Info(); err == nil {
-				n += info.Size()
+				n += allocatedSize(info)
 			}
 		}
 		return nil

@@ -565,3 +565,18 @@ func TestListHostPorts(t *testing.T) {
 		t.Fatalf("List(site.test:8080) = %v, %v", urlsOf(ps), err)
 	}
 }
+
+// TestStatsDiskBytes: DiskBytes counts the space the store really occupies,
+// not the apparent size of Badger's preallocated files (hundreds of MB for
+// a store holding a few KB).
+func TestStatsDiskBytes(t *testing.T) {
+	db := mustOpen(t, "")
+	mustCommit(t, db, Commit{Page: testPage(1, "example.com")})
+	st, err := db.Stats()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if st.DiskBytes <= 0 || st.DiskBytes > 16<<20 {
+		t.Fatalf("DiskBytes = %d for a one-page store; want a few KB to a few MB", st.DiskBytes)
+	}
+}
