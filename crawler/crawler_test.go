@@ -147,6 +147,15 @@ func checkManifest(t *testing.T, m samplesite.Manifest, r crawlResult) {
 				stored = append(stored, p)
 			}
 		}
+		// The first copy fetched is the one kept. Workers fetch in parallel,
+		// so a merged near-duplicate copy (syndicated, edited) may arrive
+		// before the article itself and be the stored URL of the document.
+		keptNear := false
+		if p, ok := r.pages[id]; ok && len(stored) == 0 {
+			if pu, err := url.Parse(p.URL); err == nil && isNearCopy(d, pu.RequestURI()) {
+				stored, keptNear = []string{pu.RequestURI()}, true
+			}
+		}
 		if len(stored) != 1 {
 			t.Errorf("doc %s: stored under %v, want exactly one URL", d.Path, stored)
 		}
@@ -154,7 +163,7 @@ func checkManifest(t *testing.T, m samplesite.Manifest, r crawlResult) {
 			t.Errorf("docs %s and %s merged into one document %x", other, d.Path, id)
 		}
 		docOf[id] = d.Path
-		if p, ok := r.pages[id]; ok {
+		if p, ok := r.pages[id]; ok && !keptNear {
 			if !strings.Contains(p.Text, d.Snippet) {
 				t.Errorf("doc %s (%s): stored text lacks its first sentence %q; text starts %q", d.Path, d.Charset, d.Snippet, trunc(p.Text, 120))
 			}
@@ -202,6 +211,17 @@ func checkManifest(t *testing.T, m samplesite.Manifest, r crawlResult) {
 			t.Errorf("resource %s: record %+v, want content type %s and no document", res.Path, rec, res.ContentType)
 		}
 	}
+}
+
+// isNearCopy reports whether path is one of d's near-duplicate copies (not
+// the same text).
+func isNearCopy(d samplesite.Doc, path string) bool {
+	for _, c := range d.Copies {
+		if !c.SameText && c.Path == path {
+			return true
+		}
+	}
+	return false
 }
 
 func requestCounts(site *samplesite.Site) map[string]int {
