@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/bloomcrawl/bloomcrawl/contentdedup"
+	"github.com/bloomcrawl/bloomcrawl/internal/dedupstore"
 	"github.com/bloomcrawl/bloomcrawl/storage"
 )
 
@@ -74,43 +75,13 @@ func NewService(ctx context.Context, d *contentdedup.Deduper, db *storage.DB, o 
 	return s, nil
 }
 
-// Restore loads everything db knows into d's index: the fingerprints of every
-// stored document, then every URL that maps to a document (new documents and
-// duplicates alike) with the content signature of each near-duplicate that
-// has one stored (see [DuplicateSignature]). It is what NewService does at start-up; the crawler may
-// call it to share the code. Cancelling ctx stops it with ctx.Err().
+// Restore loads everything db knows into d's index (see
+// dedupstore.Restore): every stored document's signature, every URL → docId,
+// and each near-duplicate's stored content signature. It is what NewService
+// does at start-up. Cancelling ctx stops it with ctx.Err().
 func Restore(ctx context.Context, d *contentdedup.Deduper, db *storage.DB) error {
-	n := 0
-	err := db.ForEachFingerprintSketch(func(docID uint64, url string, titleFP, contentFP uint64, flags uint8, sketch []byte) error {
-		if n++; n%4096 == 0 && ctx.Err() != nil {
-			return ctx.Err()
-		}
-		sk, err := contentdedup.SketchFromBytes(sketch)
-		if err != nil {
-			return fmt.Errorf("document %s: %w", storage.FormatDocID(docID), err)
-		}
-		d.RestoreDoc(docID, url, contentdedup.Signature{Title: titleFP, Content: contentFP, Flags: flags, Sketch: sk})
-		return nil
-	})
-	if err != nil {
-		return fmt.Errorf("api: restore dedup index: fingerprints: %w", err)
-	}
-	err = db.ForEachURL(func(r storage.URLRecord) error {
-		if n++; n%4096 == 0 && ctx.Err() != nil {
-			return ctx.Err()
-		}
-		if r.DocID != 0 {
-			d.RestoreURL(r.URL, r.DocID)
-			if sig, ok, err := DuplicateSignature(r); err != nil {
-				return err
-			} else if ok {
-				d.RestoreAlias(r.DocID, sig)
-			}
-		}
-		return nil
-	})
-	if err != nil {
-		return fmt.Errorf("api: restore dedup index: urls: %w", err)
+	if err := dedupstore.Restore(ctx, d, db, nil); err != nil {
+		return fmt.Errorf("api: %w", err)
 	}
 	return nil
 }
@@ -231,33 +202,17 @@ func (s *Service) commitFor(u string, req Request, v contentdedup.Verdict) (stor
 		// "duplicate of itself".
 		return storage.Commit{}, false
 	default:
-		return storage.Commit{URL: &storage.URLRecord{
+		rec := &storage.URLRecord{
 			URL:       u,
 			DocID:     v.DocID,
 			Duplicate: true,
 			Reason:    string(v.Reason),
 			Distance:  v.Distance,
 			FetchedAt: now,
-			ContentFP: v.Sig.Content,
-			FPFlags:   v.Sig.Flags,
-			Sketch:    v.Sig.Sketch.Bytes(),
-		}}, true
+		}
+		dedupstore.SetDuplicateSignature(rec, v.Sig) // title/content steps: RestoreAlias finds it again
+		return storage.Commit{URL: rec}, true
 	}
-}
-
-// DuplicateSignature returns the content signature stored with a
-// near-duplicate's URL record (for contentdedup.Deduper.RestoreAlias), and
-// false for records without one: new documents, URL-step and redirect
-// duplicates, and records written before signatures were stored.
-func DuplicateSignature(r storage.URLRecord) (contentdedup.Signature, bool, error) {
-	if !r.Duplicate || r.DocID == 0 || !r.HasSignature() {
-		return contentdedup.Signature{}, false, nil
-	}
-	sk, err := contentdedup.SketchFromBytes(r.Sketch)
-	if err != nil {
-		return contentdedup.Signature{}, false, fmt.Errorf("URL record %q: %w", r.URL, err)
-	}
-	return contentdedup.Signature{Content: r.ContentFP, Flags: r.FPFlags, Sketch: sk}, true, nil
 }
 
 // Counts reports how many requests Submit has answered since the service

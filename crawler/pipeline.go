@@ -12,6 +12,7 @@ import (
 
 	"github.com/bloomcrawl/bloomcrawl/contentdedup"
 	"github.com/bloomcrawl/bloomcrawl/frontier"
+	"github.com/bloomcrawl/bloomcrawl/internal/dedupstore"
 	"github.com/bloomcrawl/bloomcrawl/storage"
 )
 
@@ -23,37 +24,13 @@ import (
 // or is still queued, because both are written in the same commit), so no
 // filter snapshot is needed.
 func (c *Crawler) restore(ctx context.Context) error {
-	err := c.o.Store.ForEachFingerprintSketch(func(docID uint64, url string, titleFP, contentFP uint64, flags uint8, sketch []byte) error {
-		sk, err := contentdedup.SketchFromBytes(sketch)
-		if err != nil {
-			return fmt.Errorf("document %016x: %w", docID, err)
-		}
-		c.o.Dedup.RestoreDoc(docID, url, contentdedup.Signature{Title: titleFP, Content: contentFP, Flags: flags, Sketch: sk})
-		return ctx.Err()
-	})
-	if err != nil {
-		return fmt.Errorf("crawler: restore fingerprints: %w", err)
-	}
-	err = c.o.Store.ForEachURL(func(r storage.URLRecord) error {
+	err := dedupstore.Restore(ctx, c.o.Dedup, c.o.Store, func(r storage.URLRecord) {
 		c.resumedURLs++
 		c.o.Seen.TestAndAdd(r.URL)
 		c.front.Account(r.URL)
-		if r.DocID != 0 {
-			c.o.Dedup.RestoreURL(r.URL, r.DocID)
-			if r.Duplicate && r.HasSignature() {
-				// a near-duplicate's content signature (title and
-				// content steps): indexed under its docId again
-				sk, err := contentdedup.SketchFromBytes(r.Sketch)
-				if err != nil {
-					return fmt.Errorf("URL record %q: %w", r.URL, err)
-				}
-				c.o.Dedup.RestoreAlias(r.DocID, contentdedup.Signature{Content: r.ContentFP, Flags: r.FPFlags, Sketch: sk})
-			}
-		}
-		return ctx.Err()
 	})
 	if err != nil {
-		return fmt.Errorf("crawler: restore URL records: %w", err)
+		return fmt.Errorf("crawler: %w", err)
 	}
 	n, err := c.front.Resume(ctx, func(e frontier.Entry) { c.o.Seen.TestAndAdd(e.URL) })
 	if err != nil {
@@ -181,7 +158,7 @@ func (c *Crawler) process(ctx, fetchCtx context.Context, e frontier.Entry) error
 			if v.Reason != contentdedup.ReasonURL {
 				// title/content duplicate: keep its signature, which the
 				// deduper indexes under v.DocID (restored on resume)
-				rec.ContentFP, rec.FPFlags, rec.Sketch = v.Sig.Content, v.Sig.Flags, v.Sig.Sketch.Bytes()
+				dedupstore.SetDuplicateSignature(rec, v.Sig)
 			}
 			cm.URL = rec
 			c.dups.Add(1)

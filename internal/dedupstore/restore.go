@@ -1,0 +1,97 @@
+// Package dedupstore rebuilds a content-dedup index from a store: it is the
+// one place that turns storage's fingerprint entries and URL records back
+// into contentdedup signatures. Both the crawler (resume) and the api
+// service (start-up) use it; contentdedup and storage stay unaware of each
+// other.
+package dedupstore
+
+import (
+	"context"
+	"fmt"
+
+	"github.com/bloomcrawl/bloomcrawl/contentdedup"
+	"github.com/bloomcrawl/bloomcrawl/storage"
+)
+
+// Source is the part of *storage.DB a rebuild reads.
+type Source interface {
+	ForEachFingerprintSketch(fn func(docID uint64, url string, titleFP, contentFP uint64, flags uint8, sketch []byte) error) error
+	ForEachURL(fn func(storage.URLRecord) error) error
+}
+
+// Index is the part of *contentdedup.Deduper a rebuild fills.
+type Index interface {
+	RestoreDoc(docID uint64, url string, sig contentdedup.Signature)
+	RestoreURL(url string, docID uint64)
+	RestoreAlias(docID uint64, sig contentdedup.Signature)
+}
+
+// Restore loads everything src holds into idx: the signature of every stored
+// document, then every URL that maps to a document (new documents and
+// duplicates alike), with the content signature of each near-duplicate that
+// has one stored (see [DuplicateSignature]). onURL, if not nil, sees every
+// URL record as it is read (the crawler rebuilds its seen-filter from the
+// same scan). Cancelling ctx stops it with ctx.Err(); a damaged sketch is an
+// error naming the document or URL.
+func Restore(ctx context.Context, idx Index, src Source, onURL func(storage.URLRecord)) error {
+	n := 0
+	err := src.ForEachFingerprintSketch(func(docID uint64, url string, titleFP, contentFP uint64, flags uint8, sketch []byte) error {
+		if n++; n%4096 == 0 && ctx.Err() != nil {
+			return ctx.Err()
+		}
+		sk, err := contentdedup.SketchFromBytes(sketch)
+		if err != nil {
+			return fmt.Errorf("document %s: %w", storage.FormatDocID(docID), err)
+		}
+		idx.RestoreDoc(docID, url, contentdedup.Signature{Title: titleFP, Content: contentFP, Flags: flags, Sketch: sk})
+		return nil
+	})
+	if err != nil {
+		return fmt.Errorf("restore dedup index: fingerprints: %w", err)
+	}
+	err = src.ForEachURL(func(r storage.URLRecord) error {
+		if n++; n%4096 == 0 && ctx.Err() != nil {
+			return ctx.Err()
+		}
+		if onURL != nil {
+			onURL(r)
+		}
+		if r.DocID == 0 {
+			return nil
+		}
+		idx.RestoreURL(r.URL, r.DocID)
+		sig, ok, err := DuplicateSignature(r)
+		if err != nil {
+			return err
+		}
+		if ok {
+			idx.RestoreAlias(r.DocID, sig)
+		}
+		return nil
+	})
+	if err != nil {
+		return fmt.Errorf("restore dedup index: urls: %w", err)
+	}
+	return ctx.Err()
+}
+
+// DuplicateSignature returns the content signature stored with a
+// near-duplicate's URL record (for contentdedup.Deduper.RestoreAlias), and
+// false for records without one: new documents, URL-step and redirect
+// duplicates, and records written before signatures were stored.
+func DuplicateSignature(r storage.URLRecord) (contentdedup.Signature, bool, error) {
+	if !r.Duplicate || r.DocID == 0 || !r.HasSignature() {
+		return contentdedup.Signature{}, false, nil
+	}
+	sk, err := contentdedup.SketchFromBytes(r.Sketch)
+	if err != nil {
+		return contentdedup.Signature{}, false, fmt.Errorf("URL record %q: %w", r.URL, err)
+	}
+	return contentdedup.Signature{Content: r.ContentFP, Flags: r.FPFlags, Sketch: sk}, true, nil
+}
+
+// SetDuplicateSignature stores sig's content part on a near-duplicate's URL
+// record, where DuplicateSignature finds it again after a restart.
+func SetDuplicateSignature(r *storage.URLRecord, sig contentdedup.Signature) {
+	r.ContentFP, r.FPFlags, r.Sketch = sig.Content, sig.Flags, sig.Sketch.Bytes()
+}
