@@ -173,7 +173,7 @@ type doc struct {
 var ErrOptions = errors.New("contentdedup: invalid options")
 
 // New returns an empty Deduper. It loads the shared gse dictionary on first
-// use in the process (about 2 s); it fails only for invalid Options or if
+// use in the process (about 0.3 s); it fails only for invalid Options or if
 // the dictionary cannot be loaded.
 func New(o Options) (*Deduper, error) {
 	if o.IndexDuplicates && o.NoIndexDuplicates {

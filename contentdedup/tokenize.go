@@ -12,38 +12,38 @@ import (
 )
 
 var (
-	segOnce   sync.Once
-	segmenter *gse.Segmenter
-	segHan    *hanCutter
-	segErr    error
+	segOnce sync.Once
+	segStop *gse.Segmenter // stop words only
+	segHan  *hanCutter
+	segErr  error
 )
 
-// loadSegmenter loads gse's embedded Chinese dictionary (simplified and
-// traditional) and its stop-word list once per process. The segmenter is
-// only read afterwards, which gse supports from many goroutines.
-func loadSegmenter() (*gse.Segmenter, error) {
+// loadSegmenter loads the shared Chinese dictionary (gse's, compiled; see
+// [zhDict]) and gse's stop-word list once per process. Both are only read
+// afterwards.
+func loadSegmenter() (*gse.Segmenter, *hanCutter, error) {
 	segOnce.Do(func() {
-		var s gse.Segmenter
-		s.SkipLog = true
-		if err := s.LoadDictEmbed(); err != nil {
-			segErr = fmt.Errorf("contentdedup: load gse dictionary: %w", err)
+		d, err := parseZhDict(zhDictGz)
+		if err != nil {
+			segErr = fmt.Errorf("contentdedup: %w", err)
 			return
 		}
+		var s gse.Segmenter
+		s.SkipLog = true
 		if err := s.LoadStopEmbed(); err != nil {
 			segErr = fmt.Errorf("contentdedup: load gse stop words: %w", err)
 			return
 		}
-		segmenter = &s
-		segHan = newHanCutter(&s)
+		segStop, segHan = &s, newHanCutter(d)
 	})
-	return segmenter, segErr
+	return segStop, segHan, segErr
 }
 
-// LoadDictionary loads the shared gse dictionary now instead of on first
-// use. It is safe to call many times and from many goroutines; only the
-// first call does the work (about 2 s).
+// LoadDictionary loads the shared dictionary now instead of on first use.
+// It is safe to call many times and from many goroutines; only the first
+// call does the work (about 0.3 s and 10 MB of heap).
 func LoadDictionary() error {
-	_, err := loadSegmenter()
+	_, _, err := loadSegmenter()
 	return err
 }
 
@@ -73,18 +73,18 @@ func isCJK(r rune) bool {
 // Chinese/English stop words dropped. The zero value is not usable; use
 // [NewTokenizer]. A Tokenizer is safe for concurrent use.
 type Tokenizer struct {
-	seg *gse.Segmenter
+	seg *gse.Segmenter // gse's stop words
 	han *hanCutter
 }
 
 // NewTokenizer returns a Tokenizer on the shared gse dictionary, loading it
 // on first use (see [LoadDictionary]).
 func NewTokenizer() (*Tokenizer, error) {
-	s, err := loadSegmenter()
+	s, h, err := loadSegmenter()
 	if err != nil {
 		return nil, err
 	}
-	return &Tokenizer{seg: s, han: segHan}, nil
+	return &Tokenizer{seg: s, han: h}, nil
 }
 
 // Tokens appends the words of text to dst and returns it.
