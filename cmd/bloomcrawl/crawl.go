@@ -10,7 +10,9 @@ import (
 	"net"
 	"os"
 	"runtime/debug"
+	"runtime/metrics"
 	"runtime/pprof"
+	"slices"
 	"strings"
 	"time"
 
@@ -49,7 +51,7 @@ func runCrawlCmd(ctx context.Context, args []string, stdout, stderr io.Writer) e
 	serveAddr := fs.String("serve", "", "also serve the HTTP API (as 'bloomcrawl serve') on this address while the crawl runs")
 	token := fs.String("token", "", "with --serve: bearer token required on every request except /healthz (default $BLOOMCRAWL_TOKEN); needed for a non-loopback address")
 	cpuProfile := fs.String("cpuprofile", "", "write a CPU profile of the crawl to this file")
-	memLimit := fs.Int64("mem-limit-mb", 450, "soft limit on the Go heap in MiB (runtime/debug.SetMemoryLimit; 0 = none; the GOMEMLIMIT environment variable wins)")
+	memLimit := fs.Int64("mem-limit-mb", 300, "soft limit on the Go heap in MiB (runtime/debug.SetMemoryLimit), raised as the crawl's lasting state outgrows it; 0 = none; the GOMEMLIMIT environment variable wins")
 	// Flags may come before and after the config file name.
 	if err := parseFlags(fs, args); err != nil {
 		return err
@@ -104,10 +106,10 @@ func runCrawlCmd(ctx context.Context, args []string, stdout, stderr io.Writer) e
 		}
 		defer ln.Close()
 	}
-	// The gse dictionary keeps ~300 MB live; without a limit the GC lets the
-	// heap grow to twice that before it collects.
+	// Without a limit the GC lets the heap grow to twice the live heap, and
+	// a multi-MB page parsed into a DOM makes that peak high.
 	if *memLimit > 0 && os.Getenv("GOMEMLIMIT") == "" {
-		debug.SetMemoryLimit(*memLimit << 20)
+		go followMemLimit(ctx, *memLimit<<20, time.Second)
 	}
 	if *cpuProfile != "" {
 		f, err := os.Create(*cpuProfile)
@@ -172,7 +174,7 @@ func crawlStore(ctx context.Context, cfg *configs.Config, r crawlRun) (st *crawl
 	// A crawl writes far more than it reads: small memtables and block
 	// cache keep Badger's share of the process's memory small (the gse
 	// dictionary already takes about 300 MB).
-	db, err := storage.Open(cfg.Store.Dir, &storage.Options{MemTableSize: 32 << 20, BlockCacheSize: 16 << 20})
+	db, err := storage.Open(cfg.Store.Dir, &storage.Options{MemTableSize: 32 << 20, BlockCacheSize: 16 << 20, Compression: cfg.Store.Compression})
 	if err != nil {
 		return nil, err
 	}
@@ -298,5 +300,38 @@ func printSummary(w io.Writer, s *crawler.Stats, dir string) {
 	}
 	if dir != "" {
 		fmt.Fprintf(w, "store: %s\n", dir)
+	}
+}
+
+// followMemLimit sets the Go heap's soft limit to base bytes, and raises it
+// while ctx lasts when the live heap stays above 60% of it for ten samples
+// in a row (the dedup index and URL filter grow with the crawl; one huge
+// page's DOM does not last): a limit below the lasting live heap would make
+// the GC run continuously instead of bounding memory.
+func followMemLimit(ctx context.Context, base int64, every time.Duration) {
+	limit := base
+	debug.SetMemoryLimit(limit)
+	sample := []metrics.Sample{{Name: "/gc/heap/live:bytes"}}
+	var recent [10]int64 // live heap at the last samples, a ring
+	t := time.NewTicker(every)
+	defer t.Stop()
+	for i := 0; ; i++ {
+		select {
+		case <-ctx.Done():
+			return
+		case <-t.C:
+		}
+		metrics.Read(sample)
+		if sample[0].Value.Kind() != metrics.KindUint64 {
+			return
+		}
+		recent[i%len(recent)] = int64(sample[0].Value.Uint64())
+		if i+1 < len(recent) {
+			continue
+		}
+		if lasting := slices.Min(recent[:]); lasting > limit*6/10 {
+			limit = lasting * 10 / 6
+			debug.SetMemoryLimit(limit)
+		}
 	}
 }
