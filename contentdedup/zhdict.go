@@ -1,7 +1,6 @@
 package contentdedup
 
 import (
-	"bufio"
 	"bytes"
 	"compress/gzip"
 	_ "embed"
@@ -10,7 +9,6 @@ import (
 	"math"
 	"slices"
 	"strconv"
-	"strings"
 	"unicode/utf8"
 )
 
@@ -67,59 +65,89 @@ func parseZhDict(gz []byte) (*zhDict, error) {
 	if err != nil {
 		return nil, fmt.Errorf("zh dictionary: %w", err)
 	}
-	sc := bufio.NewScanner(bytes.NewReader(raw))
-	sc.Buffer(make([]byte, 0, 4096), 1<<20)
-	if !sc.Scan() {
-		return nil, fmt.Errorf("zh dictionary: empty")
-	}
+	header, rest, _ := bytes.Cut(raw, []byte("\n"))
 	var total float64
 	var n, maxLen int
-	if _, err := fmt.Sscanf(sc.Text(), "gse-zh-dict 1 total=%g words=%d maxlen=%d", &total, &n, &maxLen); err != nil {
-		return nil, fmt.Errorf("zh dictionary: header %q: %w", sc.Text(), err)
+	if _, err := fmt.Sscanf(string(header), "gse-zh-dict 1 total=%g words=%d maxlen=%d", &total, &n, &maxLen); err != nil {
+		return nil, fmt.Errorf("zh dictionary: header %q: %w", header, err)
+	}
+	if n < 0 || n > len(rest) {
+		return nil, fmt.Errorf("zh dictionary: header says %d words in %d bytes", n, len(rest))
 	}
 	logTotal := float32(math.Log2(total))
-	words := make([][]rune, 0, n)
+	// All words' runes in one buffer: word i is runes[start[i]:start[i+1]].
+	runes := make([]rune, 0, len(rest)/3)
+	start := make([]int32, 1, n+1)
 	costs := make([]float32, 0, n)
-	line := 1
-	for sc.Scan() {
-		line++
-		w, f, ok := strings.Cut(sc.Text(), " ")
-		freq, err := strconv.ParseFloat(f, 64)
-		if !ok || err != nil || w == "" || !utf8.ValidString(w) || freq <= 0 {
-			return nil, fmt.Errorf("zh dictionary: line %d: bad entry %q", line, sc.Text())
+	var prev []byte
+	for line := 2; len(rest) > 0; line++ {
+		var l []byte
+		l, rest, _ = bytes.Cut(rest, []byte("\n"))
+		w, f, ok := bytes.Cut(l, []byte(" "))
+		freq, fok := parseFreq(f)
+		if !ok || !fok || len(w) == 0 || !utf8.Valid(w) || freq <= 0 {
+			return nil, fmt.Errorf("zh dictionary: line %d: bad entry %q", line, l)
 		}
-		if len(words) > 0 && string(words[len(words)-1]) >= w {
+		if prev != nil && bytes.Compare(prev, w) >= 0 {
 			return nil, fmt.Errorf("zh dictionary: line %d: %q out of order", line, w)
 		}
-		words = append(words, []rune(w))
+		if len(costs) == n {
+			return nil, fmt.Errorf("zh dictionary: more than the %d words the header says", n)
+		}
+		prev = w
+		for len(w) > 0 {
+			r, size := utf8.DecodeRune(w)
+			runes = append(runes, r)
+			w = w[size:]
+		}
+		start = append(start, int32(len(runes)))
 		costs = append(costs, logTotal-float32(math.Log2(freq)))
 	}
-	if len(words) != n {
-		return nil, fmt.Errorf("zh dictionary: %d words, header says %d", len(words), n)
+	if len(costs) != n {
+		return nil, fmt.Errorf("zh dictionary: %d words, header says %d", len(costs), n)
 	}
-	return buildZhDict(words, costs, maxLen), nil
+	return buildZhDict(runes, start, costs, maxLen), nil
 }
 
-// buildZhDict builds the trie of words (sorted, distinct) breadth-first:
-// each queued span is a node, the words sharing its prefix of depth runes.
-func buildZhDict(words [][]rune, costs []float32, maxLen int) *zhDict {
+// parseFreq parses a frequency: digits (gse's are integers) or, failing
+// that, any float strconv accepts.
+func parseFreq(b []byte) (float64, bool) {
+	var v uint64
+	for i, c := range b {
+		if c < '0' || c > '9' || i >= 15 {
+			f, err := strconv.ParseFloat(string(b), 64)
+			return f, err == nil
+		}
+		v = v*10 + uint64(c-'0')
+	}
+	return float64(v), len(b) > 0
+}
+
+// buildZhDict builds the trie of the words (sorted, distinct; word i is
+// runes[start[i]:start[i+1]]) breadth-first: each queued span is a node,
+// the words sharing its prefix of depth runes.
+func buildZhDict(runes []rune, start []int32, costs []float32, maxLen int) *zhDict {
 	type span struct{ lo, hi, depth int32 }
-	d := &zhDict{maxLen: maxLen, words: len(words)}
-	queue := []span{{0, int32(len(words)), 0}}
+	word := func(i int32) []rune { return runes[start[i]:start[i+1]] }
+	nodes := len(runes) + 1 // an upper bound
+	d := &zhDict{maxLen: maxLen, words: len(costs),
+		first: make([]int32, 0, nodes+1), label: make([]rune, 0, nodes), cost: make([]float32, 0, nodes)}
+	queue := make([]span, 1, nodes)
+	queue[0] = span{0, int32(len(costs)), 0}
 	for qi := 0; qi < len(queue); qi++ {
 		s := queue[qi]
 		c := float32(math.Inf(1))
 		lo := s.lo
-		if lo < s.hi && int32(len(words[lo])) == s.depth {
+		if lo < s.hi && int32(len(word(lo))) == s.depth {
 			c = costs[lo] // the word equal to the prefix sorts first
 			lo++
 		}
 		d.cost = append(d.cost, c)
 		d.first = append(d.first, int32(len(d.label)))
 		for lo < s.hi {
-			r := words[lo][s.depth]
+			r := word(lo)[s.depth]
 			j := lo + 1
-			for j < s.hi && words[j][s.depth] == r {
+			for j < s.hi && word(j)[s.depth] == r {
 				j++
 			}
 			d.label = append(d.label, r)
@@ -128,8 +156,7 @@ func buildZhDict(words [][]rune, costs []float32, maxLen int) *zhDict {
 		}
 	}
 	d.first = append(d.first, int32(len(d.label)))
-	d.first = slices.Clip(d.first)
-	d.label = slices.Clip(d.label)
-	d.cost = slices.Clip(d.cost)
+	// exact-size copies free the upper-bound allocations
+	d.first, d.label, d.cost = slices.Clone(d.first), slices.Clone(d.label), slices.Clone(d.cost)
 	return d
 }
