@@ -42,23 +42,103 @@ func Extract(body []byte, contentType string, alreadyUTF8 bool, pageURL *url.URL
 		return nil, fmt.Errorf("crawler: parse %s: %w", pageURL, err)
 	}
 	d := &Document{HTML: utf8Body, Charset: cs, Base: pageURL}
-	if href, ok := doc.Find("base[href]").First().Attr("href"); ok {
+	var sc scan
+	for _, n := range doc.Nodes {
+		sc.walk(n)
+	}
+	if sc.base != nil {
+		href, _ := attr(sc.base, "href")
 		if b, err := pageURL.Parse(strings.TrimSpace(href)); err == nil {
 			d.Base = b
 		}
 	}
-	d.Title = pageTitle(collapse(doc.Find("title").First().Text()), collapse(doc.Find("h1").First().Text()))
-	doc.Find("a[href], area[href]").Each(func(_ int, s *goquery.Selection) {
-		if rel, _ := s.Attr("rel"); strings.Contains(rel, "nofollow") {
-			return
+	d.Title = pageTitle(collapse(nodeText(sc.title)), collapse(nodeText(sc.h1)))
+	for _, a := range sc.links {
+		if rel, _ := attr(a, "rel"); strings.Contains(rel, "nofollow") {
+			continue
 		}
-		href, _ := s.Attr("href")
+		href, _ := attr(a, "href")
 		if href = strings.TrimSpace(href); href != "" && !strings.HasPrefix(href, "#") {
 			d.Links = append(d.Links, href)
 		}
-	})
-	d.Text = mainText(doc)
+	}
+	d.Text = mainText(doc, &sc)
 	return d, nil
+}
+
+// scan is what one walk over the parsed page finds (one walk instead of a
+// selector query per item: the queries each walked the whole tree).
+type scan struct {
+	base, title, h1 *html.Node   // the first <base href>, <title>, <h1>
+	links           []*html.Node // <a href> and <area href>, in document order
+	mains, articles []*html.Node // <main> or [role=main] elements; <article>s
+	body            *html.Node
+}
+
+func (s *scan) walk(n *html.Node) {
+	if n.Type == html.ElementNode {
+		_, hasHref := attr(n, "href")
+		switch n.DataAtom {
+		case atom.Base:
+			if hasHref && s.base == nil {
+				s.base = n
+			}
+		case atom.Title:
+			if s.title == nil {
+				s.title = n
+			}
+		case atom.H1:
+			if s.h1 == nil {
+				s.h1 = n
+			}
+		case atom.A, atom.Area:
+			if hasHref {
+				s.links = append(s.links, n)
+			}
+		case atom.Article:
+			s.articles = append(s.articles, n)
+		case atom.Body:
+			if s.body == nil {
+				s.body = n
+			}
+		}
+		if role, _ := attr(n, "role"); n.DataAtom == atom.Main || role == "main" {
+			s.mains = append(s.mains, n)
+		}
+	}
+	for c := n.FirstChild; c != nil; c = c.NextSibling {
+		s.walk(c)
+	}
+}
+
+// attr returns the value of n's first attribute named key.
+func attr(n *html.Node, key string) (string, bool) {
+	for _, a := range n.Attr {
+		if a.Namespace == "" && a.Key == key {
+			return a.Val, true
+		}
+	}
+	return "", false
+}
+
+// nodeText is the text of n's descendant text nodes ("" for nil n), as
+// goquery's Selection.Text.
+func nodeText(n *html.Node) string {
+	if n == nil {
+		return ""
+	}
+	var b strings.Builder
+	var f func(*html.Node)
+	f = func(n *html.Node) {
+		if n.Type == html.TextNode {
+			b.WriteString(n.Data)
+		}
+		for c := n.FirstChild; c != nil; c = c.NextSibling {
+			f(c)
+		}
+	}
+	f(n)
+	return b.String()
 }
 
 // pageTitle returns the document's title: the <title> without site
@@ -140,20 +220,20 @@ func declaredCharset(contentType string) string {
 // (or [role=main]) when there is exactly one such region, else <body>,
 // without boilerplate (see isBoilerplate), with block elements separated by
 // newlines and whitespace collapsed.
-func mainText(doc *goquery.Document) string {
-	root := doc.Find("main, [role=main]")
-	if root.Length() != 1 {
-		if a := doc.Find("article"); a.Length() == 1 {
-			root = a
-		} else {
-			root = doc.Find("body")
+func mainText(doc *goquery.Document, sc *scan) string {
+	roots := sc.mains
+	if len(roots) != 1 {
+		switch {
+		case len(sc.articles) == 1:
+			roots = sc.articles
+		case sc.body != nil:
+			roots = []*html.Node{sc.body}
+		default:
+			roots = doc.Nodes
 		}
 	}
-	if root.Length() == 0 {
-		root = doc.Selection
-	}
 	w := textWriter{}
-	for _, n := range root.Nodes {
+	for _, n := range roots {
 		w.node(n)
 	}
 	return w.String()

@@ -144,3 +144,23 @@ func TestPageTitle(t *testing.T) {
 		}
 	}
 }
+
+// TestExtractRegions: the main text comes from the one <main>/[role=main],
+// else the one <article>, else <body>; the title falls back to the first <h1>.
+func TestExtractRegions(t *testing.T) {
+	page, _ := url.Parse("http://example.com/p")
+	for _, c := range []struct{ name, html, title, text string }{
+		{"role main", `<body><div>skip</div><div role="main">kept <a href="a">link</a></div></body>`, "", "kept link"},
+		{"one article", `<body><div>skip</div><article><h1>Head</h1><p>body</p></article></body>`, "Head", "Head\nbody"},
+		{"two articles", `<title>T</title><body><article>one</article><article>two</article></body>`, "T", "one\ntwo"},
+		{"two mains", `<body><main>a</main><div role=main>b</div><p>c</p></body>`, "", "a\nb\nc"},
+	} {
+		d, err := Extract([]byte(c.html), "text/html; charset=utf-8", false, page)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if d.Title != c.title || d.Text != c.text {
+			t.Errorf("%s: title %q text %q, want %q %q", c.name, d.Title, d.Text, c.title, c.text)
+		}
+	}
+}
