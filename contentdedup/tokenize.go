@@ -89,16 +89,19 @@ func NewTokenizer() (*Tokenizer, error) {
 
 // Tokens appends the words of text to dst and returns it.
 func (t *Tokenizer) Tokens(dst []string, text string) []string {
-	var word strings.Builder // current non-Han word
-	hanStart := -1           // start of the current Han run in norm
 	norm := normalize(text)
-	flushWord := func() {
-		if word.Len() > 0 {
-			w := word.String()
+	wordStart, hanStart := -1, -1 // starts of the current non-Han word and Han run in norm
+	apostrophe := false            // the current word contains apostrophes (dropped: "don't" → "dont")
+	flushWord := func(end int) {
+		if wordStart >= 0 {
+			w := norm[wordStart:end]
+			if apostrophe {
+				w = dropApostrophes.Replace(w)
+			}
 			if !englishStop[w] {
 				dst = append(dst, w)
 			}
-			word.Reset()
+			wordStart, apostrophe = -1, false
 		}
 	}
 	flushHan := func(end int) {
@@ -107,27 +110,55 @@ func (t *Tokenizer) Tokens(dst []string, text string) []string {
 			hanStart = -1
 		}
 	}
-	for i, r := range norm {
+	for i := 0; i < len(norm); {
+		var r rune
+		size := 1
+		if c := norm[i]; c < utf8.RuneSelf {
+			r = rune(c)
+		} else {
+			r, size = utf8.DecodeRuneInString(norm[i:])
+		}
 		switch {
+		case r < utf8.RuneSelf && asciiWord[r]:
+			flushHan(i)
+			if wordStart < 0 {
+				wordStart = i
+			}
+		case (r == '\'' || r == '’') && wordStart >= 0:
+			apostrophe = true // inside a word: dropped, not a split
+		case r < utf8.RuneSelf:
+			flushWord(i)
+			flushHan(i)
 		case isCJK(r):
-			flushWord()
+			flushWord(i)
 			if hanStart < 0 {
 				hanStart = i
 			}
 		case unicode.IsLetter(r) || unicode.IsDigit(r) || unicode.Is(unicode.Mn, r):
 			flushHan(i)
-			word.WriteRune(r)
-		case (r == '\'' || r == '’') && word.Len() > 0:
-			// apostrophes inside words ("don't") are dropped, not split
+			if wordStart < 0 {
+				wordStart = i
+			}
 		default:
-			flushWord()
+			flushWord(i)
 			flushHan(i)
 		}
+		i += size
 	}
-	flushWord()
+	flushWord(len(norm))
 	flushHan(len(norm))
 	return dst
 }
+
+var dropApostrophes = strings.NewReplacer("'", "", "’", "")
+
+// asciiWord marks the ASCII characters words are made of.
+var asciiWord = func() (t [utf8.RuneSelf]bool) {
+	for c := range t {
+		t[c] = 'a' <= c && c <= 'z' || 'A' <= c && c <= 'Z' || '0' <= c && c <= '9'
+	}
+	return t
+}()
 
 // cutHan appends gse's words of a run of Han characters. Runs are already
 // short (punctuation splits them into clauses), which keeps gse's shortest-
