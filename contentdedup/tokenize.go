@@ -91,7 +91,7 @@ func NewTokenizer() (*Tokenizer, error) {
 func (t *Tokenizer) Tokens(dst []string, text string) []string {
 	norm := normalize(text)
 	wordStart, hanStart := -1, -1 // starts of the current non-Han word and Han run in norm
-	apostrophe := false            // the current word contains apostrophes (dropped: "don't" → "dont")
+	apostrophe := false           // the current word contains apostrophes (dropped: "don't" → "dont")
 	flushWord := func(end int) {
 		if wordStart >= 0 {
 			w := norm[wordStart:end]
