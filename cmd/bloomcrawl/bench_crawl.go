@@ -44,6 +44,8 @@ type crawlBenchRow struct {
 	Requests      int     `json:"requests"`
 	Seconds       float64 `json:"seconds"`
 	DistinctPerS  float64 `json:"distinct_per_second"`
+	Pages         int     `json:"distinct_pages"` // distinct HTML pages requested (.html, .htm, /): images and stylesheets left out
+	PagesPerS     float64 `json:"pages_per_second"`
 	PeakRSSMB     float64 `json:"peak_rss_mb"`
 	Stopped       string  `json:"stopped,omitempty"` // why a capped run was stopped
 	ReachableHTML int     `json:"reachable_html,omitempty"`
@@ -114,14 +116,14 @@ func runBenchCrawl(ctx context.Context, args []string, stdout, stderr io.Writer)
 		}
 		return nil
 	}
-	fmt.Fprintf(stdout, "%-10s %-11s %9s %9s %8s %11s %9s  %s\n", "corpus", "tool", "distinct", "requests", "seconds", "distinct/s", "peak RSS", "notes")
+	fmt.Fprintf(stdout, "%-10s %-11s %9s %9s %8s %11s %7s %8s %9s  %s\n", "corpus", "tool", "distinct", "requests", "seconds", "distinct/s", "pages", "pages/s", "peak RSS", "notes")
 	for _, r := range rows {
 		note := r.Stopped
 		if r.Tool == "bloomcrawl" {
 			note = fmt.Sprintf("stored %d, duplicates %d; reachable HTML pages (per wget) neither stored nor mapped: %d of %d",
 				r.Stored, r.Duplicates, r.Missing, r.ReachableHTML)
 		}
-		fmt.Fprintf(stdout, "%-10s %-11s %9d %9d %8.1f %11.0f %6.0f MB  %s\n", r.Corpus, r.Tool, r.Distinct, r.Requests, r.Seconds, r.DistinctPerS, r.PeakRSSMB, note)
+		fmt.Fprintf(stdout, "%-10s %-11s %9d %9d %8.1f %11.0f %7d %8.0f %6.0f MB  %s\n", r.Corpus, r.Tool, r.Distinct, r.Requests, r.Seconds, r.DistinctPerS, r.Pages, r.PagesPerS, r.PeakRSSMB, note)
 	}
 	return nil
 }
@@ -219,11 +221,15 @@ func benchCorpus(ctx context.Context, b benchCorpusRun) ([]crawlBenchRow, error)
 		}
 		distinct := map[string]bool{}
 		for _, l := range lines {
+			if !distinct[l.uri] && isPagePath(l.uri) {
+				row.Pages++
+			}
 			distinct[l.uri] = true
 		}
 		row.Requests, row.Distinct = len(lines), len(distinct)
 		if row.Seconds > 0 {
 			row.DistinctPerS = float64(row.Distinct) / row.Seconds
+			row.PagesPerS = float64(row.Pages) / row.Seconds
 		}
 		if tool == "wget" {
 			wgetLog = lines
@@ -277,8 +283,7 @@ func completeness(dir, base string, wget []accessLine) (reachable int, missing [
 	}
 	seen := map[string]bool{}
 	for _, l := range wget {
-		path, _, _ := strings.Cut(l.uri, "?")
-		if l.status != 200 || !(strings.HasSuffix(path, ".html") || strings.HasSuffix(path, ".htm") || strings.HasSuffix(path, "/")) {
+		if l.status != 200 || !isPagePath(l.uri) {
 			continue
 		}
 		u, err := urlfilter.Canonicalize(nil, base+l.uri)
@@ -398,4 +403,11 @@ func selfRSS() int64 {
 		}
 	}
 	return 0
+}
+
+// isPagePath reports whether a request URI names an HTML page of the lab
+// corpora (they are static files: .html, .htm, or a directory index).
+func isPagePath(uri string) bool {
+	path, _, _ := strings.Cut(uri, "?")
+	return strings.HasSuffix(path, ".html") || strings.HasSuffix(path, ".htm") || strings.HasSuffix(path, "/")
 }
