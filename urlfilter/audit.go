@@ -26,8 +26,11 @@ func NewAudit(f Filter) *Audit { return &Audit{f: f, truth: newExact()} }
 // returns the exact answer. When the filter says seen and the exact set says
 // new, it counts a false positive; when the filter says new but the key was
 // seen (a chain that forgot it), it counts a forgotten key.
-func (a *Audit) TestAndAdd(key string) bool {
-	fseen := a.f.TestAndAdd(key)
+func (a *Audit) TestAndAdd(key string) bool { return a.record(key, a.f.TestAndAdd(key)) }
+
+// record adds key to the exact set, counts the filter's answer fseen against
+// the truth and returns the truth.
+func (a *Audit) record(key string, fseen bool) bool {
 	seen := a.truth.TestAndAdd(key)
 	a.tested.Add(1)
 	if !seen {

@@ -148,13 +148,14 @@ func newBlocked(nblocks uint64, k int, capacity uint64, eps float64) *blocked {
 	return &blocked{words: alignedWords(nblocks * 8), nblocks: nblocks, k: k, capacity: capacity, target: eps}
 }
 
-// probe calls fn with the word index and mask of each of the key's bits.
-func (b *blocked) block(h uint64) []uint64 {
+// block returns the key's 512-bit block.
+func (b *blocked) block(h uint64) *[8]uint64 {
 	i := reduce(h, b.nblocks) * 8
-	return b.words[i : i+8 : i+8]
+	return (*[8]uint64)(b.words[i : i+8])
 }
 
-// masks returns, for each of the block's 8 words, the bits of the key.
+// masks returns, for each of the block's 8 words, the bits of the key
+// (set uses it; test walks the same positions).
 //
 // Each 64-bit remix yields 7 positions of 9 bits; keys with k > 7 take the
 // next 7 from a fresh remix of the hash (not of the exhausted remainder).
@@ -172,18 +173,28 @@ func (b *blocked) masks(h uint64) (m [8]uint64) {
 	return m
 }
 
-// test checks all 8 words of the block without an early exit: the only
-// data-dependent branch is the final answer (almost always "no" for fresh
-// keys, so well predicted), which lets the CPU overlap the cache misses of
-// consecutive calls.
+// test reports whether all the key's bits are set in its block. It derives
+// the same positions as masks but tests each bit in its word directly (no
+// mask array to build), with no early exit: the only data-dependent branch
+// is the final answer (almost always "no" for fresh keys, so well
+// predicted), which lets the CPU overlap the cache misses of consecutive
+// calls.
 func (b *blocked) test(h uint64) bool {
 	blk := b.block(h)
-	m := b.masks(h)
+	base := mix64(h)
 	var miss uint64
-	for j := range m {
-		miss |= m[j] &^ atomic.LoadUint64(&blk[j])
+	for i := 0; i < b.k; i += 7 {
+		g := base
+		if i > 0 {
+			g = mix64(base + uint64(i)*golden)
+		}
+		for range min(7, b.k-i) {
+			p := g & 511
+			g >>= 9
+			miss |= ^atomic.LoadUint64(&blk[p>>6]) >> (p & 63)
+		}
 	}
-	return miss == 0
+	return miss&1 == 0
 }
 
 func (b *blocked) set(h uint64) {
