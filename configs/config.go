@@ -18,6 +18,7 @@ const (
 	DefaultTimeout            = Duration(30e9) // 30s
 	DefaultMaxBodyBytes       = 10 << 20       // 10 MiB
 	DefaultMaxRedirects       = 10
+	DefaultRetries            = 2
 	DefaultFilter             = "default"
 	DefaultCapacity           = 1_000_000
 	DefaultTargetFP           = 0.001
@@ -117,8 +118,9 @@ type Fetch struct {
 	// Timeout bounds one request, redirects and body included. Default 30s;
 	// must be > 0.
 	Timeout Duration `yaml:"timeout"`
-	// MaxBodyBytes truncates response bodies longer than this. Default
-	// 10485760 (10 MiB); must be > 0.
+	// MaxBodyBytes is the largest response body accepted; a longer one
+	// (by Content-Length, or by reading past it) is recorded as an error,
+	// never stored truncated. Default 10485760 (10 MiB); must be > 0.
 	MaxBodyBytes int64 `yaml:"max_body_bytes"`
 	// ContentTypes are the media types that are parsed and stored; other
 	// responses are recorded and skipped. Default ["text/html",
@@ -128,6 +130,11 @@ type Fetch struct {
 	// MaxRedirects is the longest redirect chain followed. Default 10;
 	// 0 follows none; must be >= 0.
 	MaxRedirects int `yaml:"max_redirects"`
+	// Retries is how many times a request is tried again after a network
+	// error or a 408, 429, 500, 502, 503 or 504 response, waiting 1s, 2s,
+	// 4s… or the response's Retry-After (at most 60s). Default 2; must be
+	// 0..10.
+	Retries int `yaml:"retries"`
 }
 
 // Dedup configures URL and content deduplication.
@@ -185,6 +192,7 @@ func Default() *Config {
 			MaxBodyBytes: DefaultMaxBodyBytes,
 			ContentTypes: append([]string(nil), DefaultContentTypes...),
 			MaxRedirects: DefaultMaxRedirects,
+			Retries:      DefaultRetries,
 		},
 		Dedup: Dedup{
 			Filter:           DefaultFilter,

@@ -110,6 +110,9 @@ func (c *Config) check(requireSeeds bool) []*Error {
 	if f.MaxRedirects < 0 {
 		bad("fetch.max_redirects", "must be >= 0")
 	}
+	if f.Retries < 0 || f.Retries > 10 {
+		bad("fetch.retries", "must be between 0 and 10")
+	}
 
 	d := &c.Dedup
 	if d.Filter != "" && !slices.Contains(FilterVariants, d.Filter) {

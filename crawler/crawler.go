@@ -10,6 +10,7 @@ import (
 	"net/http"
 	"net/url"
 	"slices"
+	"strconv"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -84,6 +85,9 @@ type Options struct {
 	// workers together (a page's DOM takes several times its size; one
 	// page larger than the budget is parsed alone). Default 8 MiB.
 	ParseBudget int64
+	// RetryBackoff is the wait before the first retry of a failed fetch
+	// (doubled for each further one; a Retry-After header wins). Default 1s.
+	RetryBackoff time.Duration
 	// Started, if set, is called once by Run after it has rebuilt Dedup and
 	// Seen from the store and queued the seeds, before the first fetch. A
 	// caller that shares Dedup and Store with another writer (crawl --serve)
@@ -101,6 +105,7 @@ type Stats struct {
 	NonHTML        int64         `json:"non_html"`    // responses recorded and skipped for their content type
 	Robots         int64         `json:"robots"`      // URLs not fetched because robots.txt disallows them
 	Redirected     int64         `json:"redirected"`  // fetches that followed at least one redirect
+	Retries        int64         `json:"retries"`     // requests tried again after a transient failure (fetch.retries)
 	Queued         int64         `json:"queued_left"` // entries pending in the queue
 	FalsePositives *uint64       `json:"filter_false_positives,omitempty"`
 	ResumedURLs    int64         `json:"resumed_urls,omitempty"`  // URL records already in the store
@@ -126,10 +131,10 @@ type Crawler struct {
 	parseBudget int64
 	cancel      context.CancelFunc
 
-	fetched, stored, dups, errs, nonHTML, robots, redirected, queued, done atomic.Int64
-	fpBase                                                                 atomic.Uint64 // filter false positives while restoring
-	resumedURLs, resumedQueue                                              int64
-	start                                                                  time.Time
+	fetched, stored, dups, errs, nonHTML, robots, redirected, retries, queued, done atomic.Int64
+	fpBase                                                                          atomic.Uint64 // filter false positives while restoring
+	resumedURLs, resumedQueue                                                       int64
+	start                                                                           time.Time
 }
 
 // New checks o and builds a crawler. Errors name the bad option.
@@ -152,6 +157,9 @@ func New(o Options) (*Crawler, error) {
 	}
 	if o.ParseBudget <= 0 {
 		o.ParseBudget = 8 << 20
+	}
+	if o.RetryBackoff <= 0 {
+		o.RetryBackoff = time.Second
 	}
 	if o.ProgressEvery <= 0 {
 		o.ProgressEvery = time.Second
@@ -232,7 +240,9 @@ func (c *Crawler) newCollector(fetchCtx context.Context) *colly.Collector {
 	col := colly.NewCollector(
 		colly.AllowURLRevisit(),
 		colly.UserAgent(cfg.Politeness.UserAgent),
-		colly.MaxBodySize(int(cfg.Fetch.MaxBodyBytes)),
+		// One byte more than the limit: a body that reaches it was cut by
+		// colly and is refused, not stored truncated.
+		colly.MaxBodySize(int(cfg.Fetch.MaxBodyBytes+1)),
 		colly.StdlibContext(fetchCtx),
 	)
 	col.IgnoreRobotsTxt = !cfg.Politeness.ObeyRobots
@@ -247,7 +257,12 @@ func (c *Crawler) newCollector(fetchCtx context.Context) *colly.Collector {
 		ForceAttemptHTTP2:     true,
 	})
 	col.SetRequestTimeout(time.Duration(cfg.Fetch.Timeout))
-	col.SetRedirectHandler(c.checkRedirect)
+	col.SetRedirectHandler(func(req *http.Request, via []*http.Request) error {
+		if err := c.checkRedirect(req, via); err != nil {
+			return redirectError{err}
+		}
+		return nil
+	})
 
 	col.OnRequest(func(r *colly.Request) {
 		j := r.Ctx.GetAny("job").(*job)
@@ -276,6 +291,9 @@ func (c *Crawler) newCollector(fetchCtx context.Context) *colly.Collector {
 		j.contentType = r.Headers.Get("Content-Type")
 		j.body = r.Body
 		j.final = r.Request.URL
+		if cfg.Fetch.MaxBodyBytes > 0 && int64(len(r.Body)) > cfg.Fetch.MaxBodyBytes {
+			j.tooLarge, j.body = -1, nil // size unknown: no Content-Length
+		}
 		// colly converts the body to UTF-8 when the header declares
 		// another charset (and fails the request when it cannot).
 		cs := declaredCharset(j.contentType)
@@ -285,6 +303,9 @@ func (c *Crawler) newCollector(fetchCtx context.Context) *colly.Collector {
 		j := r.Ctx.GetAny("job").(*job)
 		if r.StatusCode != 0 {
 			j.status = r.StatusCode
+		}
+		if r.Headers != nil {
+			j.retryAfter = retryAfter(r.Headers.Get("Retry-After"))
 		}
 		j.err = err
 	})
@@ -301,7 +322,8 @@ type job struct {
 	chain       []*url.URL // canonical redirect targets, in order
 	utf8        bool
 	nonHTML     bool
-	tooLarge    int64
+	tooLarge    int64 // Content-Length over fetch.max_body_bytes; -1: read past it
+	retryAfter  time.Duration
 	err         error
 }
 
@@ -340,7 +362,72 @@ func (c *Crawler) allowedType(contentType string) bool {
 }
 
 // fetch requests e.URL with colly and returns the outcome.
-func (c *Crawler) fetch(e frontier.Entry) *job {
+// fetch requests e's URL, trying again up to fetch.retries times after a
+// transient failure (see retryable), until ctx ends.
+func (c *Crawler) fetch(ctx context.Context, e frontier.Entry) *job {
+	for attempt := 0; ; attempt++ {
+		j := c.fetchOnce(e)
+		if attempt >= c.cfg.Fetch.Retries || !retryable(j) {
+			return j
+		}
+		wait := c.o.RetryBackoff << attempt
+		if j.retryAfter > 0 {
+			wait = j.retryAfter
+		}
+		c.log.Debug("retrying", "url", e.URL, "status", j.status, "err", j.err, "wait", wait)
+		t := time.NewTimer(min(wait, maxRetryWait))
+		select {
+		case <-ctx.Done():
+			t.Stop()
+			return j
+		case <-t.C:
+		}
+		c.retries.Add(1)
+	}
+}
+
+// redirectError is a redirect the crawl refused (checkRedirect).
+type redirectError struct{ error }
+
+func (e redirectError) Unwrap() error { return e.error }
+
+// maxRetryWait caps the wait before a retry (Retry-After included).
+const maxRetryWait = 60 * time.Second
+
+// retryable reports whether a failed fetch may succeed if tried again: a
+// network error (refused, reset, timed out, body cut off) or a 408, 429,
+// 500, 502, 503 or 504 response. (Go's transport itself retries a request
+// once when a reused keep-alive connection turns out closed.)
+func retryable(j *job) bool {
+	if j.err == nil || errors.Is(j.err, colly.ErrRobotsTxtBlocked) || j.nonHTML || j.tooLarge != 0 {
+		return false
+	}
+	switch j.status {
+	case 0, http.StatusOK: // no response, or a body cut off
+		return !errors.As(j.err, new(redirectError)) // the redirect policy's refusals are final
+	case http.StatusRequestTimeout, http.StatusTooManyRequests, http.StatusInternalServerError,
+		http.StatusBadGateway, http.StatusServiceUnavailable, http.StatusGatewayTimeout:
+		return true
+	}
+	return false
+}
+
+// retryAfter parses a Retry-After header: seconds, or an HTTP date. 0 if
+// absent or unparseable.
+func retryAfter(v string) time.Duration {
+	if v == "" {
+		return 0
+	}
+	if s, err := strconv.Atoi(strings.TrimSpace(v)); err == nil && s >= 0 {
+		return time.Duration(s) * time.Second
+	}
+	if t, err := http.ParseTime(v); err == nil {
+		return max(time.Until(t), 0)
+	}
+	return 0
+}
+
+func (c *Crawler) fetchOnce(e frontier.Entry) *job {
 	j := &job{}
 	ctx := colly.NewContext()
 	ctx.Put("job", j)
@@ -443,7 +530,7 @@ func (c *Crawler) Stats() Stats {
 	s := Stats{
 		Fetched: c.fetched.Load(), Stored: c.stored.Load(), Duplicates: c.dups.Load(),
 		Errors: c.errs.Load(), NonHTML: c.nonHTML.Load(), Robots: c.robots.Load(),
-		Redirected: c.redirected.Load(), Queued: c.queued.Load(),
+		Redirected: c.redirected.Load(), Retries: c.retries.Load(), Queued: c.queued.Load(),
 		ResumedURLs: c.resumedURLs, ResumedQueue: c.resumedQueue,
 		Elapsed: el, Seconds: el.Seconds(),
 	}

@@ -66,7 +66,7 @@ func crawlInto(t *testing.T, ctx context.Context, cfg *configs.Config, dir strin
 		}
 		seen = f
 	}
-	o := Options{Config: cfg, Store: db, Dedup: newDeduper(t), Seen: seen, FalsePositives: fp, Grace: time.Second}
+	o := Options{Config: cfg, Store: db, Dedup: newDeduper(t), Seen: seen, FalsePositives: fp, Grace: time.Second, RetryBackoff: 10 * time.Millisecond}
 	for _, m := range mods {
 		m(&o)
 	}

@@ -87,7 +87,7 @@ func (c *Crawler) work(ctx, fetchCtx context.Context) error {
 // process fetches one entry and commits its result, its new links, its
 // dequeue and its URL trace in one store commit.
 func (c *Crawler) process(ctx, fetchCtx context.Context, e frontier.Entry) error {
-	j := c.fetch(e)
+	j := c.fetch(fetchCtx, e)
 	if fetchCtx.Err() != nil && j.err != nil {
 		// Aborted at shutdown: leave it queued for the next run.
 		c.front.Done(e)
@@ -114,8 +114,11 @@ func (c *Crawler) process(ctx, fetchCtx context.Context, e frontier.Entry) error
 	case j.nonHTML:
 		c.nonHTML.Add(1)
 		cm.URL = rec
-	case j.tooLarge > 0:
+	case j.tooLarge != 0:
 		rec.Err = fmt.Sprintf("body of %d bytes exceeds fetch.max_body_bytes (%d)", j.tooLarge, c.cfg.Fetch.MaxBodyBytes)
+		if j.tooLarge < 0 {
+			rec.Err = fmt.Sprintf("body exceeds fetch.max_body_bytes (%d); no Content-Length, refused after reading that much", c.cfg.Fetch.MaxBodyBytes)
+		}
 		c.errs.Add(1)
 		cm.URL = rec
 	case j.err != nil:

@@ -281,6 +281,9 @@ func printSummary(w io.Writer, s *crawler.Stats, dir string) {
 	fmt.Fprintf(w, "  fetched      %d\n", s.Fetched)
 	fmt.Fprintf(w, "  stored       %d new documents\n", s.Stored)
 	fmt.Fprintf(w, "  duplicates   %d (URLs mapped to a stored document)\n", s.Duplicates)
+	if s.Retries > 0 {
+		fmt.Fprintf(w, "  retries      %d\n", s.Retries)
+	}
 	if s.Redirected > 0 {
 		fmt.Fprintf(w, "  redirected   %d\n", s.Redirected)
 	}
