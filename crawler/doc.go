@@ -11,10 +11,13 @@
 //     workers (Politeness.Concurrency); colly's visited set is off because
 //     the frontier already deduplicates; robots.txt via colly when
 //     politeness.obey_robots; redirects counted (fetch.max_redirects), kept
-//     in scope, loops stopped, and the chain recorded;
+//     in scope, loops stopped, and the chain recorded; network errors and
+//     408/429/500/502/503/504 tried again fetch.retries times (backoff
+//     doubling from Options.RetryBackoff, or Retry-After);
 //  2. non-HTML responses (by Content-Type, fetch.content_types) are aborted
 //     after the headers and recorded; bodies larger than
-//     fetch.max_body_bytes are refused by Content-Length or truncated;
+//     fetch.max_body_bytes are refused, by Content-Length or once reading
+//     passes the limit (never stored cut);
 //  3. decode to UTF-8 (header charset, <meta>, BOM, or a byte-level guess for
 //     undeclared GBK/GB18030/Big5 pages) and extract title, main text
 //     (script, style, nav, header, footer, aside and forms removed; <main> or
