@@ -35,6 +35,23 @@ type seenSet interface {
 	TestAndAdd(key string) (seen bool)
 }
 
+// batchSeenSet is a seenSet that can also test-and-add many keys in one
+// call, overlapping their memory accesses (urlfilter's filters can): seen[i]
+// must be what TestAndAdd(keys[i]) would return, called in order, so a key
+// repeated within keys is new only once. Reserve uses it when Seen has it.
+type batchSeenSet interface {
+	TestAndAddBatch(keys []string, seen []bool)
+}
+
+// oneByOne gives a seenSet without a batch method the batch form.
+type oneByOne struct{ seenSet }
+
+func (s oneByOne) TestAndAddBatch(keys []string, seen []bool) {
+	for i, k := range keys {
+		seen[i] = s.TestAndAdd(k)
+	}
+}
+
 // queueStore is where the queue lives beyond the in-memory window: pending
 // entries with Seq > after, in Seq order, at most limit of them.
 type queueStore interface {
@@ -44,6 +61,8 @@ type queueStore interface {
 // Options configures a Frontier. The zero value of every field is its default.
 type Options struct {
 	// Seen is the seen-filter every candidate is tested against. Required.
+	// If it also has TestAndAddBatch (urlfilter's filters do), Reserve tests
+	// each call's candidates through it in one batch.
 	Seen seenSet
 	// Store holds the queue beyond the window. nil keeps the whole queue in
 	// memory (Window is then ignored).
@@ -67,7 +86,8 @@ type Options struct {
 
 // Frontier is a concurrent-safe crawl queue. See the package doc.
 type Frontier struct {
-	o Options
+	o    Options
+	seen batchSeenSet // o.Seen, or o.Seen one by one
 
 	mu       sync.Mutex
 	changed  chan struct{} // closed and replaced on every state change
@@ -79,6 +99,12 @@ type Frontier struct {
 	nextSeq  uint64
 	queued   map[string]int // host → URLs ever queued (MaxPerHost)
 	total    int            // URLs ever queued (MaxTotal)
+	// Candidates that passed the limit checks and are being tested by a
+	// Reserve (only counted when MaxTotal or MaxPerHost is set); tested is
+	// signalled when a Reserve has counted the outcome of its candidates.
+	testing     int
+	testingHost map[string]int
+	tested      *sync.Cond
 
 	// spillFrom is the lowest sequence number that may be in the store but
 	// not in memory; 0 when the store holds nothing beyond memory.
@@ -113,16 +139,24 @@ func New(o Options) (*Frontier, error) {
 	if o.Delay < 0 {
 		return nil, fmt.Errorf("frontier: negative Delay %v", o.Delay)
 	}
-	return &Frontier{
-		o:        o,
-		changed:  make(chan struct{}),
-		hosts:    map[string]*hostQueue{},
-		mem:      map[uint64]struct{}{},
-		inflight: map[uint64]string{},
-		pending:  map[uint64]struct{}{},
-		queued:   map[string]int{},
-		nextSeq:  1,
-	}, nil
+	seen, ok := o.Seen.(batchSeenSet)
+	if !ok {
+		seen = oneByOne{o.Seen}
+	}
+	f := &Frontier{
+		o:           o,
+		seen:        seen,
+		testingHost: map[string]int{},
+		changed:     make(chan struct{}),
+		hosts:       map[string]*hostQueue{},
+		mem:         map[uint64]struct{}{},
+		inflight:    map[uint64]string{},
+		pending:     map[uint64]struct{}{},
+		queued:      map[string]int{},
+		nextSeq:     1,
+	}
+	f.tested = sync.NewCond(&f.mu)
+	return f, nil
 }
 
 // Resume prepares the frontier for a store that already holds pending
@@ -185,32 +219,106 @@ func (f *Frontier) account(host string) {
 // than MaxDepth or beyond MaxPerHost/MaxTotal are dropped without a test.
 // It returns the new entries and the URLs tested, in order (the URL trace).
 // The new entries are handed out only after Publish.
+//
+// The candidates are tested in batches (one batch for the whole call unless
+// a limit is close): a run of candidates goes to the seen-filter together
+// as long as each would pass the limit checks even if every candidate
+// before it in the run, and every candidate other Reserve calls are
+// testing, turned out new. The first candidate that might not pass ends the
+// run and is checked again once the run's new entries are counted (or, if
+// only other calls' candidates are in the way, once they are counted). So
+// one call gives exactly the entries, trace and filter state of testing
+// its candidates one by one, and concurrent calls never queue more than
+// MaxTotal or MaxPerHost.
 func (f *Frontier) Reserve(cands []Candidate) (fresh []Entry, tested []string) {
-	for _, c := range cands {
-		if f.o.MaxDepth >= 0 && c.Depth > f.o.MaxDepth {
-			continue
+	limited := f.o.MaxTotal > 0 || f.o.MaxPerHost > 0
+	hosts := make([]string, len(cands))
+	for i, c := range cands {
+		if !f.tooDeep(c) {
+			hosts[i] = hostOf(c.URL)
 		}
-		host := hostOf(c.URL)
+	}
+	var run []int
+	var seen []bool
+	for i := 0; i < len(cands); {
+		run = run[:0]
 		f.mu.Lock()
-		if (f.o.MaxTotal > 0 && f.total >= f.o.MaxTotal) ||
-			(f.o.MaxPerHost > 0 && f.queued[host] >= f.o.MaxPerHost) {
-			f.mu.Unlock()
-			continue
+		for ; i < len(cands); i++ {
+			if f.tooDeep(cands[i]) {
+				continue
+			}
+			host := hosts[i]
+			if limited && f.overLimit(host, f.testing, f.testingHost[host]) {
+				if len(run) > 0 {
+					break // check it again once the run is counted
+				}
+				if f.overLimit(host, 0, 0) {
+					continue // over a limit already: dropped
+				}
+				// Over only if other calls' candidates turn out new: wait
+				// for their outcome, then check again.
+				f.tested.Wait()
+				i--
+				continue
+			}
+			run = append(run, i)
+			if limited {
+				f.hold(host, 1)
+			}
 		}
 		f.mu.Unlock()
-		tested = append(tested, c.URL)
-		if f.o.Seen.TestAndAdd(c.URL) {
+		if len(run) == 0 {
 			continue
 		}
+		first := len(tested)
+		for _, ci := range run {
+			tested = append(tested, cands[ci].URL)
+		}
+		if cap(seen) < len(run) {
+			seen = make([]bool, len(run))
+		}
+		seen = seen[:len(run)]
+		f.seen.TestAndAddBatch(tested[first:], seen)
 		f.mu.Lock()
-		f.account(host)
-		e := Entry{Seq: f.nextSeq, URL: c.URL, Depth: c.Depth, Referrer: c.Referrer}
-		f.nextSeq++
-		f.pending[e.Seq] = struct{}{}
+		if limited {
+			f.tested.Broadcast()
+		}
+		for j, ci := range run {
+			c, host := cands[ci], hosts[ci]
+			if limited {
+				f.hold(host, -1)
+			}
+			if seen[j] {
+				continue
+			}
+			f.account(host)
+			e := Entry{Seq: f.nextSeq, URL: c.URL, Depth: c.Depth, Referrer: c.Referrer}
+			f.nextSeq++
+			f.pending[e.Seq] = struct{}{}
+			fresh = append(fresh, e)
+		}
 		f.mu.Unlock()
-		fresh = append(fresh, e)
 	}
 	return fresh, tested
+}
+
+func (f *Frontier) tooDeep(c Candidate) bool { return f.o.MaxDepth >= 0 && c.Depth > f.o.MaxDepth }
+
+// overLimit reports whether a candidate of host is beyond MaxTotal or
+// MaxPerHost if extra (all hosts) and extraHost (this host) more URLs
+// than counted so far were queued. Holds f.mu.
+func (f *Frontier) overLimit(host string, extra, extraHost int) bool {
+	return (f.o.MaxTotal > 0 && f.total+extra >= f.o.MaxTotal) ||
+		(f.o.MaxPerHost > 0 && f.queued[host]+extraHost >= f.o.MaxPerHost)
+}
+
+// hold counts (d = 1) or uncounts (d = −1) a candidate of host being
+// tested. Holds f.mu.
+func (f *Frontier) hold(host string, d int) {
+	f.testing += d
+	if f.testingHost[host] += d; f.testingHost[host] == 0 {
+		delete(f.testingHost, host)
+	}
 }
 
 // Publish makes reserved entries available to Next. Call it after the

@@ -273,3 +273,115 @@ func TestResume(t *testing.T) {
 		t.Errorf("got %v, want %v", got, want)
 	}
 }
+
+// batchSet is an exact seen-set with the batch method; it counts its calls.
+type batchSet struct {
+	exactSet
+	calls, keys int
+}
+
+func (s *batchSet) TestAndAddBatch(keys []string, seen []bool) {
+	s.mu.Lock()
+	s.calls++
+	s.keys += len(keys)
+	s.mu.Unlock()
+	for i, k := range keys {
+		seen[i] = s.TestAndAdd(k)
+	}
+}
+
+// TestReserveBatchMatchesOneByOne: a seen-set with TestAndAddBatch gives the
+// same entries, trace and filter state as one without, call after call.
+func TestReserveBatchMatchesOneByOne(t *testing.T) {
+	calls := [][]Candidate{
+		{{URL: "http://a/1"}, {URL: "http://a/1"}, {URL: "http://a/2", Depth: 2},
+			{URL: "http://a/3", Depth: 1}, {URL: "http://a/4"}, {URL: "http://a/5"},
+			{URL: "http://b/1", Referrer: "http://a/1"}, {URL: "http://b/2"}, {URL: "http://c/1"}},
+		{{URL: "http://a/1"}, {URL: "http://c/2"}, {URL: "http://c/2"}, {URL: "http://b/3"},
+			{URL: "http://d/1"}, {URL: "http://d/2"}, {URL: "http://d/3"}, {URL: "http://d/4"}},
+		{{URL: "http://e/1"}, {URL: "http://e/2"}, {URL: "http://a/9"}, {URL: "http://e/1"}},
+	}
+	for _, o := range []Options{
+		{MaxDepth: -1},
+		{MaxDepth: 1},
+		{MaxDepth: 1, MaxPerHost: 3},
+		{MaxDepth: 1, MaxTotal: 6},
+		{MaxDepth: 1, MaxPerHost: 2, MaxTotal: 9},
+		{MaxDepth: 0, MaxPerHost: 1},
+	} {
+		one, batch := &exactSet{}, &batchSet{}
+		o1, o2 := o, o
+		o1.Seen, o2.Seen = one, batch
+		f1, f2 := mustNew(t, o1), mustNew(t, o2)
+		for i, cs := range calls {
+			fresh1, tested1 := f1.Reserve(cs)
+			before := batch.calls
+			fresh2, tested2 := f2.Reserve(cs)
+			if fmt.Sprint(fresh1) != fmt.Sprint(fresh2) || fmt.Sprint(tested1) != fmt.Sprint(tested2) {
+				t.Fatalf("%+v call %d: batch fresh %v tested %v; one by one fresh %v tested %v",
+					o, i, fresh2, tested2, fresh1, tested1)
+			}
+			if o.MaxTotal == 0 && o.MaxPerHost == 0 && len(tested2) > 0 && batch.calls-before != 1 {
+				t.Errorf("%+v call %d: %d batch calls, want 1 without limits", o, i, batch.calls-before)
+			}
+		}
+		if fmt.Sprint(one.m) != fmt.Sprint(batch.m) {
+			t.Fatalf("%+v: seen-set %v after batches, %v one by one", o, batch.m, one.m)
+		}
+		if batch.keys == 0 {
+			t.Fatalf("%+v: the batch method was never used", o)
+		}
+	}
+}
+
+// TestReserveBatchLimitsConcurrent: concurrent Reserves through a batch
+// seen-set reach MaxTotal and MaxPerHost exactly (no batch of one call
+// overshoots a cap while another call's candidates are being tested).
+func TestReserveBatchLimitsConcurrent(t *testing.T) {
+	const workers, maxTotal, maxPerHost = 8, 100, 20
+	for _, o := range []Options{
+		{MaxDepth: -1, MaxTotal: maxTotal},
+		{MaxDepth: -1, MaxPerHost: maxPerHost},
+	} {
+		set := &batchSet{}
+		o.Seen = set
+		f := mustNew(t, o)
+		var mu sync.Mutex
+		perHost := map[string]int{}
+		total := 0
+		var wg sync.WaitGroup
+		for w := range workers {
+			wg.Add(1)
+			go func() {
+				defer wg.Done()
+				for round := range 5 {
+					var cs []Candidate
+					for i := range 60 {
+						cs = append(cs, Candidate{URL: fmt.Sprintf("http://h%d/w%d-r%d-%d", i%3, w, round, i)})
+					}
+					fresh, _ := f.Reserve(cs)
+					mu.Lock()
+					for _, e := range fresh {
+						perHost[hostOf(e.URL)]++
+						total++
+					}
+					mu.Unlock()
+				}
+			}()
+		}
+		wg.Wait()
+		if o.MaxTotal > 0 && total != maxTotal {
+			t.Errorf("MaxTotal %d: %d queued", maxTotal, total)
+		}
+		if o.MaxPerHost > 0 {
+			for h, n := range perHost {
+				if n != maxPerHost {
+					t.Errorf("MaxPerHost %d: %s queued %d", maxPerHost, h, n)
+				}
+			}
+		}
+		if f.testing != 0 || len(f.testingHost) != 0 {
+			t.Errorf("%d candidates (%v) still counted as being tested", f.testing, f.testingHost)
+		}
+	}
+}
