@@ -84,22 +84,34 @@
 // The default variant was chosen by `bloomcrawl bench filter` at n = 10M,
 // ε = 0.01 on this 2-core machine (same keys, same run; ns are thread CPU
 // time and vary by about ±25% between runs): blocked 9.93 bits/URL,
-// measured FP 0.00999, Test 125 ns; classic 9.59 bits, 0.01005, 136 ns;
-// mdbf (S = 2) 22.16 bits, 0.00976 (theory 0.00971), 256 ns;
-// bits-and-blooms 9.59 bits, 0.01005, 193 ns; default (scalable of blocked
-// layers) 11.53 bits, 0.00503, 157 ns per Test and 73 ns per key through
-// TestBatch. It is the only variant that keeps its promise past Capacity
-// (fed 3× capacity: measured 0.00746 ≤ 0.01). The multi-dimensional filter
-// needs 2.3× the memory of classic for the same error in the faithful
-// reading and measures the same as classic in the routed one, so neither
-// earns the default.
+// measured FP 0.00999, Test 141 ns; classic 9.59 bits, 0.01005, 156 ns;
+// mdbf (S = 2) 22.16 bits, 0.00976 (theory 0.00971), 306 ns;
+// bits-and-blooms 9.59 bits, 0.01005, 240 ns; default (scalable of blocked
+// layers) 11.53 bits, 0.00503, 36 ns per key through TestBatch (the path
+// the crawler uses, see Batches) and 163 ns per Test. It is the only
+// variant that keeps its promise past Capacity (fed 3× capacity: measured
+// 0.00746 ≤ 0.01). The multi-dimensional filter needs 2.3× the memory of
+// classic for the same error in the faithful reading and measures the same
+// as classic in the routed one, so neither earns the default.
 //
 // # Batches
 //
-// A Test is one cache miss to DRAM for a large filter; single calls cannot
-// overlap those misses. TestBatch and TestAndAddBatch hash up to 64 keys,
-// load all their cache lines back to back, then answer: about 2× faster per
-// key (the links of one page are a natural batch).
+// A Test of a large filter waits for one cache miss to memory, and single
+// calls overlap little of it. TestBatch and TestAndAddBatch hash 64 keys at
+// a time and prefetch each key's cache line, in every layer, as soon as its
+// hash is known (PREFETCHT0 on amd64, PRFM on arm64, nothing elsewhere),
+// then test the 64 lines, which have been arriving meanwhile: the misses
+// overlap each other and the hashing, about 4× faster per key than Test.
+// Issuing the 64 prefetches only after all the hashing was slower (the
+// CPU's miss buffers overflow), and loads instead of prefetches hold up the
+// instructions behind them. TestAndAddBatch tests lock-free this way first
+// and takes the locked add path only for keys that look new, so it answers
+// exactly as TestAndAdd called in order (a key repeated in the batch is new
+// once), atomically. Neither allocates. Only the blocked and scalable
+// filters have a batch path; the others answer one key at a time. Every
+// filter and Audit also has TestAndAddBatch as a method: frontier.Reserve
+// tests a page's links through it, so `bench filter`'s default row measures
+// this path and default-single the single calls.
 //
 // # Predicted against measured
 //
