@@ -122,24 +122,13 @@ func attr(n *html.Node, key string) (string, bool) {
 	return "", false
 }
 
-// nodeText is the text of n's descendant text nodes ("" for nil n), as
-// goquery's Selection.Text.
+// nodeText is goquery's Selection.Text of n: its descendant text nodes
+// ("" for nil n).
 func nodeText(n *html.Node) string {
 	if n == nil {
 		return ""
 	}
-	var b strings.Builder
-	var f func(*html.Node)
-	f = func(n *html.Node) {
-		if n.Type == html.TextNode {
-			b.WriteString(n.Data)
-		}
-		for c := n.FirstChild; c != nil; c = c.NextSibling {
-			f(c)
-		}
-	}
-	f(n)
-	return b.String()
+	return goquery.NewDocumentFromNode(n).Text()
 }
 
 // pageTitle returns the document's title: the <title> without site
