@@ -78,11 +78,11 @@
 // # Concurrency
 //
 // Everything exported is safe for concurrent use. The gse dictionary is loaded
-// once per process on first use and shared: gse's embedded dictionary,
-// compiled ahead of time by internal/gendict into a compact trie (about
-// 0.3 s and 10 MB of heap to load, where gse's own loader takes ~2.5 s and
-// ~210 MB; the words, costs and segmentations are gse's, checked against
-// the gse module in tests).
+// once per process and shared: gse's embedded dictionary, compiled ahead of
+// time by internal/gendict into a compact trie (about 0.15 s and 10 MB of
+// heap to load, where gse's own loader takes ~2.5 s and ~210 MB; the words,
+// costs and segmentations are gse's, checked against the gse module in
+// tests). New starts the load in the background; only Han text waits for it.
 //
 // # Batch service
 //

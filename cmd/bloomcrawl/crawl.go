@@ -171,7 +171,6 @@ func crawlStore(ctx context.Context, cfg *configs.Config, r crawlRun) (st *crawl
 	if cfg.Dedup.RecrawlWindow > 0 {
 		log.Warn("dedup.recrawl_window: a URL seen longer ago is fetched again when rediscovered, but its stored page is not replaced (first copy wins); on resume every stored URL counts as just seen")
 	}
-	go contentdedup.LoadDictionary() // overlaps opening the store; contentdedup.New waits for it
 	// A crawl writes far more than it reads: small memtables and block
 	// cache keep Badger's share of the process's memory small.
 	db, err := storage.Open(cfg.Store.Dir, &storage.Options{MemTableSize: 32 << 20, BlockCacheSize: 16 << 20, Compression: cfg.Store.Compression})
