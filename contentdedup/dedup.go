@@ -43,7 +43,8 @@ type Options struct {
 	// match merges two documents; 0 means DefaultTitleContentThreshold (8).
 	// It must be >= the content threshold (the title step only widens the
 	// content step for pages that also share their title); 64 disables the
-	// content check (title alone decides: measured to lose precision).
+	// content check (title alone decides: measured to lose precision) for
+	// documents without sketches, or with SimHashAlone.
 	TitleContentThreshold int
 	// NoTitleStep skips the title step of the cascade.
 	NoTitleStep bool
@@ -71,6 +72,13 @@ type Options struct {
 	IndexDuplicates bool
 	// Fingerprint chooses the features (zero value: the measured defaults).
 	Fingerprint FingerprintParams
+	// SimHashAlone accepts a candidate within Threshold (or, in the title
+	// step, TitleContentThreshold) on its SimHash distance alone even when
+	// both documents have sketches. By default the sketch decides whenever
+	// both have one: a merge then needs the estimated Jaccard similarity
+	// SketchJaccard within SketchDistance (SketchTitleDistance in the title
+	// step), however close the SimHashes.
+	SimHashAlone bool
 	// NoSketch turns the Jaccard sketch off: signatures carry no [Sketch]
 	// and matches are decided by SimHash distances alone (the behaviour
 	// before sketches).
@@ -298,18 +306,20 @@ func urlKey(url string) uint64 { return xxhash.Sum64String(url) }
 //     empty url never matches and is not remembered);
 //  2. title: an earlier document has the same [MainTitle] (equal exact
 //     hashes, or SimHashes within Threshold; titles on more than
-//     MaxTitleGroup documents are ignored) and content within
-//     TitleContentThreshold, or, when both have sketches, within
-//     SketchTitleDistance with an estimated Jaccard >= SketchJaccard (both
-//     texts empty also counts);
-//  3. content: an earlier document's content is within Threshold (exact
-//     hashes must be equal), or, when both have sketches, within
-//     SketchDistance with an estimated Jaccard >= SketchJaccard;
+//     MaxTitleGroup documents are ignored) and, when both have sketches,
+//     content within SketchTitleDistance with an estimated Jaccard >=
+//     SketchJaccard, else content within TitleContentThreshold (both texts
+//     empty also counts);
+//  3. content: when both have sketches, an earlier document's content is
+//     within SketchDistance with an estimated Jaccard >= SketchJaccard;
+//     else within Threshold (exact hashes must be equal);
 //
-// the candidates of steps 2 and 3 compete: the one whose sketch estimates
-// the highest Jaccard similarity wins (without sketches: the closest
-// content; a title match wins ties, then the closest, then the earliest),
-// and the reason says which step found it;
+// (with SimHashAlone, a distance within TitleContentThreshold or Threshold
+// also merges when both have sketches); the candidates of steps 2 and 3
+// compete: the one whose sketch estimates the highest Jaccard similarity
+// wins (without sketches: the closest content; a title match wins ties,
+// then the closest, then the earliest), and the reason says which step
+// found it;
 //  4. otherwise a new docId (see the package doc for the rule).
 //
 // The content signature of a duplicate found by step 2 or 3 is indexed
@@ -447,7 +457,10 @@ func (d *Deduper) acceptLocked(a, b *Signature, cd, limit, sketchLimit int) (flo
 	if n == 0 {
 		return 1 - float64(cd)/64, cd <= limit
 	}
-	return j, cd <= limit || (cd <= sketchLimit && j >= d.skJ)
+	if d.o.SimHashAlone && cd <= limit {
+		return j, true
+	}
+	return j, cd <= sketchLimit && j >= d.skJ
 }
 
 // contentDistance returns the distance between the contents of a and b, and

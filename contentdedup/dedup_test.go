@@ -139,9 +139,10 @@ func TestTitleStepNeedsCloseContent(t *testing.T) {
 	if vb.Duplicate {
 		t.Fatalf("different contents under one title merged: %+v", vb)
 	}
-	// With the content check disabled (title alone decides) they merge:
-	// the reason the check exists.
-	d2 := mustNew(t, Options{TitleContentThreshold: 64})
+	// With the content check disabled (title alone decides; without
+	// sketches, which would decide otherwise) they merge: the reason the
+	// check exists.
+	d2 := mustNew(t, Options{TitleContentThreshold: 64, NoSketch: true})
 	d2.Check(pairs[0].A.URL, "Introduction", pairs[0].A.Text)
 	if v := d2.Check(pairs[1].A.URL, "Introduction", pairs[1].A.Text); v.Reason != ReasonTitle {
 		t.Fatalf("title-only step: %+v", v)
@@ -270,5 +271,33 @@ func TestTitleGroupCap(t *testing.T) {
 	fp := d.Sign("Example Site", "").Title
 	if n := len(d.byTitle[fp]); n != MaxTitleGroup+1 {
 		t.Fatalf("title group holds %d docIds, want %d", n, MaxTitleGroup+1)
+	}
+}
+
+// TestSketchDecidesShortTemplatedPages: two Rust reference pages for
+// opposite conversions share a template and all but a few words; their
+// SimHashes are within the threshold, but their word 3-shingles are not
+// similar. By default the sketch decides and keeps them apart; with
+// SimHashAlone the SimHash distance alone merges them (the behaviour that
+// merged ~10% clearly different pages of a Rust docs crawl).
+func TestSketchDecidesShortTemplatedPages(t *testing.T) {
+	a := "Function core::arch::aarch64::vreinterpretq_p16_p128\nsource · [−]\npub unsafe fn vreinterpretq_p16_p128(a: u128) -> poly16x8_t\n🔬 This is a nightly-only experimental API. (stdsimd #48556)\nAvailable on AArch64 and target feature neon,aes only.\nExpand description\nVector reinterpret cast operation"
+	b := "Function core::arch::aarch64::vreinterpretq_p128_p16\nsource · [−]\npub unsafe fn vreinterpretq_p128_p16(a: poly16x8_t) -> u128\n🔬 This is a nightly-only experimental API. (stdsimd #48556)\nAvailable on AArch64 and target feature neon,aes only.\nExpand description\nVector reinterpret cast operation"
+	d := mustNew(t, Options{})
+	sa, sb := d.Sign("", a), d.Sign("", b)
+	if dist := Hamming(sa.Content, sb.Content); dist > DefaultThreshold {
+		t.Fatalf("precondition: SimHash distance %d > %d", dist, DefaultThreshold)
+	}
+	if j, _ := SketchJaccard(&sa.Sketch, &sb.Sketch); j >= DefaultSketchJaccard {
+		t.Fatalf("precondition: sketch Jaccard %.2f >= %.2f", j, DefaultSketchJaccard)
+	}
+	d.Check("https://doc.rust-lang.org/core/arch/aarch64/fn.vreinterpretq_p16_p128.html", "vreinterpretq_p16_p128 in core::arch::aarch64 - Rust", a)
+	if v := d.Check("https://doc.rust-lang.org/core/arch/aarch64/fn.vreinterpretq_p128_p16.html", "vreinterpretq_p128_p16 in core::arch::aarch64 - Rust", b); v.Duplicate {
+		t.Fatalf("different functions merged: %+v", v)
+	}
+	old := mustNew(t, Options{SimHashAlone: true})
+	old.Check("https://doc.rust-lang.org/core/arch/aarch64/fn.vreinterpretq_p16_p128.html", "vreinterpretq_p16_p128 in core::arch::aarch64 - Rust", a)
+	if v := old.Check("https://doc.rust-lang.org/core/arch/aarch64/fn.vreinterpretq_p128_p16.html", "vreinterpretq_p128_p16 in core::arch::aarch64 - Rust", b); !v.Duplicate {
+		t.Fatalf("SimHashAlone: not merged: %+v", v)
 	}
 }

@@ -77,6 +77,7 @@ func runBenchDedup(ctx context.Context, args []string, stdout, stderr io.Writer)
 		{name: "no sketch + index duplicates' signatures", o: contentdedup.Options{Threshold: optK, NoSketch: true}},
 		{name: "sketch J>=0.7 (d<=6; title any d), no index duplicates", o: contentdedup.Options{Threshold: optK, NoIndexDuplicates: true}},
 		{name: "default: sketch J>=0.7 + index duplicates' signatures", o: contentdedup.Options{Threshold: optK}, dflt: true},
+		{name: "default, but SimHash d<=3 alone merges", o: contentdedup.Options{Threshold: optK, SimHashAlone: true}},
 		{name: "sketch J>=0.6", o: contentdedup.Options{Threshold: optK, SketchJaccard: 0.6}},
 		{name: "sketch J>=0.8", o: contentdedup.Options{Threshold: optK, SketchJaccard: 0.8}},
 		{name: "sketch d<=4", o: contentdedup.Options{Threshold: optK, SketchDistance: max(4, k)}},
