@@ -14,9 +14,9 @@ const SketchShingle = 3
 
 // Sketch is a one-permutation b-bit MinHash (Li, Owen and Zhang, NIPS 2012;
 // Li and König, WWW 2010) of a text's word shingles: each shingle hash goes
-// to one of SketchBins bins by its top 6 bits, each bin keeps the shingle of
-// least rank (the other 58 bits), and the bin stores 16 bits of a hash of
-// that shingle (0 = empty bin; real values are 1..65535). Two sketches
+// to one of SketchBins bins by its top 7 bits, each bin keeps the shingle of
+// least rank (the other 57 bits), and the bin stores 8 bits of a hash of
+// that shingle (0 = empty bin; real values are 1..255). Two sketches
 // estimate the Jaccard similarity of their shingle sets
 // ([SketchJaccard]): the fraction of equal bins among the bins not empty
 // in both. 128 bytes per document; the zero Sketch means "no sketch" (an
@@ -26,8 +26,8 @@ type Sketch [SketchBins]uint8
 // IsZero reports whether s is the zero Sketch (no sketch).
 func (s *Sketch) IsZero() bool { return *s == Sketch{} }
 
-// Bytes returns the stored form of s: SketchBytes bytes, bin i as a
-// big-endian uint16 at 2i; nil for the zero Sketch.
+// Bytes returns the stored form of s: SketchBytes bytes, bin i at i; nil
+// for the zero Sketch.
 func (s *Sketch) Bytes() []byte {
 	if s.IsZero() {
 		return nil
@@ -92,7 +92,7 @@ func sketchOf(hs []uint64) Sketch {
 // sketches: equal bins / bins not empty in both. It returns n, the number of
 // bins compared (0 when either sketch is zero: no estimate). Its standard
 // error is about sqrt(J(1-J)/n); with 16-bit bins a false equality has
-// probability 2^-16.
+// probability 1/255, which the estimate corrects for.
 func SketchJaccard(a, b *Sketch) (j float64, n int) {
 	if a.IsZero() || b.IsZero() {
 		return 0, 0
