@@ -89,9 +89,10 @@ func sketchOf(hs []uint64) Sketch {
 }
 
 // SketchJaccard estimates the Jaccard similarity of the shingle sets of two
-// sketches: equal bins / bins not empty in both. It returns n, the number of
+// sketches: equal bins / bins not empty in both (bins empty in one count as
+// unequal). It returns n, the number of
 // bins compared (0 when either sketch is zero: no estimate). Its standard
-// error is about sqrt(J(1-J)/n); with 16-bit bins a false equality has
+// error is about sqrt(J(1-J)/n); with 8-bit bins a false equality has
 // probability 1/255, which the estimate corrects for.
 func SketchJaccard(a, b *Sketch) (j float64, n int) {
 	if a.IsZero() || b.IsZero() {
