@@ -18,8 +18,8 @@ const SketchShingle = 3
 // least rank (the other 57 bits), and the bin stores 8 bits of a hash of
 // that shingle (0 = empty bin; real values are 1..255). Two sketches
 // estimate the Jaccard similarity of their shingle sets
-// ([SketchJaccard]): the fraction of equal bins among the bins not empty
-// in both. 128 bytes per document; the zero Sketch means "no sketch" (an
+// ([SketchJaccard]): the fraction of equal bins among the bins that are not
+// empty in both. 128 bytes per document; the zero Sketch means "no sketch" (an
 // empty text, or a document restored without one).
 type Sketch [SketchBins]uint8
 
@@ -89,9 +89,9 @@ func sketchOf(hs []uint64) Sketch {
 }
 
 // SketchJaccard estimates the Jaccard similarity of the shingle sets of two
-// sketches: equal bins / bins not empty in both (bins empty in one count as
-// unequal). It returns n, the number of
-// bins compared (0 when either sketch is zero: no estimate). Its standard
+// sketches: equal bins / bins that are not empty in at least one of them.
+// It returns n, the number of bins compared (0 when either sketch is zero:
+// no estimate). Its standard
 // error is about sqrt(J(1-J)/n); with 8-bit bins a false equality has
 // probability 1/255, which the estimate corrects for.
 func SketchJaccard(a, b *Sketch) (j float64, n int) {
