@@ -18,8 +18,8 @@ const SketchShingle = 3
 // least rank (the other 57 bits), and the bin stores 8 bits of a hash of
 // that shingle (0 = empty bin; real values are 1..255). Two sketches
 // estimate the Jaccard similarity of their shingle sets
-// ([SketchJaccard]): the fraction of equal bins among the bins that are not
-// empty in both. 128 bytes per document; the zero Sketch means "no sketch" (an
+// ([SketchJaccard]): the fraction of equal bins among the bins that are
+// not empty in both at once. 128 bytes per document; the zero Sketch means "no sketch" (an
 // empty text, or a document restored without one).
 type Sketch [SketchBins]uint8
 
