@@ -131,7 +131,8 @@ type Fetch struct {
 	// 0 follows none; must be >= 0.
 	MaxRedirects int `yaml:"max_redirects"`
 	// Retries is how many times a request is tried again after a network
-	// error or a 408, 429, 500, 502, 503 or 504 response, waiting 1s, 2s,
+	// error (refused, reset, timed out, body cut off; not an unknown host)
+	// or a 408, 429, 500, 502, 503 or 504 response, waiting 1s, 2s,
 	// 4s… or the response's Retry-After (at most 60s). Default 2; must be
 	// 0..10.
 	Retries int `yaml:"retries"`

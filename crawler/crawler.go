@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io"
 	"log/slog"
 	"mime"
 	"net"
@@ -395,16 +396,22 @@ func (e redirectError) Unwrap() error { return e.error }
 const maxRetryWait = 60 * time.Second
 
 // retryable reports whether a failed fetch may succeed if tried again: a
-// network error (refused, reset, timed out, body cut off) or a 408, 429,
-// 500, 502, 503 or 504 response. (Go's transport itself retries a request
+// network error (refused, reset, timed out, body cut off; not an unknown
+// host) or a 408, 429, 500, 502, 503 or 504 response. (Go's transport itself retries a request
 // once when a reused keep-alive connection turns out closed.)
 func retryable(j *job) bool {
 	if j.err == nil || errors.Is(j.err, colly.ErrRobotsTxtBlocked) || j.nonHTML || j.tooLarge != 0 {
 		return false
 	}
 	switch j.status {
-	case 0, http.StatusOK: // no response, or a body cut off
+	case 0: // no response
+		var dns *net.DNSError
+		if errors.As(j.err, &dns) && dns.IsNotFound {
+			return false // no such host
+		}
 		return !errors.As(j.err, new(redirectError)) // the redirect policy's refusals are final
+	case http.StatusOK: // a body cut off (not, say, an undecodable charset)
+		return errors.Is(j.err, io.ErrUnexpectedEOF) || errors.As(j.err, new(net.Error))
 	case http.StatusRequestTimeout, http.StatusTooManyRequests, http.StatusInternalServerError,
 		http.StatusBadGateway, http.StatusServiceUnavailable, http.StatusGatewayTimeout:
 		return true

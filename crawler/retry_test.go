@@ -2,11 +2,16 @@ package crawler
 
 import (
 	"context"
+	"errors"
 	"fmt"
+	"io"
+	"net"
 	"net/http"
 	"net/http/httptest"
+	"net/url"
 	"strings"
 	"sync"
+	"syscall"
 	"testing"
 	"time"
 )
@@ -92,5 +97,30 @@ func TestRetriesAndBodyLimit(t *testing.T) {
 	}
 	if r.stats.Retries != 5 {
 		t.Errorf("stats.Retries = %d, want 5 (2 /flaky, 1 /reset, 2 /limit)", r.stats.Retries)
+	}
+}
+
+func TestRetryable(t *testing.T) {
+	refused := &net.OpError{Op: "dial", Net: "tcp", Err: syscall.ECONNREFUSED}
+	for _, c := range []struct {
+		name string
+		j    job
+		want bool
+	}{
+		{"connection refused", job{err: &url.Error{Op: "Get", URL: "http://x/", Err: refused}}, true},
+		{"unknown host", job{err: &url.Error{Op: "Get", URL: "http://x/", Err: &net.DNSError{Err: "no such host", Name: "x", IsNotFound: true}}}, false},
+		{"DNS timeout", job{err: &url.Error{Op: "Get", URL: "http://x/", Err: &net.DNSError{Err: "timeout", Name: "x", IsTimeout: true}}}, true},
+		{"redirect refused", job{err: &url.Error{Op: "Get", URL: "http://x/", Err: redirectError{errors.New("crawler: redirect loop")}}}, false},
+		{"body cut off", job{status: 200, err: io.ErrUnexpectedEOF}, true},
+		{"undecodable charset", job{status: 200, err: errors.New("charset: cannot convert")}, false},
+		{"503", job{status: 503, err: errors.New("Service Unavailable")}, true},
+		{"429", job{status: 429, err: errors.New("Too Many Requests")}, true},
+		{"404", job{status: 404, err: errors.New("Not Found")}, false},
+		{"too large", job{status: 200, tooLarge: -1, err: io.ErrUnexpectedEOF}, false},
+		{"success", job{status: 200}, false},
+	} {
+		if got := retryable(&c.j); got != c.want {
+			t.Errorf("%s: retryable = %v, want %v", c.name, got, c.want)
+		}
 	}
 }
