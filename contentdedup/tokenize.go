@@ -189,15 +189,28 @@ func (t *Tokenizer) cutHan(dst []string, run string) []string {
 // normalize folds full-width and half-width forms to their canonical widths
 // (Ａ→A, ，→, , ｶ→カ) and lower-cases. ASCII-only text takes a fast path.
 func normalize(s string) string {
-	ascii := true
-	for i := 0; i < len(s); i++ {
-		if s[i] >= utf8.RuneSelf {
-			ascii = false
-			break
-		}
-	}
-	if ascii {
-		return strings.ToLower(s)
+	if !hasWidthVariant(s) {
+		return strings.ToLower(s) // width.Fold would change nothing
 	}
 	return strings.ToLower(width.Fold.String(s))
+}
+
+// hasWidthVariant reports whether s may hold a rune width.Fold changes:
+// the ideographic space U+3000 (UTF-8 E3 80 80) or a rune of U+FF00..U+FFFF
+// (EF BC..BF xx), which holds every half-/full-width form
+// (TestHasWidthVariant checks every rune).
+func hasWidthVariant(s string) bool {
+	for i := 0; i+2 < len(s); i++ {
+		switch s[i] {
+		case 0xE3:
+			if s[i+1] == 0x80 && s[i+2] == 0x80 {
+				return true
+			}
+		case 0xEF:
+			if c := s[i+1]; c >= 0xBC && c <= 0xBF {
+				return true
+			}
+		}
+	}
+	return false
 }
