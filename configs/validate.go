@@ -136,7 +136,7 @@ func (c *Config) check(requireSeeds bool) []*Error {
 	if strings.TrimSpace(c.Store.Dir) == "" {
 		bad("store.dir", "must not be empty")
 	}
-	if !slices.Contains(Compressions, c.Store.Compression) {
+	if c.Store.Compression != "" && !slices.Contains(Compressions, c.Store.Compression) {
 		bad("store.compression", "unknown level %q (want one of %s)", c.Store.Compression, strings.Join(Compressions, ", "))
 	}
 	return errs

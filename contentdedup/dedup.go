@@ -443,10 +443,11 @@ func (b *best) offer(m *doc, d int, score float64) {
 	}
 }
 
-// acceptLocked decides a candidate at content distance cd: within limit it
-// matches on the SimHash alone; within sketchLimit it matches when both
-// documents have sketches whose estimated Jaccard is at least SketchJaccard.
-// The score ranks accepted candidates: the estimated Jaccard when both have
+// acceptLocked decides a candidate at content distance cd: when both
+// documents have sketches, it matches within sketchLimit if their
+// estimated Jaccard is at least SketchJaccard (with SimHashAlone, also
+// within limit whatever the estimate); otherwise it matches within limit
+// on the SimHash alone. The score ranks accepted candidates: the estimated Jaccard when both have
 // sketches, else 1 - cd/64.
 func (d *Deduper) acceptLocked(a, b *Signature, cd, limit, sketchLimit int) (float64, bool) {
 	var j float64

@@ -15,6 +15,7 @@ import (
 	"strings"
 	"sync"
 	"sync/atomic"
+	"syscall"
 	"time"
 
 	"github.com/gocolly/colly/v2"
@@ -306,7 +307,7 @@ func (c *Crawler) newCollector(fetchCtx context.Context) *colly.Collector {
 			j.status = r.StatusCode
 		}
 		if r.Headers != nil {
-			j.retryAfter = retryAfter(r.Headers.Get("Retry-After"))
+			j.retryAfter, j.hasRetryAfter = retryAfter(r.Headers.Get("Retry-After"))
 		}
 		j.err = err
 	})
@@ -315,17 +316,19 @@ func (c *Crawler) newCollector(fetchCtx context.Context) *colly.Collector {
 
 // job carries one fetch's outcome out of colly's callbacks.
 type job struct {
-	key         string
-	status      int
-	contentType string
-	body        []byte
-	final       *url.URL
-	chain       []*url.URL // canonical redirect targets, in order
-	utf8        bool
-	nonHTML     bool
-	tooLarge    int64 // Content-Length over fetch.max_body_bytes; -1: read past it
-	retryAfter  time.Duration
-	err         error
+	key           string
+	status        int
+	contentType   string
+	body          []byte
+	final         *url.URL
+	chain         []*url.URL // canonical redirect targets, in order
+	utf8          bool
+	nonHTML       bool
+	tooLarge      int64         // Content-Length over fetch.max_body_bytes; -1: read past it
+	retryAfter    time.Duration // the response's Retry-After, if hasRetryAfter
+	hasRetryAfter bool
+	abandoned     bool // a retry given up because the crawl is stopping
+	err           error
 }
 
 // checkRedirect is the HTTP client's redirect policy: it counts redirects
@@ -362,27 +365,32 @@ func (c *Crawler) allowedType(contentType string) bool {
 	return slices.Contains(c.types, strings.ToLower(mt))
 }
 
-// fetch requests e.URL with colly and returns the outcome.
 // fetch requests e's URL, trying again up to fetch.retries times after a
-// transient failure (see retryable), until ctx ends.
+// transient failure (see retryable). It stops retrying when ctx (the
+// crawl: Ctrl-C or a fatal error) ends and then marks the job abandoned,
+// so that the URL stays queued instead of being recorded as failed.
 func (c *Crawler) fetch(ctx context.Context, e frontier.Entry) *job {
 	for attempt := 0; ; attempt++ {
 		j := c.fetchOnce(e)
 		if attempt >= c.cfg.Fetch.Retries || !retryable(j) {
 			return j
 		}
+		// The backoff, or the server's Retry-After, but never sooner than
+		// the host's politeness delay and never longer than maxRetryWait.
 		wait := c.o.RetryBackoff << attempt
-		if j.retryAfter > 0 {
+		if j.hasRetryAfter {
 			wait = j.retryAfter
 		}
-		c.log.Debug("retrying", "url", e.URL, "status", j.status, "err", j.err, "wait", wait)
-		t := time.NewTimer(min(wait, maxRetryWait))
+		wait = min(max(wait, time.Duration(c.cfg.Politeness.Delay)), maxRetryWait)
+		t := time.NewTimer(wait)
 		select {
 		case <-ctx.Done():
 			t.Stop()
+			j.abandoned = true
 			return j
 		case <-t.C:
 		}
+		c.log.Debug("retrying", "url", e.URL, "status", j.status, "err", j.err, "waited", wait)
 		c.retries.Add(1)
 	}
 }
@@ -396,22 +404,16 @@ func (e redirectError) Unwrap() error { return e.error }
 const maxRetryWait = 60 * time.Second
 
 // retryable reports whether a failed fetch may succeed if tried again: a
-// network error (refused, reset, timed out, body cut off; not an unknown
-// host) or a 408, 429, 500, 502, 503 or 504 response. (Go's transport itself retries a request
-// once when a reused keep-alive connection turns out closed.)
+// transient network error (see transient) or a 408, 429, 500, 502, 503 or
+// 504 response. (Go's transport itself retries a request once when a reused
+// keep-alive connection turns out closed.)
 func retryable(j *job) bool {
-	if j.err == nil || errors.Is(j.err, colly.ErrRobotsTxtBlocked) || j.nonHTML || j.tooLarge != 0 {
+	if j.err == nil || j.nonHTML || j.tooLarge != 0 {
 		return false
 	}
 	switch j.status {
-	case 0: // no response
-		var dns *net.DNSError
-		if errors.As(j.err, &dns) && dns.IsNotFound {
-			return false // no such host
-		}
-		return !errors.As(j.err, new(redirectError)) // the redirect policy's refusals are final
-	case http.StatusOK: // a body cut off (not, say, an undecodable charset)
-		return errors.Is(j.err, io.ErrUnexpectedEOF) || errors.As(j.err, new(net.Error))
+	case 0, http.StatusOK: // no response, or a body cut off
+		return transient(j.err)
 	case http.StatusRequestTimeout, http.StatusTooManyRequests, http.StatusInternalServerError,
 		http.StatusBadGateway, http.StatusServiceUnavailable, http.StatusGatewayTimeout:
 		return true
@@ -419,19 +421,44 @@ func retryable(j *job) bool {
 	return false
 }
 
-// retryAfter parses a Retry-After header: seconds, or an HTTP date. 0 if
-// absent or unparseable.
-func retryAfter(v string) time.Duration {
+// transient reports whether err is a network failure that may not happen
+// again: a timeout, a refused or reset connection, a connection or body cut
+// off. Final: an unknown host, TLS and certificate errors, refused
+// redirects, robots.txt, colly's own refusals, an undecodable charset.
+func transient(err error) bool {
+	if errors.As(err, new(redirectError)) {
+		return false
+	}
+	var ue *url.Error // implements net.Error itself: look inside
+	if errors.As(err, &ue) {
+		err = ue.Err
+	}
+	var dns *net.DNSError
+	switch {
+	case errors.As(err, &dns):
+		return !dns.IsNotFound
+	case errors.Is(err, io.ErrUnexpectedEOF), errors.Is(err, io.EOF),
+		errors.Is(err, syscall.ECONNRESET), errors.Is(err, syscall.ECONNREFUSED),
+		errors.Is(err, context.DeadlineExceeded):
+		return true
+	}
+	var ne net.Error
+	return errors.As(err, &ne) && ne.Timeout()
+}
+
+// retryAfter parses a Retry-After header: seconds, or an HTTP date. ok is
+// false if it is absent or unparseable.
+func retryAfter(v string) (d time.Duration, ok bool) {
 	if v == "" {
-		return 0
+		return 0, false
 	}
 	if s, err := strconv.Atoi(strings.TrimSpace(v)); err == nil && s >= 0 {
-		return time.Duration(s) * time.Second
+		return time.Duration(s) * time.Second, true
 	}
 	if t, err := http.ParseTime(v); err == nil {
-		return max(time.Until(t), 0)
+		return max(time.Until(t), 0), true
 	}
-	return 0
+	return 0, false
 }
 
 func (c *Crawler) fetchOnce(e frontier.Entry) *job {

@@ -112,10 +112,12 @@ func (s *scan) walk(n *html.Node) {
 	}
 }
 
-// attr returns the value of n's first attribute named key.
+// attr returns the value of n's first attribute named key, in any
+// namespace, as goquery's Selection.Attr (so an SVG <a xlink:href> is a
+// link too).
 func attr(n *html.Node, key string) (string, bool) {
 	for _, a := range n.Attr {
-		if a.Namespace == "" && a.Key == key {
+		if a.Key == key {
 			return a.Val, true
 		}
 	}

@@ -3,6 +3,7 @@ package crawler
 import (
 	"math/rand/v2"
 	"net/url"
+	"slices"
 	"strings"
 	"testing"
 
@@ -188,5 +189,18 @@ func TestTextWriterCollapses(t *testing.T) {
 	w.text("a\xffb")
 	if w.String() != "a\uFFFDb" {
 		t.Fatalf("invalid byte: %q", w.String())
+	}
+}
+
+// TestExtractSVGLink: an SVG <a xlink:href> is a link, as it was with
+// goquery's a[href] selector.
+func TestExtractSVGLink(t *testing.T) {
+	page, _ := url.Parse("http://example.com/p")
+	d, err := Extract([]byte(`<body><svg><a xlink:href="/from-svg"><text>x</text></a></svg><a href="/plain">y</a></body>`), "text/html; charset=utf-8", false, page)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !slices.Equal(d.Links, []string{"/from-svg", "/plain"}) {
+		t.Fatalf("links %q", d.Links)
 	}
 }

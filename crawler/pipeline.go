@@ -87,9 +87,10 @@ func (c *Crawler) work(ctx, fetchCtx context.Context) error {
 // process fetches one entry and commits its result, its new links, its
 // dequeue and its URL trace in one store commit.
 func (c *Crawler) process(ctx, fetchCtx context.Context, e frontier.Entry) error {
-	j := c.fetch(fetchCtx, e)
-	if fetchCtx.Err() != nil && j.err != nil {
-		// Aborted at shutdown: leave it queued for the next run.
+	j := c.fetch(ctx, e)
+	if j.abandoned || fetchCtx.Err() != nil && j.err != nil {
+		// Aborted at shutdown, or a retry given up because the crawl is
+		// stopping: leave it queued for the next run.
 		c.front.Done(e)
 		return nil
 	}
@@ -117,7 +118,7 @@ func (c *Crawler) process(ctx, fetchCtx context.Context, e frontier.Entry) error
 	case j.tooLarge != 0:
 		rec.Err = fmt.Sprintf("body of %d bytes exceeds fetch.max_body_bytes (%d)", j.tooLarge, c.cfg.Fetch.MaxBodyBytes)
 		if j.tooLarge < 0 {
-			rec.Err = fmt.Sprintf("body exceeds fetch.max_body_bytes (%d); no Content-Length, refused after reading that much", c.cfg.Fetch.MaxBodyBytes)
+			rec.Err = fmt.Sprintf("body exceeds fetch.max_body_bytes (%d); refused after reading that much", c.cfg.Fetch.MaxBodyBytes)
 		}
 		c.errs.Add(1)
 		cm.URL = rec

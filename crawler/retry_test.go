@@ -2,6 +2,8 @@ package crawler
 
 import (
 	"context"
+	"crypto/tls"
+	"crypto/x509"
 	"errors"
 	"fmt"
 	"io"
@@ -14,6 +16,8 @@ import (
 	"syscall"
 	"testing"
 	"time"
+
+	"github.com/gocolly/colly/v2"
 )
 
 // TestRetriesAndBodyLimit: transient failures (503 with Retry-After, a
@@ -118,9 +122,56 @@ func TestRetryable(t *testing.T) {
 		{"404", job{status: 404, err: errors.New("Not Found")}, false},
 		{"too large", job{status: 200, tooLarge: -1, err: io.ErrUnexpectedEOF}, false},
 		{"success", job{status: 200}, false},
+		{"connection reset", job{err: &url.Error{Op: "Get", URL: "http://x/", Err: &net.OpError{Op: "read", Net: "tcp", Err: syscall.ECONNRESET}}}, true},
+		{"client timeout", job{err: &url.Error{Op: "Get", URL: "http://x/", Err: context.DeadlineExceeded}}, true},
+		{"certificate", job{err: &url.Error{Op: "Get", URL: "https://x/", Err: &tls.CertificateVerificationError{Err: x509.UnknownAuthorityError{}}}}, false},
+		{"robots.txt", job{err: colly.ErrRobotsTxtBlocked}, false},
+		{"colly refusal", job{err: colly.ErrForbiddenDomain}, false},
 	} {
 		if got := retryable(&c.j); got != c.want {
 			t.Errorf("%s: retryable = %v, want %v", c.name, got, c.want)
 		}
+	}
+}
+
+// TestRetryWaitEndsWithTheCrawl: a worker waiting to retry (here for a
+// 60 s Retry-After) stops waiting when the crawl is cancelled, and the URL
+// stays queued for the next run instead of being recorded as failed.
+func TestRetryWaitEndsWithTheCrawl(t *testing.T) {
+	asked := make(chan struct{}, 1)
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if r.URL.Path == "/" {
+			w.Header().Set("Content-Type", "text/html")
+			fmt.Fprint(w, `<html><body><p>home page text</p><a href="/busy">busy</a></body></html>`)
+			return
+		}
+		select {
+		case asked <- struct{}{}:
+		default:
+		}
+		w.Header().Set("Retry-After", "60")
+		http.Error(w, "busy", http.StatusServiceUnavailable)
+	}))
+	defer srv.Close()
+	ctx, cancel := context.WithCancel(context.Background())
+	go func() {
+		<-asked
+		time.Sleep(100 * time.Millisecond) // the worker is now waiting to retry
+		cancel()
+	}()
+	start := time.Now()
+	// A long grace: only the retry's own watch on the crawl can end it soon.
+	r := crawlInto(t, ctx, siteConfig(srv.URL), t.TempDir(), nil, nil, func(o *Options) { o.Grace = 40 * time.Second })
+	if !errors.Is(r.err, context.Canceled) {
+		t.Fatalf("Run: %v, want context.Canceled", r.err)
+	}
+	if el := time.Since(start); el > 20*time.Second {
+		t.Fatalf("Run returned after %v: the retry wait outlived the crawl", el)
+	}
+	if rec, ok := r.urls["/busy"]; ok {
+		t.Errorf("/busy recorded as %+v; want it left queued", rec)
+	}
+	if r.queue != 1 {
+		t.Errorf("queue holds %d entries, want 1 (/busy)", r.queue)
 	}
 }

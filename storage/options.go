@@ -43,8 +43,9 @@ type Options struct {
 
 	// Compression is the zstd level of page text and HTML: "fastest",
 	// "default", "better" or "best" (klauspost/compress/zstd levels).
-	// "" means "default". BenchmarkCommit measures the trade-off; the
-	// level can change between runs (each record says how it is stored).
+	// "" means "fastest" (BenchmarkCommit, 4 writers: 5.7% more disk than
+	// "default", 20-50% more pages per second). The level can change
+	// between runs (each record says how it is stored).
 	Compression string
 
 	// Logger receives Badger's log lines (info and above) and this
@@ -84,9 +85,9 @@ func (o *Options) withDefaults() (Options, error) {
 		r.Logger = slog.New(slog.DiscardHandler)
 	}
 	switch r.Compression {
-	case "", "default":
+	case "default":
 		r.zlevel = zstd.SpeedDefault
-	case "fastest":
+	case "", "fastest":
 		r.zlevel = zstd.SpeedFastest
 	case "better":
 		r.zlevel = zstd.SpeedBetterCompression

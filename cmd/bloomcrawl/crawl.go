@@ -306,29 +306,37 @@ func printSummary(w io.Writer, s *crawler.Stats, dir string) {
 }
 
 // followMemLimit sets the Go heap's soft limit to base bytes, and raises it
-// while ctx lasts when the live heap stays above 60% of it for ten samples
-// in a row (the dedup index and URL filter grow with the crawl; one huge
-// page's DOM does not last): a limit below the lasting live heap would make
-// the GC run continuously instead of bounding memory.
+// while ctx lasts when the live heap stays above 60% of it over ten garbage
+// collections in a row (the dedup index and URL filter grow with the crawl;
+// one huge page's DOM does not last): a limit below the lasting live heap
+// would make the GC run continuously instead of bounding memory. The live
+// heap is what the last collection marked, so a sample is taken only after
+// a new collection.
 func followMemLimit(ctx context.Context, base int64, every time.Duration) {
 	limit := base
 	debug.SetMemoryLimit(limit)
-	sample := []metrics.Sample{{Name: "/gc/heap/live:bytes"}}
-	var recent [10]int64 // live heap at the last samples, a ring
+	sample := []metrics.Sample{{Name: "/gc/heap/live:bytes"}, {Name: "/gc/cycles/total:gc-cycles"}}
+	var recent [10]int64 // live heap after the last collections, a ring
+	var n, lastCycle uint64
 	t := time.NewTicker(every)
 	defer t.Stop()
-	for i := 0; ; i++ {
+	for {
 		select {
 		case <-ctx.Done():
 			return
 		case <-t.C:
 		}
 		metrics.Read(sample)
-		if sample[0].Value.Kind() != metrics.KindUint64 {
+		if sample[0].Value.Kind() != metrics.KindUint64 || sample[1].Value.Kind() != metrics.KindUint64 {
 			return
 		}
-		recent[i%len(recent)] = int64(sample[0].Value.Uint64())
-		if i+1 < len(recent) {
+		cycle := sample[1].Value.Uint64()
+		if cycle == lastCycle {
+			continue // no collection since the last sample
+		}
+		lastCycle = cycle
+		recent[n%uint64(len(recent))] = int64(sample[0].Value.Uint64())
+		if n++; n < uint64(len(recent)) {
 			continue
 		}
 		if lasting := slices.Min(recent[:]); lasting > limit*6/10 {
