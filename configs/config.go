@@ -130,11 +130,11 @@ type Fetch struct {
 	// MaxRedirects is the longest redirect chain followed. Default 10;
 	// 0 follows none; must be >= 0.
 	MaxRedirects int `yaml:"max_redirects"`
-	// Retries is how many times a request is tried again after a network
-	// error (refused, reset, timed out, body cut off; not an unknown host)
-	// or a 408, 429, 500, 502, 503 or 504 response, waiting 1s, 2s,
-	// 4s… or the response's Retry-After (at most 60s). Default 2; must be
-	// 0..10.
+	// Retries is how many times a request is tried again after a
+	// transient network error (refused, reset, timed out, body cut off;
+	// not an unknown host or a TLS error) or a 408, 429, 500, 502, 503 or
+	// 504 response, waiting 1s, 2s, 4s… or the response's Retry-After (at
+	// most 60s, at least politeness.delay). Default 2; must be 0..10.
 	Retries int `yaml:"retries"`
 }
 

@@ -13,7 +13,9 @@
 //     politeness.obey_robots; redirects counted (fetch.max_redirects), kept
 //     in scope, loops stopped, and the chain recorded; network errors and
 //     408/429/500/502/503/504 tried again fetch.retries times (backoff
-//     doubling from Options.RetryBackoff, or Retry-After);
+//     doubling from Options.RetryBackoff, or Retry-After; never sooner than
+//     politeness.delay; a stopping crawl abandons the wait and leaves the
+//     URL queued);
 //  2. non-HTML responses (by Content-Type, fetch.content_types) are aborted
 //     after the headers and recorded; bodies larger than
 //     fetch.max_body_bytes are refused, by Content-Length or once reading
