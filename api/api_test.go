@@ -12,6 +12,7 @@ import (
 	"regexp"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/bloomcrawl/bloomcrawl/api"
 	"github.com/bloomcrawl/bloomcrawl/contentdedup"
@@ -753,5 +754,23 @@ func TestSubmitJSON(t *testing.T) {
 	}
 	if st, _ := e.db.Stats(); st.URLs != 1 {
 		t.Errorf("%d URLs recorded, want 1 (bad lines record nothing)", st.URLs)
+	}
+}
+
+// TestStatsFollowTheStore: /v1/stats reuses a reading only for 10× its
+// scan time, so a new document shows up at once on a small store.
+func TestStatsFollowTheStore(t *testing.T) {
+	e := newEnv(t, api.HandlerOptions{})
+	e.submit(doc("http://s.example/1", "甲", zhA))
+	if st := e.stats(); st.Pages != 1 {
+		t.Fatalf("pages %d, want 1", st.Pages)
+	}
+	e.submit(doc("http://s.example/2", "乙", zhC))
+	deadline := time.Now().Add(5 * time.Second)
+	for e.stats().Pages != 2 {
+		if time.Now().After(deadline) {
+			t.Fatal("/v1/stats still answers the old reading after 5 s")
+		}
+		time.Sleep(10 * time.Millisecond)
 	}
 }

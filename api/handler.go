@@ -15,6 +15,7 @@ import (
 	"net/url"
 	"strconv"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/bloomcrawl/bloomcrawl/storage"
@@ -61,12 +62,13 @@ func (o HandlerOptions) withDefaults() HandlerOptions {
 
 // handler is what NewHandler returns.
 type handler struct {
-	svc     *Service
-	db      *storage.DB
-	o       HandlerOptions
-	token   [sha256.Size]byte
-	mux     *http.ServeMux
-	metrics *metrics
+	svc        *Service
+	db         *storage.DB
+	o          HandlerOptions
+	token      [sha256.Size]byte
+	mux        *http.ServeMux
+	metrics    *metrics
+	statsCache statsCache
 }
 
 // NewHandler returns the HTTP API over s (the docId service) and db (the
@@ -82,7 +84,7 @@ type handler struct {
 //	GET  /v1/pages?host=H[&prefix=P][&since=T][&until=T][&limit=N][&after=C][&text=1]  stored pages, a batch at a time
 //	GET  /v1/pages/{docId}    one stored document (add ?html=1 for its HTML)
 //	GET  /v1/pages/{docId}/urls  every URL recorded for the document
-//	GET  /v1/stats            the store's statistics, as `bloomcrawl query stats --json`
+//	GET  /v1/stats            the store's statistics, as `bloomcrawl query stats --json` (a reading is reused for 10× the time its scan took)
 //	GET  /metrics             Prometheus exposition
 //	GET  /healthz             {"status":"ok"}, never needs the token
 //
@@ -101,7 +103,7 @@ func NewHandler(s *Service, db *storage.DB, o HandlerOptions) http.Handler {
 	if s == nil && db == nil {
 		panic("api: NewHandler: nil Service and nil DB")
 	}
-	h := &handler{svc: s, db: db, o: o.withDefaults(), mux: http.NewServeMux()}
+	h := &handler{svc: s, db: db, o: o.withDefaults(), mux: http.NewServeMux(), statsCache: statsCache{db: db}}
 	if h.o.Token != "" {
 		h.token = sha256.Sum256([]byte(h.o.Token))
 	}
@@ -650,12 +652,41 @@ func (h *handler) stats(w http.ResponseWriter, r *http.Request) {
 	if !h.needDB(w) {
 		return
 	}
-	st, err := h.db.Stats()
+	st, err := h.statsCache.get()
 	if err != nil {
 		h.storeError(w, r, "stats", err)
 		return
 	}
 	writeJSON(w, http.StatusOK, st)
+}
+
+// statsCache holds the store's Stats for /v1/stats and /metrics.
+// storage.DB.Stats scans the key space (about a second per million URLs),
+// so a reading is reused for ten times as long as its scan took (scans then
+// take at most a tenth of the time, however often clients ask; a small
+// store's reading is milliseconds old); requests that arrive during a scan
+// wait for it instead of starting their own.
+type statsCache struct {
+	db *storage.DB
+
+	mu    sync.Mutex
+	until time.Time
+	st    storage.Stats
+}
+
+func (c *statsCache) get() (storage.Stats, error) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if time.Now().Before(c.until) {
+		return c.st, nil
+	}
+	start := time.Now()
+	st, err := c.db.Stats()
+	if err != nil {
+		return st, err // not kept: the next request tries again
+	}
+	c.st, c.until = st, time.Now().Add(10*time.Since(start))
+	return st, nil
 }
 
 // ---- JSON helpers

@@ -3,8 +3,6 @@ package api
 import (
 	"net/http"
 	"strconv"
-	"sync"
-	"time"
 
 	"github.com/prometheus/client_golang/prometheus"
 	"github.com/prometheus/client_golang/prometheus/collectors"
@@ -90,19 +88,9 @@ func (m *metrics) observeVerdict(r Response) {
 	m.documents.WithLabelValues(r.FilterStatus, r.FilterReason).Inc()
 }
 
-// storeCollector reads the store's counts and its size on disk when
-// Prometheus scrapes. storage.DB.Stats scans the key space (about a second
-// per million URLs), so a reading is reused for ten times as long as it
-// took, and at least storeCacheMin.
-type storeCollector struct {
-	h *handler
-
-	mu      sync.Mutex
-	until   time.Time
-	samples []prometheus.Metric
-}
-
-const storeCacheMin = 5 * time.Second
+// storeCollector reports the store's counts and its size on disk when
+// Prometheus scrapes, read through the handler's statsCache.
+type storeCollector struct{ h *handler }
 
 var (
 	descStorePages      = prometheus.NewDesc("bloomcrawl_store_pages", "Documents stored (one per docId).", nil, nil)
@@ -120,15 +108,7 @@ func (c *storeCollector) Describe(ch chan<- *prometheus.Desc) {
 }
 
 func (c *storeCollector) Collect(ch chan<- prometheus.Metric) {
-	c.mu.Lock()
-	if c.samples == nil || time.Now().After(c.until) {
-		start := time.Now()
-		c.samples = c.read()
-		c.until = time.Now().Add(max(storeCacheMin, 10*time.Since(start)))
-	}
-	samples := c.samples
-	c.mu.Unlock()
-	for _, s := range samples {
+	for _, s := range c.read() {
 		ch <- s
 	}
 }
@@ -137,7 +117,7 @@ func (c *storeCollector) read() []prometheus.Metric {
 	gauge := func(d *prometheus.Desc, v float64) prometheus.Metric {
 		return prometheus.MustNewConstMetric(d, prometheus.GaugeValue, v)
 	}
-	st, err := c.h.db.Stats()
+	st, err := c.h.statsCache.get()
 	if err != nil {
 		c.h.o.Logger.Error("metrics: store stats", "err", err)
 		return []prometheus.Metric{gauge(descStoreUp, 0)}
