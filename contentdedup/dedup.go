@@ -225,10 +225,7 @@ func New(o Options) (*Deduper, error) {
 			return nil, fmt.Errorf("%w: SketchJaccard %v (want 0..1)", ErrOptions, o.SketchJaccard)
 		}
 	}
-	tok, err := NewTokenizer()
-	if err != nil {
-		return nil, err
-	}
+	tok := NewTokenizer()
 	ci, _ := NewIndex(sk)
 	ti, _ := NewIndex(k)
 	return &Deduper{

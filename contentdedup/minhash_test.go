@@ -55,7 +55,7 @@ func TestMinHashEstimate(t *testing.T) {
 }
 
 func TestMinHashIndexFindsNearDuplicates(t *testing.T) {
-	tok := mustTokenizer(t)
+	tok := NewTokenizer()
 	m, _ := NewMinHash(MinHashOptions{})
 	x := NewMinHashIndex(m)
 	pairs := readPairs(t)

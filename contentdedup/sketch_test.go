@@ -42,11 +42,7 @@ func fixtureWords(t *testing.T, name string) []string {
 	if err != nil {
 		t.Fatal(err)
 	}
-	tok, err := NewTokenizer()
-	if err != nil {
-		t.Fatal(err)
-	}
-	return tok.Tokens(nil, string(b))
+	return NewTokenizer().Tokens(nil, string(b))
 }
 
 // editWords replaces a fraction of words with words not in the text.

@@ -78,9 +78,9 @@ type Tokenizer struct{}
 // loading the dictionary in the background (see [LoadDictionary]) and
 // returns at once: only Han text waits for it, so a crawl's first fetches
 // overlap the load and text without Han characters never needs it.
-func NewTokenizer() (*Tokenizer, error) {
+func NewTokenizer() *Tokenizer {
 	go LoadDictionary()
-	return &Tokenizer{}, nil
+	return &Tokenizer{}
 }
 
 // dict returns the shared dictionary, waiting for it to load. The

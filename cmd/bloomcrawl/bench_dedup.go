@@ -180,10 +180,7 @@ func (m dedupMethod) run(docs []dedupeval.Doc, k int) ([]uint64, error) {
 // cluster representative that shares a MinHash band with it and has the
 // highest estimated Jaccard, if that is at least minJ; else a new label.
 func minhashCluster(docs []dedupeval.Doc, minJ float64) ([]uint64, error) {
-	tok, err := contentdedup.NewTokenizer()
-	if err != nil {
-		return nil, err
-	}
+	tok := contentdedup.NewTokenizer()
 	m, err := contentdedup.NewMinHash(contentdedup.MinHashOptions{})
 	if err != nil {
 		return nil, err
@@ -214,10 +211,7 @@ func minhashCluster(docs []dedupeval.Doc, minJ float64) ([]uint64, error) {
 // merges unrelated windows of the same page: the figures that set
 // contentdedup.MinSimHashTokens.
 func shortTextSweep(w io.Writer, lang string, pages []dedupeval.Doc, seed uint64, k int) error {
-	tok, err := contentdedup.NewTokenizer()
-	if err != nil {
-		return err
-	}
+	tok := contentdedup.NewTokenizer()
 	r := rand.New(rand.NewPCG(seed, 2))
 	fmt.Fprintf(w, "%s short-text sweep (default SimHash, d<=%d; 2000 pairs per row):\n", lang, k)
 	tw := tabwriter.NewWriter(w, 2, 8, 2, ' ', tabwriter.AlignRight)

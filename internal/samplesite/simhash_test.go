@@ -20,10 +20,7 @@ func TestSimHashDistances(t *testing.T) {
 	if testing.Short() {
 		t.Skip("loads the gse dictionary")
 	}
-	tok, err := contentdedup.NewTokenizer()
-	if err != nil {
-		t.Fatal(err)
-	}
+	tok := contentdedup.NewTokenizer()
 	_, base := startSite(t, Options{SlowDelay: -1})
 	m := New().Manifest()
 	fp := func(path string) uint64 {
