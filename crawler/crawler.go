@@ -294,7 +294,7 @@ func (c *Crawler) newCollector(fetchCtx context.Context) *colly.Collector {
 		j.body = r.Body
 		j.final = r.Request.URL
 		if cfg.Fetch.MaxBodyBytes > 0 && int64(len(r.Body)) > cfg.Fetch.MaxBodyBytes {
-			j.tooLarge, j.body = -1, nil // size unknown: no Content-Length
+			j.tooLarge, j.body = -1, nil // read past the limit: colly cut it
 		}
 		// colly converts the body to UTF-8 when the header declares
 		// another charset (and fails the request when it cannot).

@@ -116,8 +116,9 @@ func (c *Crawler) process(ctx, fetchCtx context.Context, e frontier.Entry) error
 		c.nonHTML.Add(1)
 		cm.URL = rec
 	case j.tooLarge != 0:
-		rec.Err = fmt.Sprintf("body of %d bytes exceeds fetch.max_body_bytes (%d)", j.tooLarge, c.cfg.Fetch.MaxBodyBytes)
-		if j.tooLarge < 0 {
+		if j.tooLarge > 0 {
+			rec.Err = fmt.Sprintf("body of %d bytes exceeds fetch.max_body_bytes (%d)", j.tooLarge, c.cfg.Fetch.MaxBodyBytes)
+		} else {
 			rec.Err = fmt.Sprintf("body exceeds fetch.max_body_bytes (%d); refused after reading that much", c.cfg.Fetch.MaxBodyBytes)
 		}
 		c.errs.Add(1)
