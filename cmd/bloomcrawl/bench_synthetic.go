@@ -1,0 +1,73 @@
+package main
+
+import (
+	"context"
+	"encoding/json"
+	"io"
+	"os"
+	"strconv"
+	"strings"
+
+	"github.com/bloomcrawl/bloomcrawl/internal/bench"
+	"github.com/bloomcrawl/bloomcrawl/internal/synthsite"
+)
+
+func init() {
+	registerBench(command{
+		name:    "synthetic",
+		summary: "crawl generated sites of several sizes: pages/s, RssAnon, disk per page, loss vs the truth",
+		run:     runBenchSynthetic,
+	})
+}
+
+func runBenchSynthetic(ctx context.Context, args []string, stdout, stderr io.Writer) error {
+	fs := newFlagSet("bench synthetic", "bench synthetic [--sizes 50000,500000,2000000] [--seed N] [--json] [--crawl-arg ARG ...]", stderr)
+	sizes := fs.String("sizes", "50000,500000", "site sizes in pages, comma-separated; one crawl each, in order")
+	seed := fs.Uint64("seed", 1, "generates the site's pages")
+	tmp := fs.String("tmp", "", "directory for the temporary stores (default $TMPDIR)")
+	lock := fs.String("lock", "/tmp/bloomcrawl-bench.lock", "flock this file around each crawl (\"\" = no lock)")
+	asJSON := fs.Bool("json", false, "print one JSON object per size")
+	var crawlArgs stringList
+	fs.Var(&crawlArgs, "crawl-arg", "extra argument for the crawl command, repeatable (e.g. --crawl-arg=--mem-limit-mb=0)")
+	// Hidden: the site helper process.
+	servePages := fs.Int("site-pages", 0, "(internal) serve a site of this many pages on loopback and print its URL")
+	siteSeed := fs.Uint64("site-seed", 1, "(internal) the served site's seed")
+	if err := parseFlags(fs, args); err != nil {
+		return err
+	}
+	if *servePages > 0 {
+		site, err := synthsite.New(*servePages, *siteSeed)
+		if err != nil {
+			return usagef("--site-pages: %v", err)
+		}
+		return bench.ServeSite(ctx, site, "127.0.0.1:0", stdout)
+	}
+	var ns []int
+	for _, f := range strings.Split(*sizes, ",") {
+		n, err := strconv.Atoi(strings.TrimSpace(f))
+		if err != nil || n < 1 {
+			return usagef("--sizes: %q is not a positive number of pages", f)
+		}
+		ns = append(ns, n)
+	}
+	self, err := os.Executable()
+	if err != nil {
+		return err
+	}
+	rows, err := bench.Synthetic(ctx, bench.SyntheticOptions{
+		Sizes: ns, Seed: *seed, TempDir: *tmp, Lock: *lock, Log: stderr,
+		Serve: bench.ChildServe(self, "bench", "synthetic"),
+		Crawl: bench.ChildCrawl(self, stderr, append([]string{"crawl"}, crawlArgs...)...),
+	})
+	if *asJSON {
+		enc := json.NewEncoder(stdout)
+		for _, r := range rows {
+			if jerr := enc.Encode(r); jerr != nil {
+				return jerr
+			}
+		}
+	} else if len(rows) > 0 {
+		bench.WriteSyntheticTable(stdout, rows)
+	}
+	return err
+}
