@@ -10,9 +10,9 @@ import (
 	"net/http/httptest"
 	"os"
 	"os/signal"
-	"syscall"
 	"path/filepath"
 	"runtime/metrics"
+	"syscall"
 	"testing"
 	"time"
 
