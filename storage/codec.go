@@ -283,14 +283,42 @@ func encodeURLRecord(r *URLRecord) []byte {
 	e.str(r.ContentType)
 	e.time(r.FetchedAt)
 	e.str(r.Err)
-	if r.HasSignature() {
+	if r.HasSignature() || !r.Hints.IsZero() {
 		// optional trailing fields: records written before them (or
-		// without a signature) end after Err
+		// without a signature or hints) end after Err; a record with
+		// hints but no signature has a zero signature before them
 		e.u64(r.ContentFP)
 		e.byte(r.FPFlags)
 		e.bytes(r.Sketch)
 	}
+	if !r.Hints.IsZero() {
+		e.hints(&r.Hints)
+	}
 	return e.b
+}
+
+// hints writes h (an optional trailing block of URL records and queue
+// entries).
+func (e *enc) hints(h *Hints) {
+	var flags byte
+	if h.Sitemap {
+		flags |= 1
+	}
+	e.byte(flags)
+	e.str(h.Canonical)
+	e.time(h.LastMod)
+	e.time(h.NewsPublished)
+	e.str(h.NewsTitle)
+}
+
+func (d *dec) hints() Hints {
+	var h Hints
+	h.Sitemap = d.byte()&1 != 0
+	h.Canonical = d.str()
+	h.LastMod = d.time()
+	h.NewsPublished = d.time()
+	h.NewsTitle = d.str()
+	return h
 }
 
 func decodeURLRecord(u string, b []byte) (URLRecord, error) {
@@ -313,6 +341,9 @@ func decodeURLRecord(u string, b []byte) (URLRecord, error) {
 		if sk := d.raw(); len(sk) > 0 {
 			r.Sketch = append([]byte(nil), sk...) // v is only valid in the scan callback
 		}
+	}
+	if d.err == nil && len(d.b) > 0 {
+		r.Hints = d.hints()
 	}
 	if err := d.done(fmt.Sprintf("URL record %q", u)); err != nil {
 		return URLRecord{}, err
@@ -364,6 +395,9 @@ func encodeQueue(q *QueueEntry) []byte {
 	e.str(q.URL)
 	e.varint(int64(q.Depth))
 	e.str(q.Referrer)
+	if !q.Hints.IsZero() {
+		e.hints(&q.Hints) // optional: entries without hints end here
+	}
 	return e.b
 }
 
@@ -376,6 +410,9 @@ func decodeQueue(seq uint64, b []byte) (QueueEntry, error) {
 	q.URL = d.str()
 	q.Depth = int(d.varint())
 	q.Referrer = d.str()
+	if d.err == nil && len(d.b) > 0 {
+		q.Hints = d.hints()
+	}
 	return q, d.done(fmt.Sprintf("queue entry %d", seq))
 }
 

@@ -32,7 +32,35 @@ type Page struct {
 	// (ForEachFingerprintSketch); Page, PageByURL, List and Export do not
 	// return it.
 	Sketch []byte
+
+	// Hints are what the site declared about the page's URL. They are
+	// kept in the URL record written for Page.URL (not in the page
+	// record): PageByURL returns them with the URL record.
+	Hints Hints
 }
+
+// Hints are what a site declared about one URL: its rel=canonical and what
+// a sitemap said. All optional (the zero value: nothing declared); records
+// written before they existed read back as the zero value.
+type Hints struct {
+	// Canonical is the canonical URL the page declared (<link
+	// rel="canonical"> or a Link header), canonicalized; "" when none or
+	// when it is the URL itself.
+	Canonical string
+	// LastMod is the sitemap's <lastmod> for the URL (zero: none).
+	LastMod time.Time
+	// NewsPublished and NewsTitle are a Google News sitemap's
+	// <news:publication_date> and <news:title> (zero/"" when absent).
+	NewsPublished time.Time
+	NewsTitle     string
+	// Sitemap, on a queue entry, marks the URL as a sitemap (or sitemap
+	// index) to read rather than a page; on a URL record, that it was
+	// read as one.
+	Sitemap bool
+}
+
+// IsZero reports whether nothing is declared.
+func (h Hints) IsZero() bool { return h == Hints{} }
 
 // Reasons recorded on URL records. Other packages may use their own
 // strings (contentdedup uses "url", "title", "content"); storage stores
@@ -65,6 +93,9 @@ type URLRecord struct {
 	ContentFP uint64
 	FPFlags   uint8
 	Sketch    []byte
+
+	// Hints are what the site declared about the URL (optional).
+	Hints Hints
 }
 
 // HasSignature reports whether the record carries a duplicate's content
@@ -79,6 +110,7 @@ type QueueEntry struct {
 	URL      string
 	Depth    int
 	Referrer string
+	Hints    Hints // what a sitemap said about the URL (optional)
 }
 
 // Commit is everything one crawl step changes; DB.Commit applies it in
@@ -259,6 +291,7 @@ func putPage(txn *badger.Txn, p *Page, pageVal, fpVal []byte) error {
 		return putURL(txn, &URLRecord{
 			URL: p.URL, DocID: p.DocID, Duplicate: true, Reason: ReasonExistingDoc,
 			Status: p.Status, ContentType: p.ContentType, FetchedAt: p.FetchedAt,
+			Hints: p.Hints,
 		})
 	case !errors.Is(err, badger.ErrKeyNotFound):
 		return err
@@ -279,6 +312,7 @@ func putPage(txn *badger.Txn, p *Page, pageVal, fpVal []byte) error {
 	return putURL(txn, &URLRecord{
 		URL: p.URL, DocID: p.DocID, Reason: ReasonNew,
 		Status: p.Status, ContentType: p.ContentType, FetchedAt: p.FetchedAt,
+		Hints: p.Hints,
 	})
 }
 

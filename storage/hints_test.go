@@ -1,0 +1,59 @@
+package storage
+
+import (
+	"context"
+	"testing"
+	"time"
+)
+
+// TestHintsRoundTrip: what a site declared about a URL (canonical, sitemap
+// lastmod and news fields, the sitemap mark) survives the URL record (with
+// and without a duplicate's signature), the URL record written for a new
+// page, and the queue entry; records without hints keep their old layout.
+func TestHintsRoundTrip(t *testing.T) {
+	db := mustOpen(t, "")
+	ctx := context.Background()
+	lm := time.Date(2026, 11, 20, 8, 30, 0, 0, time.UTC)
+	pub := time.Date(2026, 11, 21, 9, 0, 0, 0, time.UTC)
+	h := Hints{Canonical: "http://e.com/a", LastMod: lm, NewsPublished: pub, NewsTitle: "新闻 title"}
+
+	// a new page: its hints go to its URL record
+	if _, err := db.Commit(ctx, Commit{Page: &Page{DocID: 1, URL: "http://e.com/a?ref=x", Status: 200, Title: "t", Text: "x", Hints: h}}); err != nil {
+		t.Fatal(err)
+	}
+	_, rec, err := db.PageByURL("http://e.com/a?ref=x")
+	if err != nil || rec.Hints != h {
+		t.Fatalf("page's URL record hints = %+v, %v; want %+v", rec.Hints, err, h)
+	}
+	// a duplicate with a signature and hints, and one with hints only
+	dup := URLRecord{URL: "http://e.com/b", DocID: 1, Duplicate: true, Reason: "canonical", ContentFP: 9, Sketch: []byte{1, 2}, Hints: Hints{Canonical: "http://e.com/a"}}
+	plain := URLRecord{URL: "http://e.com/s.xml", Status: 200, Hints: Hints{Sitemap: true}}
+	for _, r := range []URLRecord{dup, plain} {
+		if _, err := db.Commit(ctx, Commit{URL: &r}); err != nil {
+			t.Fatal(err)
+		}
+		_, got, _ := db.PageByURL(r.URL)
+		if got.Hints != r.Hints || got.ContentFP != r.ContentFP || string(got.Sketch) != string(r.Sketch) || got.HasSignature() != r.HasSignature() {
+			t.Fatalf("URL record %s: got %+v, want %+v", r.URL, got, r)
+		}
+	}
+	// queue entries: with and without hints
+	seqs, err := db.Commit(ctx, Commit{Enqueue: []QueueEntry{
+		{URL: "http://e.com/n1", Depth: 1, Hints: Hints{LastMod: lm, NewsTitle: "n"}},
+		{URL: "http://e.com/sitemap.xml", Hints: Hints{Sitemap: true}},
+		{URL: "http://e.com/plain", Depth: 2, Referrer: "http://e.com/"},
+	}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	q, err := db.QueueScan(0, 10)
+	if err != nil || len(q) != 3 {
+		t.Fatalf("QueueScan: %v, %v", q, err)
+	}
+	if q[0].Hints != (Hints{LastMod: lm, NewsTitle: "n"}) || !q[1].Hints.Sitemap || !q[2].Hints.IsZero() || q[2].Referrer != "http://e.com/" || q[0].Seq != seqs[0] {
+		t.Fatalf("queue entries: %+v", q)
+	}
+	if v := encodeQueue(&QueueEntry{URL: "u", Depth: 1}); len(v) != 1+2+1+1 {
+		t.Fatalf("queue entry without hints is %d bytes: layout changed", len(v))
+	}
+}
