@@ -82,6 +82,11 @@ type Options struct {
 	MaxPerHost int
 	// MaxTotal caps the URLs ever queued (0 = unlimited).
 	MaxTotal int
+	// HoldNewHosts hands out a host's entries one at a time until
+	// SetHostDelay has been called for the host, so that a delay learnt
+	// while fetching the host's first entry (robots.txt's Crawl-delay)
+	// applies from its second request on. Default false.
+	HoldNewHosts bool
 }
 
 // Frontier is a concurrent-safe crawl queue. See the package doc.
@@ -114,15 +119,20 @@ type Frontier struct {
 	spilledInRun uint64 // lowest seq spilled while a scan was running
 	closed       bool
 	err          error // sticky store error from a refill
+
+	// hostDelay holds the hosts SetHostDelay was called for: their delay
+	// when it is longer than Options.Delay, else 0.
+	hostDelay map[string]time.Duration
 }
 
 type hostQueue struct {
-	name    string
-	q       []Entry
-	active  int
-	readyAt time.Time
-	index   int // in ready heap; -1 when not there
-	timer   *time.Timer
+	name     string
+	q        []Entry
+	active   int
+	readyAt  time.Time
+	handedAt time.Time // last hand-out
+	index    int       // in ready heap; -1 when not there
+	timer    *time.Timer
 }
 
 // New returns an empty frontier.
@@ -153,6 +163,7 @@ func New(o Options) (*Frontier, error) {
 		inflight:    map[uint64]string{},
 		pending:     map[uint64]struct{}{},
 		queued:      map[string]int{},
+		hostDelay:   map[string]time.Duration{},
 		nextSeq:     1,
 	}
 	f.tested = sync.NewCond(&f.mu)
@@ -378,7 +389,8 @@ func (f *Frontier) spill(seq uint64) {
 
 // fix puts h in or out of the ready heap according to its state.
 func (f *Frontier) fix(h *hostQueue, now time.Time) {
-	eligible := len(h.q) > 0 && h.active < f.o.PerHostParallelism && !now.Before(h.readyAt)
+	limit := f.parallelism(h.name)
+	eligible := len(h.q) > 0 && h.active < limit && !now.Before(h.readyAt)
 	switch {
 	case eligible && h.index < 0:
 		heap.Push(&f.ready, h)
@@ -387,7 +399,7 @@ func (f *Frontier) fix(h *hostQueue, now time.Time) {
 	case h.index >= 0:
 		heap.Remove(&f.ready, h.index)
 	}
-	if !eligible && len(h.q) > 0 && h.active < f.o.PerHostParallelism && h.timer == nil {
+	if !eligible && len(h.q) > 0 && h.active < limit && h.timer == nil {
 		// Waiting for the delay only: wake up when it has passed.
 		h.timer = time.AfterFunc(h.readyAt.Sub(now), func() {
 			f.mu.Lock()
@@ -400,6 +412,61 @@ func (f *Frontier) fix(h *hostQueue, now time.Time) {
 	if len(h.q) == 0 && h.active == 0 && h.timer == nil && !now.Before(h.readyAt) {
 		delete(f.hosts, h.name)
 	}
+}
+
+// SetHostDelay sets the minimum time between two requests to host
+// (host[:port], as in the entries' URLs). A delay longer than
+// Options.Delay replaces it for that host, and the host then gets one
+// request at a time, the delay counted from the end of each request (from
+// Done): requests to it start at least d apart. A shorter one leaves
+// Options.Delay. Either way the host counts as known for HoldNewHosts.
+// Safe for concurrent use; it lasts for the frontier's life.
+func (f *Frontier) SetHostDelay(host string, d time.Duration) {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	if d <= f.o.Delay {
+		d = 0
+	}
+	f.hostDelay[host] = d
+	if h := f.hosts[host]; h != nil {
+		if d > 0 {
+			h.readyAt = maxTime(h.readyAt, h.handedAt.Add(d))
+		}
+		f.fix(h, time.Now())
+		f.broadcast()
+	}
+}
+
+// HostDelay returns the delay in force for host: its SetHostDelay delay
+// when that is longer than Options.Delay, else Options.Delay.
+func (f *Frontier) HostDelay(host string) time.Duration {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	return f.delay(host)
+}
+
+// delay is HostDelay. Holds f.mu.
+func (f *Frontier) delay(host string) time.Duration {
+	if d := f.hostDelay[host]; d > 0 {
+		return d
+	}
+	return f.o.Delay
+}
+
+// parallelism returns how many entries of host may be in flight. Holds f.mu.
+func (f *Frontier) parallelism(host string) int {
+	d, known := f.hostDelay[host]
+	if d > 0 || (f.o.HoldNewHosts && !known) {
+		return 1
+	}
+	return f.o.PerHostParallelism
+}
+
+func maxTime(a, b time.Time) time.Time {
+	if a.After(b) {
+		return a
+	}
+	return b
 }
 
 func (f *Frontier) broadcast() {
@@ -430,8 +497,9 @@ func (f *Frontier) Next(ctx context.Context) (Entry, error) {
 			h.q[0] = Entry{}
 			h.q = h.q[1:]
 			h.active++
-			if f.o.Delay > 0 {
-				h.readyAt = now.Add(f.o.Delay)
+			h.handedAt = now
+			if d := f.delay(h.name); d > 0 {
+				h.readyAt = now.Add(d)
 			}
 			f.fix(h, now)
 			delete(f.mem, e.Seq)
@@ -550,7 +618,12 @@ func (f *Frontier) Done(e Entry) {
 		f.hosts[host] = h
 	}
 	h.active--
-	f.fix(h, time.Now())
+	now := time.Now()
+	if d := f.hostDelay[host]; d > 0 {
+		// a Crawl-delay counts from the end of the previous request
+		h.readyAt = maxTime(h.readyAt, now.Add(d))
+	}
+	f.fix(h, now)
 	f.broadcast()
 }
 

@@ -385,3 +385,67 @@ func TestReserveBatchLimitsConcurrent(t *testing.T) {
 		}
 	}
 }
+
+// TestHoldNewHostsAndHostDelay: with HoldNewHosts a host gets one request
+// at a time until SetHostDelay; a host delay longer than Options.Delay
+// (robots.txt's Crawl-delay) makes its requests serial and spaces each
+// hand-out at least that long after the previous entry's Done.
+func TestHoldNewHostsAndHostDelay(t *testing.T) {
+	done, cancel := context.WithCancel(context.Background())
+	cancel() // Next(done) returns an entry only if one is ready now
+	f := mustNew(t, Options{MaxDepth: -1, PerHostParallelism: 2, HoldNewHosts: true})
+	add(f, nil, 0, "", "http://a/1", "http://a/2", "http://a/3", "http://b/1")
+	a1, err := f.Next(done)
+	if err != nil || a1.URL != "http://a/1" {
+		t.Fatalf("first Next = %v, %v", a1.URL, err)
+	}
+	if e, err := f.Next(done); err != nil || e.URL != "http://b/1" {
+		t.Fatalf("second Next = %v, %v; want b/1 (a is held)", e.URL, err)
+	}
+	if e, err := f.Next(done); err == nil {
+		t.Fatalf("a second entry of an unknown host was handed out: %s", e.URL)
+	}
+	f.SetHostDelay("a", 0) // known, no Crawl-delay: parallelism 2
+	if e, err := f.Next(done); err != nil || e.URL != "http://a/2" {
+		t.Fatalf("after SetHostDelay: %v, %v; want a/2 beside a/1", e.URL, err)
+	}
+	if got := f.HostDelay("a"); got != 0 {
+		t.Fatalf("HostDelay(a) = %v", got)
+	}
+
+	const crawlDelay = 40 * time.Millisecond
+	g := mustNew(t, Options{MaxDepth: -1, PerHostParallelism: 4, Delay: 10 * time.Millisecond, HoldNewHosts: true})
+	add(g, nil, 0, "", "http://c/1", "http://c/2", "http://c/3", "http://c/4")
+	g.SetHostDelay("c", crawlDelay)
+	if got := g.HostDelay("c"); got != crawlDelay {
+		t.Fatalf("HostDelay(c) = %v, want %v", got, crawlDelay)
+	}
+	var doneAt time.Time
+	for i := 0; ; i++ {
+		e, err := g.Next(context.Background())
+		if errors.Is(err, ErrExhausted) {
+			if i != 4 {
+				t.Fatalf("handed out %d entries, want 4", i)
+			}
+			break
+		}
+		if err != nil {
+			t.Fatal(err)
+		}
+		if i > 0 {
+			if gap := time.Since(doneAt); gap < crawlDelay {
+				t.Errorf("entry %d handed out %v after the previous Done, want >= %v", i, gap, crawlDelay)
+			}
+		}
+		if e2, err := g.Next(done); err == nil {
+			t.Fatalf("two entries of a Crawl-delay host in flight: %s and %s", e.URL, e2.URL)
+		}
+		doneAt = time.Now()
+		g.Done(e)
+	}
+	// a Crawl-delay not above Options.Delay changes nothing
+	g.SetHostDelay("d", 5*time.Millisecond)
+	if got := g.HostDelay("d"); got != 10*time.Millisecond {
+		t.Fatalf("HostDelay(d) = %v, want Options.Delay", got)
+	}
+}
