@@ -6,9 +6,13 @@ import (
 	"os"
 
 	"gopkg.in/yaml.v3"
+
+	"github.com/bloomcrawl/bloomcrawl/contentdedup"
+	"github.com/bloomcrawl/bloomcrawl/urlfilter"
 )
 
-// Default values, as Default fills them in.
+// Default values, as Default fills them in. The dedup defaults are the
+// component packages' own (urlfilter, contentdedup): they live there once.
 const (
 	DefaultMaxDepth           = 50
 	DefaultMaxURLLength       = 2048
@@ -19,10 +23,10 @@ const (
 	DefaultMaxBodyBytes       = 10 << 20       // 10 MiB
 	DefaultMaxRedirects       = 10
 	DefaultRetries            = 2
-	DefaultFilter             = "default"
-	DefaultCapacity           = 1_000_000
-	DefaultTargetFP           = 0.001
-	DefaultSimHashThreshold   = 3
+	DefaultFilter             = urlfilter.VariantDefault
+	DefaultCapacity           = urlfilter.DefaultCapacity
+	DefaultTargetFP           = urlfilter.DefaultTargetFP
+	DefaultSimHashThreshold   = contentdedup.DefaultThreshold
 	DefaultStoreDir           = "./crawl.db"
 )
 
@@ -31,9 +35,9 @@ const (
 var DefaultContentTypes = []string{"text/html", "application/xhtml+xml"}
 
 // FilterVariants lists the values dedup.filter accepts: "default" and the
-// URL filter variants of package urlfilter (urlfilter.Variants; a test keeps
-// the two lists equal). "" is read as "default".
-var FilterVariants = []string{"default", "mdbf", "mdbf-routed", "classic", "blocked", "exact", "scalable", "chain"}
+// URL filter variants of package urlfilter (urlfilter.Variants). "" is read
+// as "default".
+var FilterVariants = append([]string{urlfilter.VariantDefault}, urlfilter.Variants...)
 
 // Config is one crawl's configuration. The zero value is not useful; start
 // from Default, Parse or Load. A Config is plain data: safe for concurrent
@@ -155,7 +159,7 @@ type Dedup struct {
 	RecrawlWindow Duration `yaml:"recrawl_window"`
 	// SimHashThreshold is the largest Hamming distance between two 64-bit
 	// SimHash fingerprints that still counts as a near-duplicate. Default 3;
-	// must be 0..6.
+	// 0 means exact matches only (as every --threshold flag); must be 0..6.
 	SimHashThreshold int `yaml:"simhash_threshold"`
 }
 

@@ -34,7 +34,8 @@
 // # Caveats
 //
 // Parse does not require seeds, because the crawl command can take them from
-// --seed; Validate does. The set of URL filter variants accepted by
-// dedup.filter is FilterVariants and must be kept in step with package
-// urlfilter.
+// --seed; Validate does. The URL filter variants accepted by dedup.filter
+// and the dedup defaults are read from packages urlfilter and contentdedup,
+// which own them; package crawler turns a Config into those components
+// (crawler.NewSeenFilter, crawler.DedupOptions, crawler.StoreOptions).
 package configs

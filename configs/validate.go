@@ -1,6 +1,8 @@
 package configs
 
 import (
+	"github.com/bloomcrawl/bloomcrawl/contentdedup"
+
 	"errors"
 	"fmt"
 	"mime"
@@ -129,8 +131,8 @@ func (c *Config) check(requireSeeds bool) []*Error {
 	} else if d.Filter == "chain" && d.RecrawlWindow == 0 {
 		bad("dedup.filter", "the chain filter forgets URLs after dedup.recrawl_window, which must then be > 0")
 	}
-	if d.SimHashThreshold < 0 || d.SimHashThreshold > 6 {
-		bad("dedup.simhash_threshold", "must be between 0 and 6")
+	if d.SimHashThreshold < 0 || d.SimHashThreshold > contentdedup.MaxThreshold {
+		bad("dedup.simhash_threshold", "must be between 0 and %d", contentdedup.MaxThreshold)
 	}
 
 	if strings.TrimSpace(c.Store.Dir) == "" {

@@ -620,13 +620,20 @@ func sameContent(a, b Signature) bool {
 	return a.Content == b.Content && a.Flags&kind == b.Flags&kind && a.Sketch == b.Sketch
 }
 
-// RestoreURL remembers that url belongs to docID (a duplicate or alias
-// recorded by an earlier run), so that Check answers ReasonURL for it.
-func (d *Deduper) RestoreURL(url string, docID uint64) {
+// AddURL records, while crawling, that url is another address of docID
+// (a redirect source of a page Check has just answered), so that a later
+// Check of url answers docID with ReasonURL. Safe for concurrent use.
+func (d *Deduper) AddURL(url string, docID uint64) {
 	d.mu.Lock()
 	defer d.mu.Unlock()
 	d.urls[urlKey(url)] = docID
 }
+
+// RestoreURL remembers that url belongs to docID (a duplicate or alias
+// recorded by an earlier run), so that Check answers ReasonURL for it. It
+// is AddURL under the name of the other Restore methods, which rebuild a
+// Deduper from a store.
+func (d *Deduper) RestoreURL(url string, docID uint64) { d.AddURL(url, docID) }
 
 // Len returns the number of documents (docIds) remembered.
 func (d *Deduper) Len() int {

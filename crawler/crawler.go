@@ -38,9 +38,11 @@ type pageStore interface {
 	ForEachFingerprintSketch(fn func(docID uint64, url string, titleFP, contentFP uint64, flags uint8, sketch []byte) error) error
 }
 
-// deduper is the part of *contentdedup.Deduper the crawler needs.
+// deduper is the part of *contentdedup.Deduper the crawler needs: Check
+// and AddURL while crawling, the Restore methods when resuming.
 type deduper interface {
 	Check(url, title, text string) contentdedup.Verdict
+	AddURL(url string, docID uint64)
 	RestoreDoc(docID uint64, url string, sig contentdedup.Signature)
 	RestoreURL(url string, docID uint64)
 	RestoreAlias(docID uint64, sig contentdedup.Signature)
@@ -53,22 +55,29 @@ type seenSet interface {
 
 // Options configures a Crawler.
 type Options struct {
-	// Config is the crawl configuration (seeds, scope, politeness, fetch
-	// limits). Required; it must have passed Validate. Its Dedup and Store
-	// sections are not read here: the caller builds Seen, Dedup and Store.
+	// Config is the crawl configuration. Required; it must pass Validate.
+	// Seen and Dedup, when nil, are built from its dedup section
+	// (NewSeenFilter, NewDeduper); the caller opens Store, with
+	// StoreOptions(Config.Store) and Config.Store.Dir.
 	Config *configs.Config
 	// Store persists pages, URL records, the queue and the URL trace.
 	// Required (a *storage.DB).
 	Store pageStore
-	// Dedup decides whether a page is a new document. Required (a
-	// *contentdedup.Deduper).
+	// Dedup decides whether a page is a new document. Default
+	// NewDeduper(Config.Dedup); a caller that shares the deduper with
+	// another user (crawl --serve) builds it and passes it here.
 	Dedup deduper
-	// Seen is the URL seen-filter. Required (a urlfilter.Filter, possibly
-	// wrapped by urlfilter's audit).
+	// Seen is the URL seen-filter. Default NewSeenFilter(Config.Dedup),
+	// wrapped in a urlfilter.Audit when Audit is set.
 	Seen seenSet
+	// Audit runs an exact shadow set beside the default seen-filter and
+	// counts its false positives (Stats.FalsePositives); nothing is lost.
+	// Ignored when Seen is given.
+	Audit bool
 	// FalsePositives, if set, reports the seen-filter's false positives so
-	// far (an audited filter); Stats reports those counted after the resume
-	// rebuild (collisions among already-fetched URLs lose nothing).
+	// far (an audited filter passed as Seen); Stats reports those counted
+	// after the resume rebuild (collisions among already-fetched URLs lose
+	// nothing).
 	FalsePositives func() uint64
 	// Window is the number of queue entries the frontier keeps in memory.
 	// Default 50,000.
@@ -146,13 +155,27 @@ func New(o Options) (*Crawler, error) {
 		return nil, errors.New("crawler: Options.Config is required")
 	case o.Store == nil:
 		return nil, errors.New("crawler: Options.Store is required")
-	case o.Dedup == nil:
-		return nil, errors.New("crawler: Options.Dedup is required")
-	case o.Seen == nil:
-		return nil, errors.New("crawler: Options.Seen is required")
 	}
 	if err := o.Config.Validate(); err != nil {
 		return nil, fmt.Errorf("crawler: %w", err)
+	}
+	if o.Dedup == nil {
+		d, err := NewDeduper(o.Config.Dedup)
+		if err != nil {
+			return nil, fmt.Errorf("crawler: %w", err)
+		}
+		o.Dedup = d
+	}
+	if o.Seen == nil {
+		f, err := NewSeenFilter(o.Config.Dedup)
+		if err != nil {
+			return nil, fmt.Errorf("crawler: %w", err)
+		}
+		o.Seen = f
+		if o.Audit {
+			a := urlfilter.NewAudit(f)
+			o.Seen, o.FalsePositives = a, a.FalsePositives
+		}
 	}
 	if o.Grace <= 0 {
 		o.Grace = 10 * time.Second

@@ -38,6 +38,7 @@ func siteConfig(base string) *configs.Config {
 	cfg.Politeness.PerHostParallelism = 8
 	cfg.Politeness.Concurrency = 8
 	cfg.Fetch.Timeout = configs.Duration(5 * time.Second)
+	cfg.Dedup.Capacity = 10_000
 	return cfg
 }
 
@@ -49,24 +50,18 @@ type crawlResult struct {
 	queue int
 }
 
-// crawlInto crawls cfg into the store at dir with a fresh filter and deduper,
-// as the crawl command does, and reads back what the store holds.
+// crawlInto crawls cfg into the store at dir with a fresh filter and
+// deduper built from cfg (unless seen is given), as the crawl command does,
+// and reads back what the store holds.
 func crawlInto(t *testing.T, ctx context.Context, cfg *configs.Config, dir string, seen seenSet, fp func() uint64, mods ...func(*Options)) crawlResult {
 	t.Helper()
 	cfg.Store.Dir = dir
-	db, err := storage.Open(dir, nil)
+	db, err := storage.Open(dir, StoreOptions(cfg.Store))
 	if err != nil {
 		t.Fatal(err)
 	}
 	defer db.Close()
-	if seen == nil {
-		f, err := urlfilter.New(urlfilter.Options{Capacity: 10_000})
-		if err != nil {
-			t.Fatal(err)
-		}
-		seen = f
-	}
-	o := Options{Config: cfg, Store: db, Dedup: newDeduper(t), Seen: seen, FalsePositives: fp, Grace: time.Second, RetryBackoff: 10 * time.Millisecond}
+	o := Options{Config: cfg, Store: db, Seen: seen, FalsePositives: fp, Grace: time.Second, RetryBackoff: 10 * time.Millisecond}
 	for _, m := range mods {
 		m(&o)
 	}

@@ -26,13 +26,12 @@ import (
 func (c *Crawler) restore(ctx context.Context) error {
 	err := dedupstore.Restore(ctx, c.o.Dedup, c.o.Store, func(r storage.URLRecord) {
 		c.resumedURLs++
-		c.o.Seen.TestAndAdd(r.URL)
-		c.front.Account(r.URL)
+		c.front.Restore(r.URL)
 	})
 	if err != nil {
 		return fmt.Errorf("crawler: %w", err)
 	}
-	n, err := c.front.Resume(ctx, func(e frontier.Entry) { c.o.Seen.TestAndAdd(e.URL) })
+	n, err := c.front.Resume(ctx)
 	if err != nil {
 		return fmt.Errorf("crawler: restore queue: %w", err)
 	}
@@ -85,7 +84,8 @@ func (c *Crawler) work(ctx, fetchCtx context.Context) error {
 }
 
 // process fetches one entry and commits its result, its new links, its
-// dequeue and its URL trace in one store commit.
+// dequeue and its URL trace in one store commit: fetch, then record (what
+// the fetch found, as a URL record or a page), then commit.
 func (c *Crawler) process(ctx, fetchCtx context.Context, e frontier.Entry) error {
 	j := c.fetch(ctx, e)
 	if j.abandoned || fetchCtx.Err() != nil && j.err != nil {
@@ -94,27 +94,78 @@ func (c *Crawler) process(ctx, fetchCtx context.Context, e frontier.Entry) error
 		c.front.Done(e)
 		return nil
 	}
-	now := time.Now().UTC()
-	rec := &storage.URLRecord{URL: e.URL, Status: j.status, ContentType: j.contentType, FetchedAt: now}
-	cm := storage.Commit{Dequeue: []uint64{e.Seq}}
-	var cands []frontier.Candidate
-	var trace []string
-	var extra []*storage.URLRecord // redirect aliases beyond the commit's one URL record
+	c.countFetch(j)
+	out, ok := c.record(fetchCtx, e, j)
+	if !ok {
+		c.front.Done(e) // aborted at shutdown: left queued
+		return nil
+	}
+	return c.commit(ctx, e, out)
+}
 
+// outcome is what processing one entry writes: the commit (its URL record
+// or page, filled in by record; its queue changes and trace by commit), the
+// redirect aliases beyond the commit's one URL record, and the links found.
+type outcome struct {
+	cm    storage.Commit
+	extra []*storage.URLRecord
+	trace []string // redirect aliases tested against the seen-set
+	links []frontier.Candidate
+}
+
+// countFetch counts a fetch's response and redirects.
+func (c *Crawler) countFetch(j *job) {
 	if j.status != 0 {
 		c.fetched.Add(1)
 	}
 	if len(j.chain) > 0 {
 		c.redirected.Add(1)
 	}
+}
+
+// record turns a fetch into what is stored for it: a URL record for a
+// fetch that is not parsed (refused, failed, not HTML), otherwise the page
+// (or, for a duplicate, a URL record naming its document), its redirect
+// aliases and its links. ok is false if the crawl stopped while the page
+// waited to be parsed.
+func (c *Crawler) record(fetchCtx context.Context, e frontier.Entry, j *job) (out outcome, ok bool) {
+	now := time.Now().UTC()
+	rec := &storage.URLRecord{URL: e.URL, Status: j.status, ContentType: j.contentType, FetchedAt: now}
+	out.cm = storage.Commit{Dequeue: []uint64{e.Seq}}
+	if !c.classify(e, j, rec) {
+		out.cm.URL = rec
+		return out, true
+	}
+	final := j.final
+	if final == nil {
+		final = mustParse(e.URL)
+	}
+	doc, err := c.parse(fetchCtx, j, rec.ContentType, final)
+	if errors.Is(err, errStopping) {
+		return out, false
+	}
+	if err != nil {
+		rec.Err = err.Error()
+		c.errs.Add(1)
+		out.cm.URL = rec
+		return out, true
+	}
+	docID := c.judge(e, j, rec, doc, final, &out.cm)
+	c.recordAliases(e, j, rec, docID, &out)
+	out.links = c.links(e, doc)
+	return out, true
+}
+
+// classify sorts out the fetches that are not parsed, filling in rec and
+// counting them, and reports whether the body is to be parsed (then
+// rec.ContentType is set, sniffed if the server sent none).
+func (c *Crawler) classify(e frontier.Entry, j *job, rec *storage.URLRecord) (parse bool) {
 	switch {
 	case errors.Is(j.err, colly.ErrRobotsTxtBlocked):
 		rec.Err = "disallowed by robots.txt"
 		c.robots.Add(1)
-		cm.URL = rec
 	case j.nonHTML:
 		c.nonHTML.Add(1)
-		cm.URL = rec
 	case j.tooLarge != 0:
 		if j.tooLarge > 0 {
 			rec.Err = fmt.Sprintf("body of %d bytes exceeds fetch.max_body_bytes (%d)", j.tooLarge, c.cfg.Fetch.MaxBodyBytes)
@@ -122,99 +173,111 @@ func (c *Crawler) process(ctx, fetchCtx context.Context, e frontier.Entry) error
 			rec.Err = fmt.Sprintf("body exceeds fetch.max_body_bytes (%d); refused after reading that much", c.cfg.Fetch.MaxBodyBytes)
 		}
 		c.errs.Add(1)
-		cm.URL = rec
 	case j.err != nil:
 		rec.Err = errText(j.err)
 		c.errs.Add(1)
-		cm.URL = rec
 		c.log.Debug("fetch failed", "url", e.URL, "status", j.status, "err", j.err)
+	case rec.ContentType == "" && !c.allowedType(http.DetectContentType(j.body)):
+		rec.ContentType = http.DetectContentType(j.body)
+		c.nonHTML.Add(1)
 	default:
 		if rec.ContentType == "" {
 			rec.ContentType = http.DetectContentType(j.body)
-			if !c.allowedType(rec.ContentType) {
-				c.nonHTML.Add(1)
-				cm.URL = rec
-				break
-			}
 		}
-		final := j.final
-		if final == nil {
-			final = mustParse(e.URL)
-		}
-		// Parsing builds a DOM several times the page's size: bound the
-		// bytes being parsed at once so that a burst of huge pages cannot
-		// blow the heap (the Rust docs have pages of several MB).
-		w := min(int64(len(j.body)), c.parseBudget)
-		if err := c.parseMem.Acquire(fetchCtx, w); err != nil {
-			c.front.Done(e) // aborted at shutdown: left queued
-			return nil
-		}
-		doc, err := Extract(j.body, rec.ContentType, j.utf8, final)
-		c.parseMem.Release(w)
-		if err != nil {
-			rec.Err = err.Error()
-			c.errs.Add(1)
-			cm.URL = rec
-			break
-		}
-		v := c.o.Dedup.Check(e.URL, doc.Title, doc.Text)
-		if v.Duplicate {
-			rec.DocID, rec.Duplicate, rec.Reason, rec.Distance = v.DocID, true, string(v.Reason), v.Distance
-			if v.Reason != contentdedup.ReasonURL {
-				// title/content duplicate: keep its signature, which the
-				// deduper indexes under v.DocID (restored on resume)
-				dedupstore.SetDuplicateSignature(rec, v.Sig)
-			}
-			cm.URL = rec
-			c.dups.Add(1)
-		} else {
-			cm.Page = &storage.Page{
-				DocID: v.DocID, URL: e.URL, Status: j.status, ContentType: rec.ContentType, FetchedAt: now,
-				Title: doc.Title, Text: doc.Text, HTML: doc.HTML,
-				TitleFP: v.Sig.Title, ContentFP: v.Sig.Content, FPFlags: v.Sig.Flags, Sketch: v.Sig.Sketch.Bytes(),
-				Depth: e.Depth, Referrer: e.Referrer,
-			}
-			if final.String() != e.URL {
-				cm.Page.FinalURL = final.String()
-			}
-			c.stored.Add(1)
-		}
-		// Every URL of the redirect chain is another URL of this document:
-		// record them, so that they are not fetched again.
-		for _, u := range j.chain {
-			alias := u.String()
-			if alias == e.URL {
-				continue
-			}
-			trace = append(trace, alias)
-			if c.o.Seen.TestAndAdd(alias) {
-				continue
-			}
-			c.front.Account(alias)
-			c.o.Dedup.RestoreURL(alias, v.DocID)
-			r := &storage.URLRecord{URL: alias, DocID: v.DocID, Duplicate: true, Reason: "redirect",
-				Status: j.status, ContentType: rec.ContentType, FetchedAt: now}
-			if cm.URL == nil {
-				cm.URL = r
-			} else {
-				extra = append(extra, r)
-			}
-		}
-		cands = c.links(e, doc)
+		return true
 	}
+	return false
+}
 
-	// Extra aliases go first, in their own commits: if the process dies
-	// before the main commit, they only name a document that is not stored
-	// yet (storage allows that) and the page itself stays queued.
-	for _, r := range extra {
+// parse extracts the document from the body. Parsing builds a DOM several
+// times the page's size: the bytes being parsed at once are bounded so
+// that a burst of huge pages cannot blow the heap (the Rust docs have pages
+// of several MB). It returns errStopping if the crawl stopped while
+// waiting for that budget, or Extract's error.
+func (c *Crawler) parse(fetchCtx context.Context, j *job, contentType string, final *url.URL) (*Document, error) {
+	w := min(int64(len(j.body)), c.parseBudget)
+	if err := c.parseMem.Acquire(fetchCtx, w); err != nil {
+		return nil, errStopping
+	}
+	defer c.parseMem.Release(w)
+	return Extract(j.body, contentType, j.utf8, final)
+}
+
+// errStopping is parse's answer when the crawl stops before the page is
+// parsed (it stays queued).
+var errStopping = errors.New("crawler: stopping")
+
+// judge asks the deduper whether doc is a new document and sets cm's page
+// (new) or URL record (a duplicate, naming its document). It returns the
+// document's id.
+func (c *Crawler) judge(e frontier.Entry, j *job, rec *storage.URLRecord, doc *Document, final *url.URL, cm *storage.Commit) (docID uint64) {
+	v := c.o.Dedup.Check(e.URL, doc.Title, doc.Text)
+	if v.Duplicate {
+		rec.DocID, rec.Duplicate, rec.Reason, rec.Distance = v.DocID, true, string(v.Reason), v.Distance
+		if v.Reason != contentdedup.ReasonURL {
+			// title/content duplicate: keep its signature, which the
+			// deduper indexes under v.DocID (restored on resume)
+			dedupstore.SetDuplicateSignature(rec, v.Sig)
+		}
+		cm.URL = rec
+		c.dups.Add(1)
+		return v.DocID
+	}
+	cm.Page = &storage.Page{
+		DocID: v.DocID, URL: e.URL, Status: j.status, ContentType: rec.ContentType, FetchedAt: rec.FetchedAt,
+		Title: doc.Title, Text: doc.Text, HTML: doc.HTML,
+		TitleFP: v.Sig.Title, ContentFP: v.Sig.Content, FPFlags: v.Sig.Flags, Sketch: v.Sig.Sketch.Bytes(),
+		Depth: e.Depth, Referrer: e.Referrer,
+	}
+	if final.String() != e.URL {
+		cm.Page.FinalURL = final.String()
+	}
+	c.stored.Add(1)
+	return v.DocID
+}
+
+// recordAliases records every URL of the redirect chain as another URL of
+// docID, so that it is not fetched again: the frontier admits each one
+// not seen before, the deduper maps it to docID, and the store gets its
+// URL record (the first in out.cm when that has none, the others in
+// out.extra).
+func (c *Crawler) recordAliases(e frontier.Entry, j *job, rec *storage.URLRecord, docID uint64, out *outcome) {
+	for _, u := range j.chain {
+		alias := u.String()
+		if alias == e.URL {
+			continue
+		}
+		out.trace = append(out.trace, alias)
+		if !c.front.Claim(alias) {
+			continue
+		}
+		c.o.Dedup.AddURL(alias, docID)
+		r := &storage.URLRecord{URL: alias, DocID: docID, Duplicate: true, Reason: "redirect",
+			Status: j.status, ContentType: rec.ContentType, FetchedAt: rec.FetchedAt}
+		if out.cm.URL == nil {
+			out.cm.URL = r
+		} else {
+			out.extra = append(out.extra, r)
+		}
+	}
+}
+
+// commit reserves the outcome's new links in the frontier and writes
+// everything in one store commit (extra aliases first, in their own
+// commits: if the process dies before the main commit, they only name a
+// document that is not stored yet, which storage allows, and the page
+// itself stays queued). Then the new links are published and e is done.
+func (c *Crawler) commit(ctx context.Context, e frontier.Entry, out outcome) error {
+	for _, r := range out.extra {
 		if _, err := c.o.Store.Commit(context.WithoutCancel(ctx), storage.Commit{URL: r}); err != nil {
 			c.front.Done(e)
 			return fmt.Errorf("crawler: store redirect alias %s: %w", r.URL, err)
 		}
 	}
-	fresh, tested := c.front.Reserve(cands)
+	cm := out.cm
+	fresh, tested := c.front.Reserve(out.links)
 	cm.Enqueue = queueEntries(fresh)
-	cm.Trace = append(trace, tested...)
+	cm.Trace = append(out.trace, tested...)
 	_, err := c.o.Store.Commit(context.WithoutCancel(ctx), cm)
 	if errors.Is(err, storage.ErrTooLarge) && cm.Page != nil {
 		// Keep the text and fingerprints; drop the raw HTML that did not fit.

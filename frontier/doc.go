@@ -6,6 +6,11 @@
 // and tests every candidate URL against a seen-set before it is queued, so a
 // URL is queued at most once per crawl.
 //
+// The frontier owns the seen-set and the per-host and total accounting that
+// goes with it: a URL enters both through Reserve (a discovered link),
+// Claim (a URL recorded without being queued, such as a redirect alias) or
+// Restore and Resume (what an interrupted crawl had recorded or queued).
+//
 // # Persistence
 //
 // The frontier does not write to disk itself. Queueing is two-phase so that the

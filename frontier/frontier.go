@@ -171,12 +171,12 @@ func New(o Options) (*Frontier, error) {
 }
 
 // Resume prepares the frontier for a store that already holds pending
-// entries: it scans the whole stored queue once, calls fn (if not nil) for
-// each entry (the caller re-adds their URLs to the seen-filter), counts them
-// against MaxPerHost/MaxTotal, and continues numbering after the highest
-// sequence number. Entries are then read back through Next as usual. It
-// returns the number of pending entries. Call it before any other method.
-func (f *Frontier) Resume(ctx context.Context, fn func(Entry)) (int, error) {
+// entries: it scans the whole stored queue once, adds each entry's URL to
+// the seen-set, counts it against MaxPerHost/MaxTotal, and continues
+// numbering after the highest sequence number. Entries are then read back
+// through Next as usual. It returns the number of pending entries. Call it
+// before any other method but Restore.
+func (f *Frontier) Resume(ctx context.Context) (int, error) {
 	if f.o.Store == nil {
 		return 0, errors.New("frontier: Resume needs Options.Store")
 	}
@@ -191,9 +191,7 @@ func (f *Frontier) Resume(ctx context.Context, fn func(Entry)) (int, error) {
 			return n, fmt.Errorf("frontier: resume: scan queue after %d: %w", after, err)
 		}
 		for _, e := range batch {
-			if fn != nil {
-				fn(e)
-			}
+			f.o.Seen.TestAndAdd(e.URL)
 			f.mu.Lock()
 			if n == 0 {
 				f.spillFrom = e.Seq
@@ -212,12 +210,28 @@ func (f *Frontier) Resume(ctx context.Context, fn func(Entry)) (int, error) {
 	}
 }
 
-// Account counts an already-fetched URL against its host's MaxPerHost
-// budget and MaxTotal; used when resuming a crawl.
-func (f *Frontier) Account(rawURL string) {
+// Restore adds a URL the crawl already recorded (a URL record read back
+// from the store when resuming) to the seen-set and counts it against its
+// host's MaxPerHost budget and MaxTotal.
+func (f *Frontier) Restore(rawURL string) {
+	f.o.Seen.TestAndAdd(rawURL)
 	f.mu.Lock()
 	f.account(hostOf(rawURL))
 	f.mu.Unlock()
+}
+
+// Claim admits a URL that is recorded without being queued (a redirect
+// alias of a fetched page): if the seen-set has not seen it, Claim adds it,
+// counts it against MaxPerHost/MaxTotal and reports true; otherwise it
+// reports false and the caller does not record it.
+func (f *Frontier) Claim(rawURL string) bool {
+	if f.o.Seen.TestAndAdd(rawURL) {
+		return false
+	}
+	f.mu.Lock()
+	f.account(hostOf(rawURL))
+	f.mu.Unlock()
+	return true
 }
 
 func (f *Frontier) account(host string) {

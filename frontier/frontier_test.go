@@ -245,7 +245,7 @@ func TestResume(t *testing.T) {
 	q.commit([]Entry{{Seq: 5, URL: "http://a/5"}, {Seq: 9, URL: "http://b/9", Depth: 2}, {Seq: 7, URL: "http://a/7"}})
 	seen := &exactSet{}
 	f := mustNew(t, Options{MaxDepth: -1, Store: q, Window: 2, Seen: seen})
-	n, err := f.Resume(context.Background(), func(e Entry) { seen.TestAndAdd(e.URL) })
+	n, err := f.Resume(context.Background())
 	if err != nil || n != 3 {
 		t.Fatalf("Resume = %d, %v; want 3, nil", n, err)
 	}

@@ -15,6 +15,7 @@ import (
 	"time"
 	"unicode"
 
+	"github.com/bloomcrawl/bloomcrawl/configs"
 	"github.com/bloomcrawl/bloomcrawl/contentdedup"
 	"github.com/bloomcrawl/bloomcrawl/contentdedup/dedupeval"
 	"github.com/bloomcrawl/bloomcrawl/crawler"
@@ -62,10 +63,7 @@ func runBenchDedup(ctx context.Context, args []string, stdout, stderr io.Writer)
 		return err
 	}
 	k := *threshold
-	optK := k
-	if k == 0 {
-		optK = contentdedup.ThresholdExact
-	}
+	optK := crawler.DedupOptions(configs.Dedup{SimHashThreshold: k}).Threshold
 	fp := func(shingle int, w contentdedup.Weighting) contentdedup.FingerprintParams {
 		return contentdedup.FingerprintParams{Shingle: shingle, Weight: w}
 	}

@@ -20,10 +20,8 @@ import (
 
 	"github.com/bloomcrawl/bloomcrawl/api"
 	"github.com/bloomcrawl/bloomcrawl/configs"
-	"github.com/bloomcrawl/bloomcrawl/contentdedup"
 	"github.com/bloomcrawl/bloomcrawl/crawler"
 	"github.com/bloomcrawl/bloomcrawl/storage"
-	"github.com/bloomcrawl/bloomcrawl/urlfilter"
 )
 
 func init() {
@@ -153,27 +151,19 @@ type crawlRun struct {
 	token string
 }
 
-// crawlStore opens cfg's store, builds the URL filter and the deduper,
-// crawls, and closes the store. It returns the final counters (nil when the
-// crawl could not start).
+// crawlStore opens cfg's store, builds the deduper (crawler.New builds the
+// URL filter), crawls, and closes the store. It returns the final counters
+// (nil when the crawl could not start).
 func crawlStore(ctx context.Context, cfg *configs.Config, r crawlRun) (st *crawler.Stats, err error) {
 	logLevel := slog.LevelInfo
 	if r.verbose {
 		logLevel = slog.LevelDebug
 	}
 	log := slog.New(slog.NewTextHandler(r.stderr, &slog.HandlerOptions{Level: logLevel}))
-	fo := urlfilter.Options{Variant: cfg.Dedup.Filter, Capacity: cfg.Dedup.Capacity, TargetFP: cfg.Dedup.TargetFP}
-	if cfg.Dedup.Filter == urlfilter.VariantChain {
-		// A ring of 5 generations rotated every window/4 remembers every URL
-		// seen within the last recrawl_window.
-		fo.Period = time.Duration(cfg.Dedup.RecrawlWindow) / 4
-	}
 	if cfg.Dedup.RecrawlWindow > 0 {
 		log.Warn("dedup.recrawl_window: a URL seen longer ago is fetched again when rediscovered, but its stored page is not replaced (first copy wins); on resume every stored URL counts as just seen")
 	}
-	// A crawl writes far more than it reads: small memtables and block
-	// cache keep Badger's share of the process's memory small.
-	db, err := storage.Open(cfg.Store.Dir, &storage.Options{MemTableSize: 32 << 20, BlockCacheSize: 16 << 20, Compression: cfg.Store.Compression})
+	db, err := storage.Open(cfg.Store.Dir, crawler.StoreOptions(cfg.Store))
 	if err != nil {
 		return nil, err
 	}
@@ -182,25 +172,13 @@ func crawlStore(ctx context.Context, cfg *configs.Config, r crawlRun) (st *crawl
 			err = cerr
 		}
 	}()
-	filter, err := urlfilter.New(fo)
-	if err != nil {
-		return nil, fmt.Errorf("dedup.filter: %w", err)
-	}
-	opts := crawler.Options{Config: cfg, Store: db, Seen: filter}
-	if r.audit {
-		a := urlfilter.NewAudit(filter)
-		opts.Seen = a
-		opts.FalsePositives = a.FalsePositives
-	}
-	threshold := cfg.Dedup.SimHashThreshold
-	if threshold == 0 {
-		threshold = contentdedup.ThresholdExact // configs' 0 means exact; contentdedup's 0 means default
-	}
-	dd, err := contentdedup.New(contentdedup.Options{Threshold: threshold})
+	// The deduper is built here, not by crawler.New, because --serve
+	// shares it with the API.
+	dd, err := crawler.NewDeduper(cfg.Dedup)
 	if err != nil {
 		return nil, err
 	}
-	opts.Dedup = dd
+	opts := crawler.Options{Config: cfg, Store: db, Dedup: dd, Audit: r.audit}
 
 	live := false
 	if f, ok := r.stderr.(*os.File); ok && term.IsTerminal(int(f.Fd())) {

@@ -11,7 +11,9 @@ import (
 	"os"
 
 	"github.com/bloomcrawl/bloomcrawl/api"
+	"github.com/bloomcrawl/bloomcrawl/configs"
 	"github.com/bloomcrawl/bloomcrawl/contentdedup"
+	"github.com/bloomcrawl/bloomcrawl/crawler"
 	"github.com/bloomcrawl/bloomcrawl/storage"
 )
 
@@ -56,11 +58,7 @@ func runDedup(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 		defer f.Close()
 		r = f
 	}
-	k := *threshold
-	if k == 0 {
-		k = contentdedup.ThresholdExact
-	}
-	d, err := contentdedup.New(contentdedup.Options{Threshold: k})
+	d, err := crawler.NewDeduper(configs.Dedup{SimHashThreshold: *threshold})
 	if err != nil {
 		return err
 	}

@@ -10,7 +10,9 @@ import (
 	"os"
 
 	"github.com/bloomcrawl/bloomcrawl/api"
+	"github.com/bloomcrawl/bloomcrawl/configs"
 	"github.com/bloomcrawl/bloomcrawl/contentdedup"
+	"github.com/bloomcrawl/bloomcrawl/crawler"
 	"github.com/bloomcrawl/bloomcrawl/storage"
 )
 
@@ -74,11 +76,7 @@ func runServe(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 			db.Close()
 		}
 	}()
-	k := *threshold
-	if k == 0 {
-		k = contentdedup.ThresholdExact // contentdedup reads 0 as "default"
-	}
-	d, err := contentdedup.New(contentdedup.Options{Threshold: k})
+	d, err := crawler.NewDeduper(configs.Dedup{SimHashThreshold: *threshold})
 	if err != nil {
 		return err
 	}
