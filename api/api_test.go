@@ -572,6 +572,8 @@ func TestMetrics(t *testing.T) {
 		`bloomcrawl_store_duplicates 1`,
 		`bloomcrawl_store_up 1`,
 		`bloomcrawl_store_size_bytes `,
+		`bloomcrawl_store_free_bytes `,
+		`bloomcrawl_store_min_free_bytes `,
 		`go_goroutines `,
 		`process_resident_memory_bytes `,
 	} {

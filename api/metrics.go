@@ -99,10 +99,12 @@ var (
 	descStoreHosts      = prometheus.NewDesc("bloomcrawl_store_hosts", "Hosts with at least one stored document.", nil, nil)
 	descStoreBytes      = prometheus.NewDesc("bloomcrawl_store_size_bytes", "Badger's LSM and value-log size on disk.", nil, nil)
 	descStoreUp         = prometheus.NewDesc("bloomcrawl_store_up", "1 if the last read of the store's statistics succeeded.", nil, nil)
+	descStoreFree       = prometheus.NewDesc("bloomcrawl_store_free_bytes", "Free space on the store's filesystem (available to this process), read at each scrape.", nil, nil)
+	descStoreNeed       = prometheus.NewDesc("bloomcrawl_store_min_free_bytes", "Free space below which the store refuses writes and the process stops: the reserve plus the memtables to flush at close.", nil, nil)
 )
 
 func (c *storeCollector) Describe(ch chan<- *prometheus.Desc) {
-	for _, d := range []*prometheus.Desc{descStorePages, descStoreURLs, descStoreDuplicates, descStoreHosts, descStoreBytes, descStoreUp} {
+	for _, d := range []*prometheus.Desc{descStorePages, descStoreURLs, descStoreDuplicates, descStoreHosts, descStoreBytes, descStoreUp, descStoreFree, descStoreNeed} {
 		ch <- d
 	}
 }
@@ -117,17 +119,24 @@ func (c *storeCollector) read() []prometheus.Metric {
 	gauge := func(d *prometheus.Desc, v float64) prometheus.Metric {
 		return prometheus.MustNewConstMetric(d, prometheus.GaugeValue, v)
 	}
+	var space []prometheus.Metric
+	if sp, err := c.h.db.Space(); err == nil {
+		space = append(space, gauge(descStoreFree, float64(sp.Free)))
+		if sp.Reserve >= 0 {
+			space = append(space, gauge(descStoreNeed, float64(sp.Need())))
+		}
+	}
 	st, err := c.h.statsCache.get()
 	if err != nil {
 		c.h.o.Logger.Error("metrics: store stats", "err", err)
-		return []prometheus.Metric{gauge(descStoreUp, 0)}
+		return append(space, gauge(descStoreUp, 0))
 	}
-	return []prometheus.Metric{
+	return append(space,
 		gauge(descStoreUp, 1),
 		gauge(descStorePages, float64(st.Pages)),
 		gauge(descStoreURLs, float64(st.URLs)),
 		gauge(descStoreDuplicates, float64(st.Duplicates)),
 		gauge(descStoreHosts, float64(st.Hosts)),
 		gauge(descStoreBytes, float64(st.DiskBytes)),
-	}
+	)
 }

@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"log/slog"
 	"net/http"
+	"sync"
 	"sync/atomic"
 	"time"
 
@@ -41,6 +42,33 @@ type Service struct {
 
 	// Counters since start, by outcome; read by Counts and the metrics.
 	good, duplicate, failed, invalid atomic.Uint64
+
+	stopOnce sync.Once
+	stopped  chan struct{} // closed by stop
+	stopErr  error         // set before stopped is closed
+}
+
+// Stopped is closed when a commit failed because the store's disk is full
+// or failing (storage.ErrNoSpace, storage.ErrIO): nothing more can be
+// recorded, every later document would fail the same way, and the owner
+// should stop taking requests. Err says why.
+func (s *Service) Stopped() <-chan struct{} { return s.stopped }
+
+// Err is the error that closed Stopped, or nil.
+func (s *Service) Err() error {
+	select {
+	case <-s.stopped:
+		return s.stopErr
+	default:
+		return nil
+	}
+}
+
+func (s *Service) stop(err error) {
+	s.stopOnce.Do(func() {
+		s.stopErr = err
+		close(s.stopped)
+	})
 }
 
 // NewService returns a Service that decides with d and records in db. db may
@@ -60,7 +88,7 @@ func NewService(ctx context.Context, d *contentdedup.Deduper, db *storage.DB, o 
 	if o == nil {
 		o = &ServiceOptions{}
 	}
-	s := &Service{dedup: d, db: db, now: o.Now, log: o.Logger}
+	s := &Service{dedup: d, db: db, now: o.Now, log: o.Logger, stopped: make(chan struct{})}
 	if s.now == nil {
 		s.now = time.Now
 	}
@@ -105,7 +133,8 @@ func Restore(ctx context.Context, d *contentdedup.Deduper, db *storage.DB) error
 //   - a URL already recorded (reason "url") → nothing new.
 //
 // If the commit fails, the answer has Status "error" (and the Deduper keeps
-// the decision; see the package Caveats). ctx bounds the commit.
+// the decision; see the package Caveats); a full disk (HTTP status 507) or
+// an I/O error also closes Stopped. ctx bounds the commit.
 func (s *Service) Submit(ctx context.Context, req Request) Response {
 	if err := req.Validate(); err != nil {
 		s.invalid.Add(1)
@@ -165,9 +194,16 @@ func (s *Service) submit(ctx context.Context, req Request) Response {
 			if _, err := s.db.Commit(ctx, c); err != nil {
 				s.failed.Add(1)
 				s.log.Error("record document", "url", u, "docId", resp.DocID, "err", err)
+				code := http.StatusInternalServerError
+				if errors.Is(err, storage.ErrNoSpace) {
+					code = http.StatusInsufficientStorage
+				}
+				if errors.Is(err, storage.ErrNoSpace) || errors.Is(err, storage.ErrIO) {
+					s.stop(err)
+				}
 				return Response{ID: req.ID, Status: StatusError,
 					Error: fmt.Sprintf("record %s as %s: %v", u, resp.DocID, err),
-					code:  http.StatusInternalServerError}
+					code:  code}
 			}
 		}
 	}

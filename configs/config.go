@@ -173,6 +173,17 @@ type Store struct {
 	// one of [Compressions]; "" means "fastest", the default (measured: 5%
 	// more disk than "default", 20-50% more pages committed per second).
 	Compression string `yaml:"compression"`
+
+	// MinFreeBytes is the free space the crawl keeps on the store's
+	// filesystem besides what Badger needs to flush its memtables at close
+	// (measured as the crawl runs): below the sum, the crawl stops taking
+	// URLs, leaves the pages in flight queued, closes the store and exits
+	// with status 75, so that Badger never runs out of disk in the middle
+	// of a write. 0 (the default) means automatic: 257 MiB, one Badger
+	// value-log file (256 MiB) plus 1 MiB (storage.DefaultMinFreeBytes).
+	// -1 turns the watch off (not recommended: a full disk then crashes the
+	// crawl inside Badger).
+	MinFreeBytes int64 `yaml:"min_free_bytes"`
 }
 
 // Compressions are the accepted store.compression values.

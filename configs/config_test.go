@@ -192,7 +192,7 @@ func TestParseErrors(t *testing.T) {
 		// Unknown fields.
 		{"unknown typo", "scope:\n  max_dept: 3\n", "crawl.yaml:2: scope.max_dept: unknown field (did you mean max_depth?)"},
 		{"unknown top", "seed: [http://a/]\n", "crawl.yaml:1: seed: unknown field (did you mean seeds?)"},
-		{"unknown far", "store:\n  path: x\n", "crawl.yaml:2: store.path: unknown field (known fields: dir, compression)"},
+		{"unknown far", "store:\n  path: x\n", "crawl.yaml:2: store.path: unknown field (known fields: dir, compression, min_free_bytes)"},
 		// Types.
 		{"int from string", "scope:\n  max_depth: abc\n", `crawl.yaml:2: scope.max_depth: cannot use "abc" as an integer`},
 		{"int from float", "scope:\n  max_pages: 1.5\n", `crawl.yaml:2: scope.max_pages: cannot use "1.5" as an integer`},
@@ -245,6 +245,7 @@ func TestParseErrors(t *testing.T) {
 		{"simhash_threshold high", "dedup:\n  simhash_threshold: 7\n", "crawl.yaml:2: dedup.simhash_threshold: must be between 0 and 6"},
 		{"simhash_threshold low", "dedup:\n  simhash_threshold: -1\n", "crawl.yaml:2: dedup.simhash_threshold: must be between 0 and 6"},
 		{"store dir", "store:\n  dir: ''\n", "crawl.yaml:2: store.dir: must not be empty"},
+		{"store reserve", "store:\n  min_free_bytes: -2\n", "crawl.yaml:2: store.min_free_bytes: must be >= 0 (0 = automatic) or -1 (off), got -2"},
 		// Several problems: all reported, in line order.
 		{"several", "dedup:\n  simhash_threshold: 9\nscope:\n  max_depth: -1\n", "crawl.yaml:2: dedup.simhash_threshold: must be between 0 and 6\ncrawl.yaml:4: scope.max_depth: must be >= 0"},
 		{"several unknown", "scope:\n  a: 1\n  max_depth: x\n", "crawl.yaml:2: scope.a: unknown field (known fields: allowed_hosts, denied_hosts, include, exclude, max_depth, max_pages, max_pages_per_host, max_url_length)\ncrawl.yaml:3: scope.max_depth: cannot use \"x\" as an integer"},

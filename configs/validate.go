@@ -141,6 +141,9 @@ func (c *Config) check(requireSeeds bool) []*Error {
 	if c.Store.Compression != "" && !slices.Contains(Compressions, c.Store.Compression) {
 		bad("store.compression", "unknown level %q (want one of %s)", c.Store.Compression, strings.Join(Compressions, ", "))
 	}
+	if c.Store.MinFreeBytes < -1 {
+		bad("store.min_free_bytes", "must be >= 0 (0 = automatic) or -1 (off), got %d", c.Store.MinFreeBytes)
+	}
 	return errs
 }
 

@@ -59,5 +59,5 @@ func NewDeduper(d configs.Dedup) (*contentdedup.Deduper, error) {
 // writes far more than it reads: small memtables and block cache keep
 // Badger's share of the process's memory small.
 func StoreOptions(s configs.Store) *storage.Options {
-	return &storage.Options{MemTableSize: 32 << 20, BlockCacheSize: 16 << 20, Compression: s.Compression}
+	return &storage.Options{MemTableSize: 32 << 20, BlockCacheSize: 16 << 20, Compression: s.Compression, MinFreeBytes: s.MinFreeBytes}
 }

@@ -143,7 +143,10 @@ type Commit struct {
 // Errors: a validation error naming the bad field (nothing is written);
 // ErrTooLarge when c does not fit in one transaction (split it yourself:
 // no partial commit ever happens); ErrReadOnly; ErrClosed; ctx.Err() when
-// ctx is done before the transaction commits.
+// ctx is done before the transaction commits; a *NoSpaceError (ErrNoSpace)
+// when the filesystem's free space is below Options.MinFreeBytes (nothing
+// is written) or a write failed with ENOSPC; an error wrapping ErrIO when a
+// write failed with EIO.
 func (db *DB) Commit(ctx context.Context, c Commit) ([]uint64, error) {
 	if err := db.writable(); err != nil {
 		return nil, err
@@ -180,6 +183,9 @@ func (db *DB) Commit(ctx context.Context, c Commit) ([]uint64, error) {
 	var traceVal []byte
 	if len(c.Trace) > 0 {
 		traceVal = encodeTrace(c.Trace)
+	}
+	if err := db.space.admit(int64(len(pageVal) + len(fpVal) + len(traceVal) + 256*(len(c.Enqueue)+len(c.Dequeue)+1))); err != nil {
+		return nil, err
 	}
 	for attempt := 0; ; attempt++ {
 		if err := ctx.Err(); err != nil {
@@ -224,7 +230,7 @@ func (db *DB) Commit(ctx context.Context, c Commit) ([]uint64, error) {
 		case errors.Is(err, badger.ErrDBClosed), errors.Is(err, badger.ErrBlockedWrites):
 			return nil, ErrClosed
 		default:
-			return nil, fmt.Errorf("storage: commit: %w", err)
+			return nil, fmt.Errorf("storage: commit: %w", db.diskError(err))
 		}
 	}
 }
@@ -364,7 +370,8 @@ const maxMetaBytes = 1 << 30
 // be empty; val may be up to 1 GiB (larger: ErrTooLarge). Values of 256
 // KiB and more are kept as checksummed files in DIR/blobs, so that a
 // snapshot replaced every few minutes frees its space at once (see
-// blob.go). Safe for concurrent use.
+// blob.go). Safe for concurrent use. Below Options.MinFreeBytes of free
+// space it writes nothing and returns a *NoSpaceError, as Commit does.
 func (db *DB) PutMeta(key string, val []byte) error {
 	if err := db.writable(); err != nil {
 		return err
@@ -375,13 +382,16 @@ func (db *DB) PutMeta(key string, val []byte) error {
 	if len(val) > maxMetaBytes {
 		return fmt.Errorf("put meta %q (%d bytes, limit %d): %w", key, len(val), maxMetaBytes, ErrTooLarge)
 	}
+	if err := db.space.admit(int64(len(key) + len(val))); err != nil {
+		return fmt.Errorf("put meta %q: %w", key, err)
+	}
 	db.metaMu.Lock()
 	defer db.metaMu.Unlock()
 	var ref blobRef
 	if len(val) >= blobMin {
 		var err error
 		if ref, err = db.writeBlob(val); err != nil {
-			return fmt.Errorf("put meta %q: write blob: %w", key, err)
+			return fmt.Errorf("put meta %q: write blob: %w", key, db.diskError(err))
 		}
 	}
 	var oldBlob bool
@@ -400,7 +410,7 @@ func (db *DB) PutMeta(key string, val []byte) error {
 		return txn.Set(metaKey(key), val)
 	})
 	if err != nil {
-		return fmt.Errorf("put meta %q: %w", key, err)
+		return fmt.Errorf("put meta %q: %w", key, db.diskError(err))
 	}
 	if oldBlob || len(val) >= blobMin {
 		if err := db.removeUnreferencedBlobs(); err != nil {

@@ -57,6 +57,8 @@ type DB struct {
 
 	metaMu sync.Mutex // serialises PutMeta/DeleteMeta (blob files)
 
+	space *spaceWatch // nil when read-only
+
 	stopGC chan struct{}
 	gcDone chan struct{}
 
@@ -208,6 +210,7 @@ func finishOpen(dir string, opts Options, bdb *badger.DB) (_ *DB, err error) {
 			db.traceSeq.Release()
 			return nil, fmt.Errorf("remove unreferenced blobs: %w", err)
 		}
+		db.space = newSpaceWatch(dir, opts.MinFreeBytes, (numMemtables+1)*opts.MemTableSize)
 		db.stopGC = make(chan struct{})
 		db.gcDone = make(chan struct{})
 		go db.gcLoop()
@@ -291,7 +294,7 @@ func (db *DB) Close() error {
 			errs = append(errs, err)
 		}
 		if err := errors.Join(errs...); err != nil {
-			db.closeErr = fmt.Errorf("close store %s: %w", db.dir, err)
+			db.closeErr = fmt.Errorf("close store %s: %w", db.dir, db.diskError(err))
 		}
 	})
 	return db.closeErr
@@ -339,6 +342,12 @@ func (db *DB) GC() error {
 }
 
 func (db *DB) runGC() error {
+	if db.space.low() {
+		// A rewrite needs room for a file's live data before it frees
+		// the old file: not below the reserve.
+		db.log.Warn("storage: value-log GC skipped: free space below the reserve", "dir", db.dir, "reserve", db.space.reserve)
+		return nil
+	}
 	for n := 0; n < 100; n++ {
 		err := db.bdb.RunValueLogGC(db.opts.GCDiscardRatio)
 		switch {
@@ -348,7 +357,7 @@ func (db *DB) runGC() error {
 		case errors.Is(err, badger.ErrNoRewrite), errors.Is(err, badger.ErrRejected):
 			return nil
 		default:
-			return fmt.Errorf("value-log GC in %s: %w", db.dir, err)
+			return fmt.Errorf("value-log GC in %s: %w", db.dir, db.diskError(err))
 		}
 	}
 	return nil

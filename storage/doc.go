@@ -86,6 +86,24 @@
 // stream rarely triggers, so relying on it for snapshots would let them
 // pile up.
 //
+// # Free space
+//
+// Badger writes its value log, memtable logs and tables through mmap into
+// files extended sparsely (ftruncate): on a full filesystem a write into
+// such a page is not an error but a SIGBUS in Badger's own goroutine,
+// which kills the process with a goroutine dump. So a writable DB watches
+// the free space of its filesystem: Commit and PutMeta refuse to write
+// (*NoSpaceError, ErrNoSpace) once it falls below Options.MinFreeBytes
+// (default 257 MiB: one value-log file, see DefaultMinFreeBytes) plus the
+// disk taken by the memtable logs not yet flushed, which is what Close
+// needs to flush them into tables. The watch samples statfs(2) once per
+// MiB written or per second (a mutex and a clock read per commit
+// otherwise), and lists the directory for the memtable logs only when the
+// free space comes within (NumMemtables+1) × MemTableSize of the reserve.
+// Value-log GC is skipped below the reserve. Write errors that come back
+// anyway are classified: ENOSPC and EDQUOT give a *NoSpaceError, EIO an
+// error wrapping ErrIO, each naming the store and its mount point.
+//
 // # Measured (2 shared cores, real documentation pages of 20–100 KB)
 //
 // See bench_test.go for the commands. Commit: about 3,100 pages/s with
@@ -106,6 +124,15 @@
 // read-write and recovered. A corrupt entry in the middle of the last
 // write-ahead log is indistinguishable from a torn tail and loses the
 // transactions after it.
+//
+// The free-space watch prevents the SIGBUS only when this store's own
+// writes are what fills the disk. If another process takes the reserve
+// between two samples, Badger can still fault; debug.SetPanicOnFault
+// cannot help because it applies to the calling goroutine only, and the
+// faulting writes run in Badger's goroutines (doWrites, flushMemtable,
+// compactors). On tmpfs even reading a hole of a memory-mapped file
+// allocates a page, so opening a store whose tmpfs is completely full can
+// fault too: free some space first.
 //
 // Opening with Options.ReadOnly shares the directory with other readers
 // but fails with [ErrLocked] while a writer holds it, and with

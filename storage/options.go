@@ -48,6 +48,17 @@ type Options struct {
 	// between runs (each record says how it is stored).
 	Compression string
 
+	// MinFreeBytes is the free space the store keeps on its filesystem
+	// besides what flushing its memtables needs: when the free space falls
+	// below MinFreeBytes plus the disk taken by the memtable logs not yet
+	// flushed (DIR/*.mem, measured), Commit and PutMeta refuse to write and
+	// return a *NoSpaceError (ErrNoSpace), so that Close can still flush
+	// the memtables and the store closes consistent instead of Badger
+	// faulting on a full disk. The free space is sampled with statfs(2)
+	// once per MiB written or per second. 0 means DefaultMinFreeBytes (257
+	// MiB); a negative value turns the watch off.
+	MinFreeBytes int64
+
 	// Logger receives Badger's log lines (info and above) and this
 	// package's GC messages. nil discards them.
 	Logger *slog.Logger
@@ -81,6 +92,9 @@ func (o *Options) withDefaults() (Options, error) {
 	if r.BlockCacheSize < 0 {
 		return r, fmt.Errorf("storage: Options.BlockCacheSize %d is negative", r.BlockCacheSize)
 	}
+	if r.MinFreeBytes == 0 {
+		r.MinFreeBytes = DefaultMinFreeBytes
+	}
 	if r.Logger == nil {
 		r.Logger = slog.New(slog.DiscardHandler)
 	}
@@ -99,6 +113,21 @@ func (o *Options) withDefaults() (Options, error) {
 	return r, nil
 }
 
+// Badger sizes fixed by this package (see doc.go, "Badger options").
+const (
+	valueLogFileSize = 256 << 20
+	numMemtables     = 3
+)
+
+// DefaultMinFreeBytes is the default Options.MinFreeBytes, 257 MiB: one
+// value-log file (Badger creates each one with ftruncate at twice this
+// size, sparse on Linux filesystems but allocated at once where files
+// cannot be sparse; and a value-log GC writes up to one file's live data
+// before it deletes the old file) plus what may be written between two
+// samples of the free space (1 MiB). The memtables to flush come on top,
+// measured.
+const DefaultMinFreeBytes = valueLogFileSize + spaceSampleBytes
+
 // badgerOptions maps Options to Badger's; the choices are documented in
 // doc.go ("Badger options").
 func (o Options) badgerOptions(dir string, readOnly bool) badger.Options {
@@ -110,10 +139,10 @@ func (o Options) badgerOptions(dir string, readOnly bool) badger.Options {
 		WithCompression(options.ZSTD).
 		WithZSTDCompressionLevel(1).
 		WithMemTableSize(o.MemTableSize).
-		WithNumMemtables(3).
+		WithNumMemtables(numMemtables).
 		WithNumCompactors(2).
 		WithBlockCacheSize(o.BlockCacheSize).
-		WithValueLogFileSize(256 << 20).
+		WithValueLogFileSize(valueLogFileSize).
 		WithDetectConflicts(true).
 		WithChecksumVerificationMode(options.OnBlockRead).
 		WithVerifyValueChecksum(true).

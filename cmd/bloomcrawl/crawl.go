@@ -187,12 +187,16 @@ func crawlStore(ctx context.Context, cfg *configs.Config, r crawlRun) (st *crawl
 	switch {
 	case r.quiet:
 	case live:
-		opts.Progress = func(s crawler.Stats) { fmt.Fprintf(r.stderr, "\r\033[K%s", progressLine(s)) }
+		opts.Progress = func(s crawler.Stats) { fmt.Fprintf(r.stderr, "\r\033[K%s%s", progressLine(s), lowDiskNote(db)) }
 	default:
 		opts.ProgressEvery = 10 * time.Second
 		opts.Progress = func(s crawler.Stats) {
-			log.Info("progress", "fetched", s.Fetched, "stored", s.Stored, "duplicates", s.Duplicates,
-				"errors", s.Errors, "queued", s.Queued, "pages_per_s", fmt.Sprintf("%.0f", s.PagesPerSecond))
+			args := []any{"fetched", s.Fetched, "stored", s.Stored, "duplicates", s.Duplicates,
+				"errors", s.Errors, "queued", s.Queued, "pages_per_s", fmt.Sprintf("%.0f", s.PagesPerSecond)}
+			if sp, err := db.Space(); err == nil && sp.Low() {
+				args = append(args, "disk_free", storage.FormatBytes(sp.Free), "stops_below", storage.FormatBytes(sp.Need()))
+			}
+			log.Info("progress", args...)
 		}
 	}
 	if !live {
@@ -251,6 +255,16 @@ func progressLine(s crawler.Stats) string {
 		line += fmt.Sprintf("  filter FPs %d", *s.FalsePositives)
 	}
 	return line
+}
+
+// lowDiskNote is what the live progress line adds when the store's disk
+// gets low (under twice the reserve): "" otherwise.
+func lowDiskNote(db *storage.DB) string {
+	sp, err := db.Space()
+	if err != nil || !sp.Low() {
+		return ""
+	}
+	return fmt.Sprintf("  disk %s free (stops below %s)", storage.FormatBytes(sp.Free), storage.FormatBytes(sp.Need()))
 }
 
 func printSummary(w io.Writer, s *crawler.Stats, dir string) {

@@ -93,7 +93,8 @@ type dedupCounts struct{ Lines, Good, Duplicate, Errors int }
 // object or not a valid request), or such an error for a line longer than
 // maxLine bytes. Blank
 // lines are errors too (every line gets its answer). It stops early only if
-// ctx is cancelled or r or w fail. svc decides; with a store behind it, it
+// ctx is cancelled, r or w fail, or the store's disk is full or failing
+// (svc.Err; the line that found it out is answered with an error). svc decides; with a store behind it, it
 // also records (this is the function a --store option reuses).
 func dedupLines(ctx context.Context, svc *api.Service, r io.Reader, w io.Writer, maxLine int) (dedupCounts, error) {
 	var c dedupCounts
@@ -141,6 +142,12 @@ func dedupLines(ctx context.Context, svc *api.Service, r io.Reader, w io.Writer,
 		}
 		if err := enc.Encode(resp); err != nil {
 			return c, fmt.Errorf("write answer to line %d: %w", c.Lines, err)
+		}
+		if err := svc.Err(); err != nil {
+			// The store's disk is full or failing: every later line would
+			// fail the same way.
+			bw.Flush()
+			return c, fmt.Errorf("line %d: %w", c.Lines, err)
 		}
 		if err == io.EOF {
 			break

@@ -16,6 +16,8 @@ import (
 	"os/signal"
 	"sort"
 	"syscall"
+
+	"github.com/bloomcrawl/bloomcrawl/storage"
 )
 
 // command is one subcommand of bloomcrawl.
@@ -55,8 +57,20 @@ func main() {
 	os.Exit(run(ctx, os.Args[1:], os.Stdout, os.Stderr))
 }
 
+// Exit codes besides 0 (success), 1 (failure), 2 (bad usage) and 130
+// (interrupted).
+const (
+	// exitIOError: a write to the store failed with EIO (sysexits EX_IOERR).
+	exitIOError = 74
+	// exitNoSpace: the store's disk is (nearly) full; the command stopped
+	// cleanly and running it again after freeing space resumes (sysexits
+	// EX_TEMPFAIL: try again later).
+	exitNoSpace = 75
+)
+
 // run executes bloomcrawl with args and returns the process exit code:
-// 0 success, 1 failure, 2 bad usage, 130 interrupted.
+// 0 success, 1 failure, 2 bad usage, 74 I/O error on the store's disk, 75
+// store disk full, 130 interrupted.
 func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	if len(args) == 0 || args[0] == "-h" || args[0] == "--help" || args[0] == "help" {
 		printUsage(stdout)
@@ -73,6 +87,7 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	}
 	err := c.run(ctx, args[1:], stdout, stderr)
 	var ue usageError
+	var nse *storage.NoSpaceError
 	switch {
 	case err == nil:
 		return 0
@@ -81,12 +96,46 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	case errors.As(err, &ue):
 		fmt.Fprintf(stderr, "bloomcrawl %s: %v\n", c.name, err)
 		return 2
+	case errors.As(err, &nse):
+		fmt.Fprintf(stderr, "bloomcrawl %s: %s\n", c.name, noSpaceLine(c.name, nse))
+		return exitNoSpace
+	case errors.Is(err, storage.ErrIO):
+		fmt.Fprintf(stderr, "bloomcrawl %s: %v; the command stopped: check the disk (dmesg), then run it again to resume\n", c.name, err)
+		return exitIOError
 	case errors.Is(err, context.Canceled):
 		fmt.Fprintf(stderr, "bloomcrawl %s: interrupted\n", c.name)
 		return 130
 	default:
 		fmt.Fprintf(stderr, "bloomcrawl %s: %v\n", c.name, err)
 		return 1
+	}
+}
+
+// noSpaceLine is the one line a command that ran out of disk ends with:
+// what ran out, where, how much is free, and how to go on.
+func noSpaceLine(cmd string, e *storage.NoSpaceError) string {
+	where := e.Dir
+	if e.Mount != "" {
+		where = e.Mount + " (store " + e.Dir + ")"
+	}
+	var what string
+	if e.Err != nil {
+		what = fmt.Sprintf("disk full: %s free on %s; a write failed: %v", storage.FormatBytes(e.Free), where, e.Err)
+	} else {
+		reserve := "reserve " + storage.FormatBytes(e.Reserve)
+		if cmd == "crawl" || cmd == "demo" {
+			reserve = "store.min_free_bytes " + storage.FormatBytes(e.Reserve)
+		}
+		what = fmt.Sprintf("disk full: %s free on %s, below the %s the store keeps (%s + %s of memtables to flush at close)",
+			storage.FormatBytes(e.Free), where, storage.FormatBytes(e.Reserve+e.Memtables), reserve, storage.FormatBytes(e.Memtables))
+	}
+	switch cmd {
+	case "crawl":
+		return what + "; stopped cleanly, unfinished URLs stay queued: free some space and run the same command again to resume"
+	case "dedup":
+		return what + "; stopped: lines answered so far are recorded; free some space and run again with the lines after the last answer"
+	default:
+		return what + "; stopped cleanly: free some space and run the same command again"
 	}
 }
 

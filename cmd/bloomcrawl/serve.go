@@ -87,7 +87,18 @@ func runServe(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	h := api.NewHandler(svc, db, api.HandlerOptions{
 		Token: *token, MaxBody: *maxBody, MaxBatch: *maxBatch, Logger: log,
 	})
-	err = api.ListenAndServe(ctx, *addr, h, api.ServerOptions{
+	// A full or failing disk stops the server as Ctrl-C does.
+	serveCtx, stopServe := context.WithCancel(ctx)
+	defer stopServe()
+	go func() {
+		select {
+		case <-svc.Stopped():
+			log.Error("the store cannot record more documents; stopping", "err", svc.Err())
+			stopServe()
+		case <-serveCtx.Done():
+		}
+	}()
+	err = api.ListenAndServe(serveCtx, *addr, h, api.ServerOptions{
 		Logger: log,
 		OnListen: func(a net.Addr) {
 			fmt.Fprintf(stdout, "bloomcrawl serve: %d documents indexed from %s; listening on http://%s/ (Ctrl-C stops)\n", svc.Len(), *store, a)
@@ -103,5 +114,5 @@ func runServe(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	}
 	good, dup, failed, invalid := svc.Counts()
 	fmt.Fprintf(stdout, "bloomcrawl serve: stopped; answered %d new, %d duplicate, %d failed, %d invalid documents; store %s closed\n", good, dup, failed, invalid, *store)
-	return nil
+	return svc.Err()
 }
