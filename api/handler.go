@@ -18,6 +18,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/bloomcrawl/bloomcrawl/seen"
 	"github.com/bloomcrawl/bloomcrawl/storage"
 	"github.com/bloomcrawl/bloomcrawl/urlfilter"
 )
@@ -45,6 +46,9 @@ type HandlerOptions struct {
 	// Logger receives one line per request that fails with a 5xx. nil
 	// discards.
 	Logger *slog.Logger
+	// Seen serves the seen-records routes (/v1/seen/...); nil answers them
+	// 503.
+	Seen *seen.Records
 }
 
 func (o HandlerOptions) withDefaults() HandlerOptions {
@@ -84,6 +88,10 @@ type handler struct {
 //	GET  /v1/pages?host=H[&prefix=P][&since=T][&until=T][&limit=N][&after=C][&text=1]  stored pages, a batch at a time
 //	GET  /v1/pages/{docId}    one stored document (add ?html=1 for its HTML)
 //	GET  /v1/pages/{docId}/urls  every URL recorded for the document
+//	POST /v1/seen/{key}       {"ids":[...]}: record ids as seen by key → {"status","added","blocks"}
+//	POST /v1/seen/{key}:test  {"ids":[...]} → {"status","seen":[...],"new":[...]}, each in input order
+//	GET  /v1/seen/{key}       key's record: blocks, counts, expiry (and audit ids when kept)
+//	DELETE /v1/seen/{key}     forget key's record → {"status","deleted"}
 //	GET  /v1/stats            the store's statistics, as `bloomcrawl query stats --json` (a reading is reused for 10× the time its scan took)
 //	GET  /metrics             Prometheus exposition
 //	GET  /healthz             {"status":"ok"}, never needs the token
@@ -114,6 +122,9 @@ func NewHandler(s *Service, db *storage.DB, o HandlerOptions) http.Handler {
 	h.route("GET /v1/pages/{docId}", h.page)
 	h.route("GET /v1/pages/{docId}/urls", h.pageURLs)
 	h.route("GET /v1/stats", h.stats)
+	h.route("POST /v1/seen/{key}", h.seenPost)
+	h.route("GET /v1/seen/{key}", h.seenShow)
+	h.route("DELETE /v1/seen/{key}", h.seenDelete)
 	h.mux.Handle("GET /metrics", h.metrics.instrument("/metrics", h.metrics.handler()))
 	h.route("GET /healthz", func(w http.ResponseWriter, r *http.Request) {
 		writeJSON(w, http.StatusOK, map[string]string{"status": "ok"})

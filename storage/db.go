@@ -55,7 +55,8 @@ type DB struct {
 	queueSeq *badger.Sequence // nil when read-only
 	traceSeq *badger.Sequence
 
-	metaMu sync.Mutex // serialises PutMeta/DeleteMeta (blob files)
+	metaMu    sync.Mutex // serialises PutMeta/DeleteMeta (blob files)
+	seenLocks seenLocks  // serialise updates of one seen-record key
 
 	space *spaceWatch // nil when read-only
 

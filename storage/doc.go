@@ -33,6 +33,7 @@
 //	m <key>                    caller metadata below 256 KiB (PutMeta/GetMeta: crawl state)
 //	b <key>                    reference (SHA-256, size) to a meta value of 256 KiB or more,
 //	                           kept as the file DIR/blobs/<sha256>.blob (filter snapshots)
+//	s <key>                    seen-record of a consumer key (package seen's value), with Badger's TTL
 //
 // Every page has exactly one p, f, c, h and t entry, written in the same
 // transaction; [DB.Check] verifies that invariant.

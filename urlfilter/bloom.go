@@ -62,10 +62,16 @@ func newClassic(m uint64, k int, capacity uint64, eps float64) *classic {
 	return &classic{words: alignedWords((m + 63) / 64), m: m, k: k, capacity: capacity, target: eps}
 }
 
-func (c *classic) test(h uint64) bool {
+func (c *classic) test(h uint64) bool { return classicTest(c.words, c.m, c.k, h) }
+
+func (c *classic) set(h uint64) { classicSet(c.words, c.m, c.k, h) }
+
+// classicTest reports whether the k positions of hash h among the first m
+// bits of w are all set (the classic filter's and [Block]'s test).
+func classicTest(w []uint64, m uint64, k int, h uint64) bool {
 	h1, h2 := h, mix64(h)|1
-	for i := 0; i < c.k; i++ {
-		if !testBit(c.words, reduce(h1, c.m)) {
+	for i := 0; i < k; i++ {
+		if !testBit(w, reduce(h1, m)) {
 			return false
 		}
 		h1 += h2
@@ -73,10 +79,11 @@ func (c *classic) test(h uint64) bool {
 	return true
 }
 
-func (c *classic) set(h uint64) {
+// classicSet sets the k positions of hash h among the first m bits of w.
+func classicSet(w []uint64, m uint64, k int, h uint64) {
 	h1, h2 := h, mix64(h)|1
-	for i := 0; i < c.k; i++ {
-		setBit(c.words, reduce(h1, c.m))
+	for i := 0; i < k; i++ {
+		setBit(w, reduce(h1, m))
 		h1 += h2
 	}
 }

@@ -21,6 +21,7 @@ import (
 	"github.com/bloomcrawl/bloomcrawl/api"
 	"github.com/bloomcrawl/bloomcrawl/configs"
 	"github.com/bloomcrawl/bloomcrawl/crawler"
+	"github.com/bloomcrawl/bloomcrawl/seen"
 	"github.com/bloomcrawl/bloomcrawl/storage"
 )
 
@@ -226,7 +227,12 @@ func crawlStore(ctx context.Context, cfg *configs.Config, r crawlRun) (st *crawl
 				serveDone <- serr
 				return
 			}
-			h := api.NewHandler(svc, db, api.HandlerOptions{Token: r.token, Logger: log})
+			recs, serr := seen.New(db, nil) // seen-records with seed 001's defaults
+			if serr != nil {
+				serveDone <- serr
+				return
+			}
+			h := api.NewHandler(svc, db, api.HandlerOptions{Token: r.token, Logger: log, Seen: recs})
 			go func() {
 				serveDone <- api.Serve(serveCtx, r.serve, h, api.ServerOptions{Logger: log, OnListen: func(a net.Addr) {
 					log.Info("serving the HTTP API during the crawl", "url", "http://"+a.String()+"/")

@@ -13,6 +13,7 @@ import (
 	"github.com/bloomcrawl/bloomcrawl/configs"
 	"github.com/bloomcrawl/bloomcrawl/contentdedup"
 	"github.com/bloomcrawl/bloomcrawl/crawler"
+	"github.com/bloomcrawl/bloomcrawl/seen"
 	"github.com/bloomcrawl/bloomcrawl/storage"
 )
 
@@ -25,13 +26,14 @@ func init() {
 }
 
 func runServe(ctx context.Context, args []string, stdout, stderr io.Writer) error {
-	fs := newFlagSet("serve", "serve --store DIR [--addr 127.0.0.1:8080] [--token T] [--threshold K] [--max-body BYTES] [--max-batch N]", stderr)
+	fs := newFlagSet("serve", "serve --store DIR [--addr 127.0.0.1:8080] [--token T] [--threshold K] [--max-body BYTES] [--max-batch N] [--seen-capacity N --seen-fp F --seen-blocks N --seen-ttl D --seen-audit]", stderr)
 	store := fs.String("store", "", "store directory (created if missing; required)")
 	addr := fs.String("addr", "127.0.0.1:8080", "listen address host:port; a non-loopback host needs --token")
 	token := fs.String("token", "", "bearer token required on every request except /healthz (default $BLOOMCRAWL_TOKEN)")
 	threshold := fs.Int("threshold", contentdedup.DefaultThreshold, fmt.Sprintf("SimHash Hamming distance at or below which documents are near-duplicates (0 = exact only .. %d)", contentdedup.MaxThreshold))
 	maxBody := fs.Int64("max-body", api.DefaultMaxBody, "largest request body in bytes (413 above)")
 	maxBatch := fs.Int("max-batch", api.DefaultMaxBatch, "most documents in one POST /v1/docid:batch (413 above)")
+	seenOpts := seenFlags(fs, "seen-")
 	if err := parseFlags(fs, args); err != nil {
 		return err
 	}
@@ -52,6 +54,10 @@ func runServe(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	}
 	if *maxBatch <= 0 {
 		return usagef("--max-batch %d: want a positive count", *maxBatch)
+	}
+	so, err := seenOpts()
+	if err != nil {
+		return err
 	}
 	// Refuse a public address without a token before the slow start-up
 	// (dictionary load, index rebuild).
@@ -84,8 +90,12 @@ func runServe(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	if err != nil {
 		return err
 	}
+	recs, err := seen.New(db, &so)
+	if err != nil {
+		return err
+	}
 	h := api.NewHandler(svc, db, api.HandlerOptions{
-		Token: *token, MaxBody: *maxBody, MaxBatch: *maxBatch, Logger: log,
+		Token: *token, MaxBody: *maxBody, MaxBatch: *maxBatch, Logger: log, Seen: recs,
 	})
 	// A full or failing disk stops the server as Ctrl-C does.
 	serveCtx, stopServe := context.WithCancel(ctx)
