@@ -55,4 +55,7 @@
 // id when the Store serialises updates of a key (storage.DB does). A
 // changed Capacity or FP applies to new blocks; existing blocks keep their
 // size and k, which each block stores.
+//
+// Badger stores an expiry in whole Unix seconds (now + TTL, truncated), so
+// a record goes up to one second before its TTL has fully passed.
 package seen
