@@ -4,6 +4,7 @@ import (
 	"encoding/binary"
 	"errors"
 	"fmt"
+	"math"
 	"strings"
 	"sync"
 
@@ -96,6 +97,13 @@ type Options struct {
 	// match is confirmed by the sketches; 0 means
 	// DefaultSketchTitleDistance.
 	SketchTitleDistance int
+	// SpillDir, if set, is a directory where the Deduper keeps each
+	// document's sketch and first URL in an unlinked temporary file
+	// instead of in memory (they are read back only for the candidates a
+	// Check finds; the system's page cache keeps the recent ones). A crawl
+	// sets it to its store's directory: about 170 bytes per document leave
+	// the heap. "" keeps them in memory. Close removes the file.
+	SpillDir string
 }
 
 // Reason says which step of the cascade decided a [Verdict].
@@ -147,16 +155,22 @@ type Deduper struct {
 	tok     *Tokenizer
 	mu      sync.Mutex
 	urls    map[uint64]uint64 // xxhash(url) → docId
-	docs    map[uint64]*doc
-	seq     uint64
+	docs    map[uint64]int32  // docId → its own entry
+	entries []entry           // every indexed signature, in the order indexed
+	blobs   *blobLog          // sketches and first URLs of the entries
 	content *Index            // SimHash content fingerprints
 	title   *Index            // SimHash title fingerprints
-	byFP    map[uint64][]*doc // content fingerprint → entries
-	byTitle map[uint64][]*doc // title fingerprint → entries
+	byFP    map[uint64]int32  // content fingerprint → last entry with it (then entry.nextFP)
+	byTitle map[uint64]group  // title fingerprint → its entries
 
 	restoreContent, restoreTitle []uint64 // restored, not yet indexed
 	restoreAliases               []alias  // RestoreAlias, not yet indexed
 }
+
+// group is the list of entries sharing a title fingerprint: the last one
+// added (then entry.nextTitle) and how many (at most MaxTitleGroup+1 are
+// kept).
+type group struct{ last, n int32 }
 
 // alias is a duplicate's signature restored by RestoreAlias.
 type alias struct {
@@ -164,17 +178,58 @@ type alias struct {
 	sig Signature
 }
 
-// doc is an indexed signature: a new document's, or (unless
-// NoIndexDuplicates) a
-// duplicate's, which then carries the docId and URL of its document.
-type doc struct {
-	id  uint64
-	url string
-	sig Signature
-	seq uint64
-	// rep is the document a duplicate's signature stands for
-	// (see Options.NoIndexDuplicates); nil for a document's own entry.
-	rep *doc
+// entry is an indexed signature: a new document's, or (unless
+// NoIndexDuplicates) a duplicate's, which then stands for the document
+// (rep). Entries hold no pointers and sit in one slice: 56 bytes each,
+// which the garbage collector never scans. The sketch and the first URL
+// are in the Deduper's blobLog at blob: SketchBytes bytes of sketch when
+// hasSketch, then urlLen bytes of URL (a document's own entry only). An
+// entry's position in Deduper.entries is its seq (earlier wins ties).
+type entry struct {
+	id             uint64
+	content, title uint64
+	blob           int64
+	urlLen         uint32
+	// rep is the document's own entry that a duplicate's signature stands
+	// for (see Options.NoIndexDuplicates); -1 for a document's own entry.
+	rep               int32
+	nextFP, nextTitle int32 // the previous entry with the same content / title fingerprint; -1: none
+	flags             uint8
+	hasSketch         bool
+}
+
+const none = -1
+
+// sketchOf returns the sketch of entry i (the zero Sketch when it has none).
+func (d *Deduper) sketchOf(i int32) (s Sketch) {
+	if e := &d.entries[i]; e.hasSketch {
+		d.blobs.read(e.blob, s[:])
+	}
+	return s
+}
+
+// urlOf returns the first URL of the document of entry i.
+func (d *Deduper) urlOf(i int32) string {
+	e := &d.entries[i]
+	if e.rep != none {
+		e = &d.entries[e.rep]
+	}
+	if e.urlLen == 0 {
+		return ""
+	}
+	b := make([]byte, e.urlLen)
+	off := e.blob
+	if e.hasSketch {
+		off += SketchBytes
+	}
+	d.blobs.read(off, b)
+	return string(b)
+}
+
+// sigOf returns the signature of entry i, sketch included.
+func (d *Deduper) sigOf(i int32) Signature {
+	e := &d.entries[i]
+	return Signature{Title: e.title, Content: e.content, Flags: e.flags, Sketch: d.sketchOf(i)}
 }
 
 // ErrOptions is wrapped by New for invalid Options.
@@ -225,16 +280,39 @@ func New(o Options) (*Deduper, error) {
 			return nil, fmt.Errorf("%w: SketchJaccard %v (want 0..1)", ErrOptions, o.SketchJaccard)
 		}
 	}
+	blobs, err := newBlobLog(o.SpillDir)
+	if err != nil {
+		return nil, err
+	}
 	tok := NewTokenizer()
 	ci, _ := NewIndex(sk)
 	ti, _ := NewIndex(k)
 	return &Deduper{
 		o: o, k: k, titleK: tk, sk: sk, skTK: skTK, skJ: skJ, tok: tok,
 		urls:    map[uint64]uint64{},
-		docs:    map[uint64]*doc{},
+		docs:    map[uint64]int32{},
+		blobs:   blobs,
 		content: ci, title: ti,
-		byFP: map[uint64][]*doc{}, byTitle: map[uint64][]*doc{},
+		byFP: map[uint64]int32{}, byTitle: map[uint64]group{},
 	}, nil
+}
+
+// Close removes the spill file (Options.SpillDir); the Deduper must not be
+// used afterwards. Without a spill file it does nothing.
+func (d *Deduper) Close() error {
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	return d.blobs.close()
+}
+
+// Err returns the first error of the spill file (Options.SpillDir), nil
+// if none: after a write error the Deduper keeps what it could not write
+// in memory; after a read error one candidate was compared without its
+// sketch.
+func (d *Deduper) Err() error {
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	return d.blobs.err
 }
 
 // Threshold returns the content distance in effect.
@@ -330,23 +408,24 @@ func (d *Deduper) Check(url, title, text string) Verdict {
 	d.flushRestoredLocked()
 	if id, ok := d.urls[uk]; ok && url != "" {
 		v := Verdict{DocID: id, Duplicate: true, Reason: ReasonURL, Sig: sig}
-		if m := d.docs[id]; m != nil {
-			v.MatchURL = m.url
+		if m, ok := d.docs[id]; ok {
+			v.MatchURL = d.urlOf(m)
 		}
 		return v
 	}
-	if m, dist := d.matchLocked(sig); m != nil {
+	if m, msig, dist := d.matchLocked(sig); m != none {
 		reason := ReasonContent
 		if dist < 0 {
 			reason, dist = ReasonTitle, -dist-1
 		}
+		id := d.entries[m].id
 		if url != "" {
-			d.urls[uk] = m.id
+			d.urls[uk] = id
 		}
-		if !d.o.NoIndexDuplicates && sig != m.sig {
+		if !d.o.NoIndexDuplicates && sig != msig {
 			d.addAliasLocked(m, sig)
 		}
-		return Verdict{DocID: m.id, Duplicate: true, Reason: reason, MatchURL: m.url, Distance: dist, Sig: sig}
+		return Verdict{DocID: id, Duplicate: true, Reason: reason, MatchURL: d.urlOf(m), Distance: dist, Sig: sig}
 	}
 	id := d.newIDLocked(url, sig)
 	d.addLocked(id, url, sig, true)
@@ -364,60 +443,67 @@ func (d *Deduper) Check(url, title, text string) Verdict {
 // title match, then the closest, then the earliest. (Letting any title
 // match win outright measured English recall 0.916 instead of 0.927 on
 // bench dedup seed 1.)
-func (d *Deduper) matchLocked(sig Signature) (*doc, int) {
+func (d *Deduper) matchLocked(sig Signature) (int32, Signature, int) {
 	var tb best
+	tb.m = none
 	if !d.o.NoTitleStep && sig.Flags&FlagTitleEmpty == 0 {
 		b := &tb
-		for _, tfp := range d.candidatesLocked(d.title, d.byTitle, sig.Title, sig.Flags&FlagTitleExact != 0) {
-			group := d.byTitle[tfp]
-			if len(group) > MaxTitleGroup {
+		for _, tfp := range d.candidatesLocked(d.title, sig.Title, sig.Flags&FlagTitleExact != 0, true) {
+			g := d.byTitle[tfp]
+			if g.n > MaxTitleGroup {
 				continue // not a page's title but a site's: no evidence
 			}
-			for _, m := range group {
-				if m.sig.Flags&(FlagTitleExact|FlagTitleEmpty) != sig.Flags&(FlagTitleExact|FlagTitleEmpty) {
+			for m := g.last; m != none; m = d.entries[m].nextTitle {
+				e := &d.entries[m]
+				if e.flags&(FlagTitleExact|FlagTitleEmpty) != sig.Flags&(FlagTitleExact|FlagTitleEmpty) {
 					continue
 				}
-				cd, ok := contentDistance(sig, m.sig)
-				if !ok {
-					continue
+				cd, ok := contentDistance(sig, e.content, e.flags)
+				if !ok || cd > max(d.titleK, d.skTK) {
+					continue // too far whatever the sketches say
 				}
-				if score, ok := d.acceptLocked(&sig, &m.sig, cd, d.titleK, d.skTK); ok {
-					b.offer(m, cd, score)
+				msig := d.sigOf(m)
+				if score, ok := d.acceptLocked(&sig, &msig, cd, d.titleK, d.skTK); ok {
+					b.offer(m, msig, cd, score)
 				}
 			}
 		}
 	}
 	if sig.Flags&FlagContentEmpty != 0 {
-		if tb.m != nil {
-			return tb.m, -tb.d - 1
+		if tb.m != none {
+			return tb.m, tb.sig, -tb.d - 1
 		}
-		return nil, 0
+		return none, Signature{}, 0
 	}
 	var b best
-	for _, cfp := range d.candidatesLocked(d.content, d.byFP, sig.Content, sig.Flags&FlagContentExact != 0) {
-		for _, m := range d.byFP[cfp] {
-			cd, ok := contentDistance(sig, m.sig)
-			if !ok {
+	b.m = none
+	for _, cfp := range d.candidatesLocked(d.content, sig.Content, sig.Flags&FlagContentExact != 0, false) {
+		for m := d.byFP[cfp]; m != none; m = d.entries[m].nextFP {
+			e := &d.entries[m]
+			cd, ok := contentDistance(sig, e.content, e.flags)
+			if !ok || cd > max(d.k, d.sk) {
 				continue
 			}
-			score, ok := d.acceptLocked(&sig, &m.sig, cd, d.k, d.sk)
-			if ok && m.rep != nil && !d.o.NoSketch {
+			msig := d.sigOf(m)
+			score, ok := d.acceptLocked(&sig, &msig, cd, d.k, d.sk)
+			if ok && e.rep != none && !d.o.NoSketch {
 				// a duplicate's signature: the document must also
 				// resemble the one it stands for, so that chains of
 				// small edits cannot drift (aliasGuard)
-				if j, n := SketchJaccard(&sig.Sketch, &m.rep.sig.Sketch); n > 0 && j < aliasGuard {
+				rs := d.sketchOf(e.rep)
+				if j, n := SketchJaccard(&sig.Sketch, &rs); n > 0 && j < aliasGuard {
 					ok = false
 				}
 			}
 			if ok {
-				b.offer(m, cd, score)
+				b.offer(m, msig, cd, score)
 			}
 		}
 	}
-	if tb.m != nil && (b.m == nil || tb.score >= b.score) {
-		return tb.m, -tb.d - 1
+	if tb.m != none && (b.m == none || tb.score >= b.score) {
+		return tb.m, tb.sig, -tb.d - 1
 	}
-	return b.m, b.d
+	return b.m, b.sig, b.d
 }
 
 // aliasGuard is the estimated Jaccard similarity to the document itself
@@ -429,14 +515,15 @@ const aliasGuard = 0.7
 // best keeps the best candidate of a step: highest score, then least
 // distance, then earliest.
 type best struct {
-	m     *doc
+	m     int32 // entry; none when there is no candidate
+	sig   Signature
 	d     int
 	score float64
 }
 
-func (b *best) offer(m *doc, d int, score float64) {
-	if b.m == nil || score > b.score || (score == b.score && (d < b.d || (d == b.d && m.seq < b.m.seq))) {
-		*b = best{m, d, score}
+func (b *best) offer(m int32, sig Signature, d int, score float64) {
+	if b.m == none || score > b.score || (score == b.score && (d < b.d || (d == b.d && m < b.m))) {
+		*b = best{m, sig, d, score}
 	}
 }
 
@@ -464,22 +551,28 @@ func (d *Deduper) acceptLocked(a, b *Signature, cd, limit, sketchLimit int) (flo
 // contentDistance returns the distance between the contents of a and b, and
 // false when they are not comparable (an exact hash against a SimHash) or
 // differ as exact hashes. Two empty contents are at distance 0.
-func contentDistance(a, b Signature) (int, bool) {
+func contentDistance(a Signature, bContent uint64, bFlags uint8) (int, bool) {
 	const kind = FlagContentExact | FlagContentEmpty
-	if a.Flags&kind != b.Flags&kind {
+	if a.Flags&kind != bFlags&kind {
 		return 0, false
 	}
 	if a.Flags&kind != 0 {
-		return 0, a.Content == b.Content
+		return 0, a.Content == bContent
 	}
-	return Hamming(a.Content, b.Content), true
+	return Hamming(a.Content, bContent), true
 }
 
 // candidatesLocked returns the stored fingerprints that may match fp: fp
 // itself for an exact hash, else every SimHash within the index's distance.
-func (d *Deduper) candidatesLocked(x *Index, by map[uint64][]*doc, fp uint64, exact bool) []uint64 {
+func (d *Deduper) candidatesLocked(x *Index, fp uint64, exact, title bool) []uint64 {
 	if exact {
-		if _, ok := by[fp]; ok {
+		ok := false
+		if title {
+			_, ok = d.byTitle[fp]
+		} else {
+			_, ok = d.byFP[fp]
+		}
+		if ok {
 			return []uint64{fp}
 		}
 		return nil
@@ -497,7 +590,7 @@ func (d *Deduper) newIDLocked(url string, sig Signature) uint64 {
 	h.Write([]byte{0})
 	h.Write(buf[:])
 	id := h.Sum64()
-	for id == 0 || d.docs[id] != nil {
+	for _, taken := d.docs[id]; id == 0 || taken; _, taken = d.docs[id] {
 		id++
 	}
 	return id
@@ -506,65 +599,102 @@ func (d *Deduper) newIDLocked(url string, sig Signature) uint64 {
 // addLocked remembers a document. index says whether to put its SimHashes
 // in the indexes now (Check) or later in one batch (RestoreDoc).
 func (d *Deduper) addLocked(id uint64, url string, sig Signature, index bool) {
-	d.seq++
-	e := &doc{id: id, url: url, sig: sig, seq: d.seq}
-	if d.docs[id] == nil {
-		d.docs[id] = e
+	i := d.newEntryLocked(id, url, sig, none)
+	if _, ok := d.docs[id]; !ok {
+		d.docs[id] = i
 	}
 	if sig.Flags&FlagContentEmpty == 0 {
-		if _, seen := d.byFP[sig.Content]; !seen && sig.Flags&FlagContentExact == 0 {
+		if fp, ok := d.linkFPLocked(i); ok {
 			if index {
-				d.content.Add(sig.Content)
+				d.content.Add(fp)
 			} else {
-				d.restoreContent = append(d.restoreContent, sig.Content)
+				d.restoreContent = append(d.restoreContent, fp)
 			}
 		}
-		d.byFP[sig.Content] = append(d.byFP[sig.Content], e)
 	}
 	if sig.Flags&FlagTitleEmpty == 0 {
-		if _, seen := d.byTitle[sig.Title]; !seen && sig.Flags&FlagTitleExact == 0 {
+		g, seen := d.byTitle[sig.Title]
+		if !seen && sig.Flags&FlagTitleExact == 0 {
 			if index {
 				d.title.Add(sig.Title)
 			} else {
 				d.restoreTitle = append(d.restoreTitle, sig.Title)
 			}
 		}
-		if g := d.byTitle[sig.Title]; len(g) <= MaxTitleGroup {
-			d.byTitle[sig.Title] = append(g, e)
+		if !seen {
+			g.last = none
+		}
+		if g.n <= MaxTitleGroup {
+			d.entries[i].nextTitle = g.last
+			g.last, g.n = i, g.n+1
+			d.byTitle[sig.Title] = g
 		}
 	}
 }
 
-// addAliasLocked indexes the content signature of a duplicate of m under
-// m's docId, for the content step only (see Options.NoIndexDuplicates).
-func (d *Deduper) addAliasLocked(m *doc, sig Signature) {
+// newEntryLocked appends the entry of sig (its sketch and, for a
+// document's own entry, url go to the blob log) and returns its number.
+func (d *Deduper) newEntryLocked(id uint64, url string, sig Signature, rep int32) int32 {
+	if len(d.entries) == math.MaxInt32 {
+		panic("contentdedup: more than 2^31-1 signatures in one Deduper")
+	}
+	e := entry{id: id, content: sig.Content, title: sig.Title, flags: sig.Flags, rep: rep, nextFP: none, nextTitle: none}
+	var sk []byte
+	if !sig.Sketch.IsZero() {
+		e.hasSketch, sk = true, sig.Sketch[:]
+	}
+	if rep != none {
+		url = ""
+	}
+	e.urlLen = uint32(len(url))
+	if sk != nil || url != "" {
+		e.blob = d.blobs.add(sk, []byte(url))
+	}
+	d.entries = append(d.entries, e)
+	return int32(len(d.entries) - 1)
+}
+
+// linkFPLocked files entry i under its content fingerprint and returns the
+// fingerprint and true when it still has to be put in the content index.
+func (d *Deduper) linkFPLocked(i int32) (uint64, bool) {
+	e := &d.entries[i]
+	last, seen := d.byFP[e.content]
+	if !seen {
+		last = none
+	}
+	e.nextFP = last
+	d.byFP[e.content] = i
+	return e.content, !seen && e.flags&FlagContentExact == 0
+}
+
+// addAliasLocked indexes the content signature of a duplicate of entry m's
+// document under its docId, for the content step only (see
+// Options.NoIndexDuplicates).
+func (d *Deduper) addAliasLocked(m int32, sig Signature) {
 	if fp, ok := d.putAliasLocked(m, sig); ok {
 		d.content.Add(fp)
 	}
 }
 
-// putAliasLocked files the alias entry of sig under m's document and
-// returns its content fingerprint and true when that fingerprint still has
-// to be put in the content index.
-func (d *Deduper) putAliasLocked(m *doc, sig Signature) (uint64, bool) {
+// putAliasLocked files the alias entry of sig under the document of entry
+// m and returns its content fingerprint and true when that fingerprint
+// still has to be put in the content index.
+func (d *Deduper) putAliasLocked(m int32, sig Signature) (uint64, bool) {
 	if sig.Flags&FlagContentEmpty != 0 {
 		return 0, false
 	}
-	d.seq++
 	rep := m
-	if m.rep != nil {
-		rep = m.rep
+	if r := d.entries[m].rep; r != none {
+		rep = r
 	}
-	e := &doc{id: m.id, url: m.url, sig: sig, seq: d.seq, rep: rep}
-	_, seen := d.byFP[sig.Content]
-	d.byFP[sig.Content] = append(d.byFP[sig.Content], e)
-	return sig.Content, !seen && sig.Flags&FlagContentExact == 0
+	i := d.newEntryLocked(d.entries[m].id, "", sig, rep)
+	return d.linkFPLocked(i)
 }
 
 func (d *Deduper) flushRestoredLocked() {
 	for _, a := range d.restoreAliases {
-		m := d.docs[a.id]
-		if m == nil || sameContent(a.sig, m.sig) {
+		m, ok := d.docs[a.id]
+		if !ok || sameContent(a.sig, d.sigOf(m)) {
 			continue // document not restored, or nothing to add
 		}
 		if fp, ok := d.putAliasLocked(m, a.sig); ok {
@@ -589,7 +719,7 @@ func (d *Deduper) flushRestoredLocked() {
 func (d *Deduper) RestoreDoc(docID uint64, url string, sig Signature) {
 	d.mu.Lock()
 	defer d.mu.Unlock()
-	if d.docs[docID] != nil {
+	if _, ok := d.docs[docID]; ok {
 		return
 	}
 	d.addLocked(docID, url, sig, false)

@@ -269,7 +269,11 @@ func TestTitleGroupCap(t *testing.T) {
 		}
 	}
 	fp := d.Sign("Example Site", "").Title
-	if n := len(d.byTitle[fp]); n != MaxTitleGroup+1 {
+	n := 0
+	for m := d.byTitle[fp].last; m != none; m = d.entries[m].nextTitle {
+		n++
+	}
+	if n != MaxTitleGroup+1 || d.byTitle[fp].n != int32(n) {
 		t.Fatalf("title group holds %d docIds, want %d", n, MaxTitleGroup+1)
 	}
 }

@@ -18,17 +18,22 @@ const pendingMax = 2048
 
 // Index is a set of 64-bit fingerprints that finds, exactly, every member
 // within Hamming distance K of a query without scanning the set: the
-// permuted-table scheme of Manku, Jain and Das Sarma (WWW 2007).
+// permuted-table scheme of Manku, Jain and Das Sarma (WWW 2007), with the
+// probing of multi-index hashing (Norouzi, Punjani and Fleet, CVPR 2012)
+// above K = 3.
 //
-// The 64 bits are split into B = K + r contiguous blocks (r = 1 for K <= 3,
-// r = 2 above), and one table is kept for each choice of r blocks: the table
-// holds every fingerprint with its bits permuted so that the chosen blocks
-// come first, sorted. Two fingerprints within distance K differ in at most K
-// blocks, so they agree on at least r blocks, hence on the leading key of at
-// least one table (pigeonhole); a query binary-searches each table for its
-// own key and checks the distance of the entries that share it. Memory is 8
-// bytes per fingerprint per table: 4 tables for K <= 3 (K+1 for K < 3),
-// C(K+2, 2) for K >= 4 (15, 21, 28).
+// For K <= 3 the 64 bits are split into K + 1 contiguous blocks and one
+// table is kept per block: the table holds every fingerprint with its bits
+// permuted so that the block comes first, sorted. Two fingerprints within
+// distance K differ in at most K blocks, so they agree on at least one
+// (pigeonhole); a query looks up its own key in each table and checks the
+// distance of the entries that share it. For K = 4..6 the bits are split
+// into 4 blocks of 16: two fingerprints within distance 6 differ by at most
+// one bit in at least one block (four blocks of two or more would make 8),
+// so a query looks up, in each table, its key and the 16 keys one bit away.
+// Memory is 8 bytes per fingerprint per table: K+1 tables (4 at most) for
+// K <= 3, 4 tables for K >= 4 (the earlier two-block keys took C(K+2, 2)
+// tables: 28 for K = 6, 224 bytes per fingerprint).
 //
 // Recent inserts wait in a small unsorted buffer (scanned by every query)
 // and are merged into the tables in batches. All methods are safe for
@@ -37,7 +42,10 @@ type Index struct {
 	k      int
 	widths []int    // block widths, most significant block first
 	shifts []uint   // position of each block's lowest bit
-	tables []*table // one per choice of r blocks
+	tables []*table // one per block
+	// probe lists the bit flips of a table key a query looks up (0 = the
+	// key itself, then each single bit of the key when K > 3).
+	probe []uint64
 
 	mu      sync.RWMutex
 	pending []uint64 // unsorted, distinct, not in the tables
@@ -111,11 +119,10 @@ func NewIndex(k int) (*Index, error) {
 	if k < 0 || k > MaxThreshold {
 		return nil, fmt.Errorf("%w: %d", ErrThreshold, k)
 	}
-	r := 1
+	nb, radius := k+1, 0
 	if k >= 4 {
-		r = 2
+		nb, radius = 4, 1 // k < 4*(radius+1)
 	}
-	nb := k + r
 	x := &Index{k: k, widths: make([]int, nb)}
 	for i := range x.widths {
 		x.widths[i] = 64 / nb
@@ -128,37 +135,23 @@ func NewIndex(k int) (*Index, error) {
 		pos -= w
 		x.shifts = append(x.shifts, uint(pos))
 	}
-	for _, keys := range combinations(nb, r) {
-		order := append([]int(nil), keys...)
-		keyBits := 0
-		for _, b := range keys {
-			keyBits += x.widths[b]
-		}
+	for key := range nb {
+		order := []int{key}
 		for b := 0; b < nb; b++ {
-			if !slices.Contains(keys, b) {
+			if b != key {
 				order = append(order, b)
 			}
 		}
-		x.tables = append(x.tables, &table{order: order, shift: uint(64 - keyBits)})
+		x.tables = append(x.tables, &table{order: order, shift: uint(64 - x.widths[key])})
+	}
+	x.probe = []uint64{0}
+	if radius == 1 {
+		// every table's key has the same width here (64/4)
+		for bit := range x.widths[0] {
+			x.probe = append(x.probe, 1<<(63-uint(bit)))
+		}
 	}
 	return x, nil
-}
-
-// combinations returns every r-subset of 0..n-1 in lexicographic order.
-func combinations(n, r int) [][]int {
-	var out [][]int
-	var rec func(start int, cur []int)
-	rec = func(start int, cur []int) {
-		if len(cur) == r {
-			out = append(out, append([]int(nil), cur...))
-			return
-		}
-		for i := start; i < n; i++ {
-			rec(i+1, append(cur, i))
-		}
-	}
-	rec(0, nil)
-	return out
 }
 
 // K returns the distance the Index answers for.
@@ -315,10 +308,12 @@ func (x *Index) Within(q uint64, dst []uint64) []uint64 {
 	}
 	for _, t := range x.tables {
 		pq := x.permute(t, q)
-		lo, hi := t.keyRange(pq)
-		for _, p := range t.fps[lo:hi] {
-			if bits.OnesCount64(p^pq) <= x.k {
-				dst = append(dst, x.unpermute(t, p))
+		for _, flip := range x.probe {
+			lo, hi := t.keyRange(pq ^ flip)
+			for _, p := range t.fps[lo:hi] {
+				if bits.OnesCount64(p^pq) <= x.k {
+					dst = append(dst, x.unpermute(t, p))
+				}
 			}
 		}
 	}

@@ -3,6 +3,8 @@ package contentdedup
 import (
 	"fmt"
 	"math/rand/v2"
+	"runtime"
+	"runtime/metrics"
 	"slices"
 	"testing"
 )
@@ -87,26 +89,54 @@ func BenchmarkIndexAdd(b *testing.B) {
 }
 
 // BenchmarkDeduperRestore measures a start-up rebuild: RestoreDoc for 1M
-// stored documents (random SimHash contents, exact-hash titles) and the
-// first Check, which indexes them in one batch.
+// stored documents (random SimHash contents with sketches, exact-hash
+// titles) and the first Check, which indexes them in one batch; with the
+// sketches and URLs in memory and in a spill file (Options.SpillDir, as a
+// crawl does). It reports the live heap per document after the rebuild.
 func BenchmarkDeduperRestore(b *testing.B) {
 	r := rand.New(rand.NewPCG(10, 10))
 	const n = 1_000_000
 	sigs := make([]Signature, n)
 	for i := range sigs {
 		sigs[i] = Signature{Title: r.Uint64(), Content: r.Uint64(), Flags: FlagTitleExact}
+		for j := range sigs[i].Sketch {
+			sigs[i].Sketch[j] = uint8(r.Uint32()) | 1
+		}
 	}
 	if err := LoadDictionary(); err != nil { // not part of the rebuild
 		b.Fatal(err)
 	}
-	for b.Loop() {
-		d := mustNew(b, Options{})
-		for i, s := range sigs {
-			d.RestoreDoc(uint64(i+1), fmt.Sprintf("https://example.org/%d", i), s)
-		}
-		d.Check("https://example.org/new", "t", "some words of a new document")
-		if d.Len() != n+1 {
-			b.Fatalf("Len %d", d.Len())
-		}
+	for _, spill := range []bool{false, true} {
+		b.Run(fmt.Sprintf("spill=%v", spill), func(b *testing.B) {
+			o := Options{}
+			if spill {
+				o.SpillDir = b.TempDir()
+			}
+			var perDoc float64
+			for b.Loop() {
+				runtime.GC()
+				before := liveHeap()
+				d := mustNew(b, o)
+				for i, s := range sigs {
+					d.RestoreDoc(uint64(i+1), fmt.Sprintf("https://example.org/%d", i), s)
+				}
+				d.Check("https://example.org/new", "t", "some words of a new document")
+				if d.Len() != n+1 {
+					b.Fatalf("Len %d", d.Len())
+				}
+				runtime.GC()
+				perDoc = float64(liveHeap()-before) / n
+				runtime.KeepAlive(d)
+				d.Close()
+			}
+			b.ReportMetric(perDoc, "live-B/doc")
+		})
 	}
+}
+
+// liveHeap returns the bytes the last collection marked live.
+func liveHeap() int64 {
+	s := []metrics.Sample{{Name: "/gc/heap/live:bytes"}}
+	metrics.Read(s)
+	return int64(s[0].Value.Uint64())
 }

@@ -9,6 +9,7 @@ import (
 	"log/slog"
 	"net"
 	"os"
+	"runtime"
 	"runtime/debug"
 	"runtime/metrics"
 	"runtime/pprof"
@@ -20,6 +21,7 @@ import (
 
 	"github.com/bloomcrawl/bloomcrawl/api"
 	"github.com/bloomcrawl/bloomcrawl/configs"
+	"github.com/bloomcrawl/bloomcrawl/contentdedup"
 	"github.com/bloomcrawl/bloomcrawl/crawler"
 	"github.com/bloomcrawl/bloomcrawl/seen"
 	"github.com/bloomcrawl/bloomcrawl/storage"
@@ -50,6 +52,7 @@ func runCrawlCmd(ctx context.Context, args []string, stdout, stderr io.Writer) e
 	serveAddr := fs.String("serve", "", "also serve the HTTP API (as 'bloomcrawl serve') on this address while the crawl runs")
 	token := fs.String("token", "", "with --serve: bearer token required on every request except /healthz (default $BLOOMCRAWL_TOKEN); needed for a non-loopback address")
 	cpuProfile := fs.String("cpuprofile", "", "write a CPU profile of the crawl to this file")
+	memProfile := fs.String("memprofile", "", "write a heap profile to this file when the crawl ends (after a GC, with the crawl's state still live), and to FILE.peak whenever the live heap reaches a new high (10% above the last)")
 	memLimit := fs.Int64("mem-limit-mb", 300, "soft limit on the Go heap in MiB (runtime/debug.SetMemoryLimit), raised as the crawl's lasting state outgrows it; 0 = none; the GOMEMLIMIT environment variable wins")
 	// Flags may come before and after the config file name.
 	if err := parseFlags(fs, args); err != nil {
@@ -110,6 +113,9 @@ func runCrawlCmd(ctx context.Context, args []string, stdout, stderr io.Writer) e
 	if *memLimit > 0 && os.Getenv("GOMEMLIMIT") == "" {
 		go followMemLimit(ctx, *memLimit<<20, time.Second)
 	}
+	if *memProfile != "" {
+		go profileHeapPeaks(ctx, *memProfile+".peak", 5*time.Second)
+	}
 	if *cpuProfile != "" {
 		f, err := os.Create(*cpuProfile)
 		if err != nil {
@@ -121,7 +127,7 @@ func runCrawlCmd(ctx context.Context, args []string, stdout, stderr io.Writer) e
 		}
 		defer pprof.StopCPUProfile()
 	}
-	st, err := crawlStore(ctx, cfg, crawlRun{audit: *audit, verbose: *verbose, stderr: stderr, serve: ln, token: *token})
+	st, err := crawlStore(ctx, cfg, crawlRun{audit: *audit, verbose: *verbose, stderr: stderr, serve: ln, token: *token, memProfile: *memProfile})
 	if errors.Is(err, context.Canceled) {
 		fmt.Fprintln(stderr, "interrupted: run the same command again to resume")
 	}
@@ -150,6 +156,9 @@ type crawlRun struct {
 	// is the bearer token it requires ("" = none).
 	serve net.Listener
 	token string
+	// memProfile, if set, is the file a heap profile is written to when
+	// the crawl ends, while its state (filter, deduper, frontier) is live.
+	memProfile string
 }
 
 // crawlStore opens cfg's store, builds the deduper (crawler.New builds the
@@ -174,11 +183,16 @@ func crawlStore(ctx context.Context, cfg *configs.Config, r crawlRun) (st *crawl
 		}
 	}()
 	// The deduper is built here, not by crawler.New, because --serve
-	// shares it with the API.
-	dd, err := crawler.NewDeduper(cfg.Dedup)
+	// shares it with the API. Its sketches and first URLs wait in an
+	// unlinked file beside the store instead of the heap: only a lookup's
+	// few candidates are read back.
+	do := crawler.DedupOptions(cfg.Dedup)
+	do.SpillDir = cfg.Store.Dir
+	dd, err := contentdedup.New(do)
 	if err != nil {
-		return nil, err
+		return nil, fmt.Errorf("dedup.simhash_threshold: %w", err)
 	}
+	defer dd.Close()
 	opts := crawler.Options{Config: cfg, Store: db, Dedup: dd, Audit: r.audit}
 
 	live := false
@@ -251,7 +265,58 @@ func crawlStore(ctx context.Context, cfg *configs.Config, r crawlRun) (st *crawl
 	if r.inspect != nil && err == nil {
 		err = r.inspect(db)
 	}
+	if r.memProfile != "" {
+		if perr := writeHeapProfile(r.memProfile); perr != nil && err == nil {
+			err = perr
+		}
+		runtime.KeepAlive(c)
+		runtime.KeepAlive(dd)
+	}
 	return &stats, err
+}
+
+// writeHeapProfile collects garbage and writes the heap profile to path.
+func writeHeapProfile(path string) error {
+	f, err := os.Create(path)
+	if err != nil {
+		return fmt.Errorf("--memprofile: %w", err)
+	}
+	runtime.GC()
+	if err := pprof.WriteHeapProfile(f); err != nil {
+		f.Close()
+		return fmt.Errorf("--memprofile: %w", err)
+	}
+	return f.Close()
+}
+
+// profileHeapPeaks writes a heap profile to path every time the live heap
+// (as the last collection marked it) passes 110% of the highest seen so
+// far, checking every interval until ctx is done.
+func profileHeapPeaks(ctx context.Context, path string, every time.Duration) {
+	sample := []metrics.Sample{{Name: "/gc/heap/live:bytes"}}
+	var high uint64
+	t := time.NewTicker(every)
+	defer t.Stop()
+	for {
+		select {
+		case <-ctx.Done():
+			return
+		case <-t.C:
+		}
+		metrics.Read(sample)
+		if sample[0].Value.Kind() != metrics.KindUint64 {
+			return
+		}
+		if live := sample[0].Value.Uint64(); live > high+high/10 {
+			high = live
+			f, err := os.Create(path)
+			if err != nil {
+				return
+			}
+			pprof.WriteHeapProfile(f)
+			f.Close()
+		}
+	}
 }
 
 func progressLine(s crawler.Stats) string {

@@ -63,13 +63,18 @@ type CrawlProcess struct {
 	// LiveHeap returns the Go live heap (bytes marked by the last
 	// collection) and the largest seen so far; nil when unknown.
 	LiveHeap func() (last, peak int64)
+	// CPU returns the CPU time (user + system) the process used, once Wait
+	// has returned; nil when unknown. On a shared machine CPU time per
+	// page is steadier than pages/s.
+	CPU func() time.Duration
 }
 
 // SyntheticRow is the measurement of one crawl.
 type SyntheticRow struct {
 	SitePages        int     `json:"site_pages"`
 	Seconds          float64 `json:"seconds"`
-	PagesPerSecond   float64 `json:"pages_per_second"` // (stored + duplicates) / seconds
+	PagesPerSecond   float64 `json:"pages_per_second"`          // (stored + duplicates) / seconds
+	CPUPerPage       float64 `json:"cpu_us_per_page,omitempty"` // CPU time of the crawl process (user + system) per page, µs
 	Fetched          int64   `json:"fetched"`
 	Stored           int64   `json:"stored"`
 	Duplicates       int64   `json:"duplicates"`
@@ -178,6 +183,9 @@ func syntheticOne(ctx context.Context, o SyntheticOptions, n int, logw io.Writer
 	}
 	if p.LiveHeap != nil {
 		row.LiveHeapEnd, row.LiveHeapPeak = p.LiveHeap()
+	}
+	if p.CPU != nil && st.Stored+st.Duplicates > 0 {
+		row.CPUPerPage = float64(p.CPU().Microseconds()) / float64(st.Stored+st.Duplicates)
 	}
 	row.Seconds, row.Fetched, row.Stored, row.Duplicates, row.Errors = st.Seconds, st.Fetched, st.Stored, st.Duplicates, st.Errors
 	if st.Seconds > 0 {
@@ -418,6 +426,12 @@ func ChildCrawl(exe string, logw io.Writer, args ...string) func(ctx context.Con
 				defer mu.Unlock()
 				return last, peak
 			},
+			CPU: func() time.Duration {
+				if cmd.ProcessState == nil {
+					return 0
+				}
+				return cmd.ProcessState.UserTime() + cmd.ProcessState.SystemTime()
+			},
 		}, nil
 	}
 }
@@ -426,19 +440,19 @@ func ChildCrawl(exe string, logw io.Writer, args ...string) func(ctx context.Con
 // consecutive sizes: RssAnon (peak) per stored page, and pages/s relative
 // to the first row.
 func WriteSyntheticTable(w io.Writer, rows []SyntheticRow) {
-	fmt.Fprintf(w, "%10s %8s %8s %10s %10s %10s %10s %10s %11s %8s %13s %7s\n",
-		"pages", "seconds", "pages/s", "stored", "dups", "RssAnon pk", "RssAnon end", "heap live", "disk B/page", "missing", "near-copies", "merged")
+	fmt.Fprintf(w, "%10s %8s %8s %8s %10s %10s %10s %10s %10s %11s %8s %13s %7s\n",
+		"pages", "seconds", "pages/s", "CPU µs/p", "stored", "dups", "RssAnon pk", "RssAnon end", "heap live", "disk B/page", "missing", "near-copies", "merged")
 	for _, r := range rows {
-		fmt.Fprintf(w, "%10d %8.1f %8.0f %10d %10d %7.0f MB %8.0f MB %7.0f MB %11.0f %8d %6d/%-6d %7d\n",
-			r.SitePages, r.Seconds, r.PagesPerSecond, r.Stored, r.Duplicates, mb(r.RssAnonPeak), mb(r.RssAnonEnd), mb(r.LiveHeapEnd),
+		fmt.Fprintf(w, "%10d %8.1f %8.0f %8.0f %10d %10d %7.0f MB %8.0f MB %7.0f MB %11.0f %8d %6d/%-6d %7d\n",
+			r.SitePages, r.Seconds, r.PagesPerSecond, r.CPUPerPage, r.Stored, r.Duplicates, mb(r.RssAnonPeak), mb(r.RssAnonEnd), mb(r.LiveHeapEnd),
 			r.DiskBytesPerPage, r.Missing, r.NearCopiesFound, r.NearCopies, r.FalseMerges)
 	}
 	for i := 1; i < len(rows); i++ {
 		a, b := rows[0], rows[i]
-		fmt.Fprintf(w, "%d → %d pages: RssAnon peak %+.0f B, end %+.0f B, live heap %+.0f B per stored page; pages/s %.2fx\n",
+		fmt.Fprintf(w, "%d → %d pages: RssAnon peak %+.0f B, end %+.0f B, live heap %+.0f B per stored page; pages/s %.2fx, CPU per page %.2fx\n",
 			a.SitePages, b.SitePages, GrowthPerPage(a, b, func(r SyntheticRow) int64 { return r.RssAnonPeak }),
 			GrowthPerPage(a, b, func(r SyntheticRow) int64 { return r.RssAnonEnd }),
-			GrowthPerPage(a, b, func(r SyntheticRow) int64 { return r.LiveHeapEnd }), b.PagesPerSecond/a.PagesPerSecond)
+			GrowthPerPage(a, b, func(r SyntheticRow) int64 { return r.LiveHeapEnd }), b.PagesPerSecond/a.PagesPerSecond, b.CPUPerPage/a.CPUPerPage)
 	}
 }
 
