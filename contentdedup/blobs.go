@@ -17,8 +17,8 @@ const spillChunk = 1 << 20
 // memory. Reads of written bytes go through the page cache. Not safe for
 // concurrent use (the Deduper's lock guards it).
 type blobLog struct {
-	f    *os.File // nil: everything is in mem
-	mem  []byte   // the bytes from offset base on
+	f     *os.File // nil: everything is in mem
+	mem   []byte   // the bytes from offset base on
 	base  int64
 	chunk int   // bytes gathered before a write (spillChunk; tests lower it)
 	err   error // first write or read error of the file
