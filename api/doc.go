@@ -23,7 +23,10 @@
 // 4xx or 5xx HTTP status; bad input (malformed JSON, a missing field, an
 // oversized body) is rejected before anything is recorded. Document ids are
 // 16-digit lowercase hexadecimal strings ("00c0ffee12345678"), the same
-// spelling `bloomcrawl query` uses.
+// spelling `bloomcrawl query` uses; a docId in a path is read by
+// storage.ParseDocID (those 16 digits, or 0x and 1 to 16 hex digits). Pages
+// and URL records are storage.PageView and storage.URLView, the shapes
+// `bloomcrawl query --json` prints.
 //
 // # Caveats
 //

@@ -3,6 +3,7 @@ package api
 import (
 	"bufio"
 	"bytes"
+	"context"
 	"crypto/sha256"
 	"crypto/subtle"
 	"encoding/json"
@@ -381,73 +382,6 @@ func (h *handler) readBody(w http.ResponseWriter, r *http.Request) ([]byte, bool
 
 // ---- GET /v1/pages...
 
-// PageJSON is a stored page as the API shows it; the field names and
-// spelling are those of `bloomcrawl query --json` (docIds and fingerprints
-// as 16 hex digits). Text and HTML are present only when asked for (and
-// TextBytes/HTMLBytes only when the bodies were read).
-type PageJSON struct {
-	DocID       string    `json:"doc_id"`
-	URL         string    `json:"url"`
-	FinalURL    string    `json:"final_url,omitempty"`
-	Status      int       `json:"status"`
-	ContentType string    `json:"content_type,omitempty"`
-	FetchedAt   time.Time `json:"fetched_at"`
-	Title       string    `json:"title"`
-	TitleFP     string    `json:"title_fp"`
-	ContentFP   string    `json:"content_fp"`
-	FPFlags     uint8     `json:"fp_flags"`
-	Depth       int       `json:"depth"`
-	Referrer    string    `json:"referrer,omitempty"`
-	TextBytes   int       `json:"text_bytes,omitempty"`
-	HTMLBytes   int       `json:"html_bytes,omitempty"`
-	Text        string    `json:"text,omitempty"`
-	HTML        string    `json:"html,omitempty"`
-}
-
-// URLJSON is a URL's record as the API shows it (the spelling of
-// `bloomcrawl query url --json`): the document it maps to and how that was
-// decided.
-type URLJSON struct {
-	URL         string    `json:"url"`
-	DocID       string    `json:"doc_id,omitempty"` // absent: no document (fetch error, non-HTML)
-	Duplicate   bool      `json:"duplicate"`
-	Reason      string    `json:"reason,omitempty"`
-	Distance    int       `json:"distance"`
-	Status      int       `json:"status"`
-	ContentType string    `json:"content_type,omitempty"`
-	FetchedAt   time.Time `json:"fetched_at"`
-	Err         string    `json:"error,omitempty"`
-}
-
-// NewPageJSON converts p, with its text only when text and its HTML only
-// when html. `bloomcrawl query --json` prints the same shape.
-func NewPageJSON(p storage.Page, text, html bool) PageJSON {
-	j := PageJSON{
-		DocID: storage.FormatDocID(p.DocID), URL: p.URL, FinalURL: p.FinalURL, Status: p.Status,
-		ContentType: p.ContentType, FetchedAt: p.FetchedAt, Title: p.Title,
-		TitleFP: storage.FormatDocID(p.TitleFP), ContentFP: storage.FormatDocID(p.ContentFP),
-		FPFlags: p.FPFlags, Depth: p.Depth, Referrer: p.Referrer,
-		TextBytes: len(p.Text), HTMLBytes: len(p.HTML),
-	}
-	if text {
-		j.Text = p.Text
-	}
-	if html {
-		j.HTML = string(p.HTML)
-	}
-	return j
-}
-
-// NewURLJSON converts u. `bloomcrawl query --json` prints the same shape.
-func NewURLJSON(u storage.URLRecord) URLJSON {
-	j := URLJSON{URL: u.URL, Duplicate: u.Duplicate, Reason: u.Reason, Distance: u.Distance,
-		Status: u.Status, ContentType: u.ContentType, FetchedAt: u.FetchedAt, Err: u.Err}
-	if u.DocID != 0 {
-		j.DocID = storage.FormatDocID(u.DocID)
-	}
-	return j
-}
-
 func (h *handler) needDB(w http.ResponseWriter) bool {
 	if h.db == nil {
 		writeError(w, http.StatusServiceUnavailable, "no store on this server")
@@ -467,8 +401,8 @@ func (h *handler) storeError(w http.ResponseWriter, r *http.Request, what string
 	writeError(w, http.StatusInternalServerError, fmt.Sprintf("%s: %v", what, err))
 }
 
-// flag reads a boolean query parameter: absent = def.
-func flag(q url.Values, name string, def bool) (bool, error) {
+// boolParam reads a boolean query parameter: absent = def.
+func boolParam(q url.Values, name string, def bool) (bool, error) {
 	v := q.Get(name)
 	if v == "" {
 		return def, nil
@@ -484,19 +418,19 @@ func flag(q url.Values, name string, def bool) (bool, error) {
 // document it maps to (absent when the URL has no document, e.g. a fetch
 // error).
 type PageAnswer struct {
-	Status string    `json:"status"`
-	URL    URLJSON   `json:"url_record"`
-	Page   *PageJSON `json:"page,omitempty"`
+	Status string            `json:"status"`
+	URL    storage.URLView   `json:"url_record"`
+	Page   *storage.PageView `json:"page,omitempty"`
 }
 
 // ListAnswer is the answer to GET /v1/pages?host=H: up to limit pages in the
 // store's order, and the cursor to pass as after= for the next ones (empty
 // on the last batch).
 type ListAnswer struct {
-	Status string     `json:"status"`
-	Count  int        `json:"count"`
-	Pages  []PageJSON `json:"pages"`
-	Next   string     `json:"next,omitempty"`
+	Status string             `json:"status"`
+	Count  int                `json:"count"`
+	Pages  []storage.PageView `json:"pages"`
+	Next   string             `json:"next,omitempty"`
 }
 
 func (h *handler) pages(w http.ResponseWriter, r *http.Request) {
@@ -508,12 +442,12 @@ func (h *handler) pages(w http.ResponseWriter, r *http.Request) {
 		writeError(w, http.StatusBadRequest, fmt.Sprintf("query string: %v", err))
 		return
 	}
-	text, err := flag(q, "text", q.Get("url") != "")
+	text, err := boolParam(q, "text", q.Get("url") != "")
 	if err != nil {
 		writeError(w, http.StatusBadRequest, err.Error())
 		return
 	}
-	html, err := flag(q, "html", false)
+	html, err := boolParam(q, "html", false)
 	if err != nil {
 		writeError(w, http.StatusBadRequest, err.Error())
 		return
@@ -538,10 +472,10 @@ func (h *handler) pages(w http.ResponseWriter, r *http.Request) {
 		}
 		// A URL recorded without a document (a fetch error, a non-HTML
 		// answer) is still an answer: its record, and no page.
-		ans := PageAnswer{Status: StatusSuccess, URL: NewURLJSON(rec)}
+		ans := PageAnswer{Status: StatusSuccess, URL: rec.View()}
 		if err == nil {
-			pj := NewPageJSON(p, text, html)
-			ans.Page = &pj
+			pv := p.View(storage.ViewOptions{Text: text, HTML: html})
+			ans.Page = &pv
 		}
 		writeJSON(w, http.StatusOK, ans)
 		return
@@ -570,42 +504,41 @@ func (h *handler) pages(w http.ResponseWriter, r *http.Request) {
 		}
 		o.Limit = n
 	}
-	list, next, err := h.db.List(o)
+	list, next, err := h.db.List(r.Context(), o)
 	if err != nil {
-		// storage has no sentinel for a bad cursor; its message says so.
-		if o.After != "" && strings.Contains(err.Error(), "bad cursor") {
+		if errors.Is(err, storage.ErrBadCursor) {
 			writeError(w, http.StatusBadRequest, fmt.Sprintf("after=%q: not a cursor from a previous answer with the same host, prefix, since and until", o.After))
 			return
 		}
 		h.storeError(w, r, "list pages", err)
 		return
 	}
-	ans := ListAnswer{Status: StatusSuccess, Count: len(list), Pages: make([]PageJSON, 0, len(list)), Next: next}
+	ans := ListAnswer{Status: StatusSuccess, Count: len(list), Pages: make([]storage.PageView, 0, len(list)), Next: next}
 	for _, p := range list {
-		ans.Pages = append(ans.Pages, NewPageJSON(p, text, html))
+		ans.Pages = append(ans.Pages, p.View(storage.ViewOptions{Text: text, HTML: html}))
 	}
 	writeJSON(w, http.StatusOK, ans)
 }
 
 // PageByIDAnswer is the answer to GET /v1/pages/{docId}.
 type PageByIDAnswer struct {
-	Status string   `json:"status"`
-	Page   PageJSON `json:"page"`
+	Status string           `json:"status"`
+	Page   storage.PageView `json:"page"`
 }
 
 // URLsAnswer is the answer to GET /v1/pages/{docId}/urls.
 type URLsAnswer struct {
-	Status string    `json:"status"`
-	DocID  string    `json:"doc_id"`
-	Count  int       `json:"count"`
-	URLs   []URLJSON `json:"urls"`
+	Status string            `json:"status"`
+	DocID  storage.DocID     `json:"doc_id"`
+	Count  int               `json:"count"`
+	URLs   []storage.URLView `json:"urls"`
 }
 
 func (h *handler) page(w http.ResponseWriter, r *http.Request) {
 	if !h.needDB(w) {
 		return
 	}
-	id, err := ParseDocID(r.PathValue("docId"))
+	id, err := storage.ParseDocID(r.PathValue("docId"))
 	if err != nil {
 		writeError(w, http.StatusBadRequest, err.Error())
 		return
@@ -615,29 +548,29 @@ func (h *handler) page(w http.ResponseWriter, r *http.Request) {
 		writeError(w, http.StatusBadRequest, fmt.Sprintf("query string: %v", err))
 		return
 	}
-	text, err := flag(q, "text", true)
+	text, err := boolParam(q, "text", true)
 	if err != nil {
 		writeError(w, http.StatusBadRequest, err.Error())
 		return
 	}
-	html, err := flag(q, "html", false)
+	html, err := boolParam(q, "html", false)
 	if err != nil {
 		writeError(w, http.StatusBadRequest, err.Error())
 		return
 	}
 	p, err := h.db.Page(id)
 	if err != nil {
-		h.storeError(w, r, "docId "+storage.FormatDocID(id), err)
+		h.storeError(w, r, "docId "+id.String(), err)
 		return
 	}
-	writeJSON(w, http.StatusOK, PageByIDAnswer{Status: StatusSuccess, Page: NewPageJSON(p, text, html)})
+	writeJSON(w, http.StatusOK, PageByIDAnswer{Status: StatusSuccess, Page: p.View(storage.ViewOptions{Text: text, HTML: html})})
 }
 
 func (h *handler) pageURLs(w http.ResponseWriter, r *http.Request) {
 	if !h.needDB(w) {
 		return
 	}
-	id, err := ParseDocID(r.PathValue("docId"))
+	id, err := storage.ParseDocID(r.PathValue("docId"))
 	if err != nil {
 		writeError(w, http.StatusBadRequest, err.Error())
 		return
@@ -647,12 +580,12 @@ func (h *handler) pageURLs(w http.ResponseWriter, r *http.Request) {
 		err = storage.ErrNotFound
 	}
 	if err != nil {
-		h.storeError(w, r, "docId "+storage.FormatDocID(id), err)
+		h.storeError(w, r, "docId "+id.String(), err)
 		return
 	}
-	ans := URLsAnswer{Status: StatusSuccess, DocID: storage.FormatDocID(id), Count: len(recs), URLs: make([]URLJSON, 0, len(recs))}
+	ans := URLsAnswer{Status: StatusSuccess, DocID: id, Count: len(recs), URLs: make([]storage.URLView, 0, len(recs))}
 	for _, u := range recs {
-		ans.URLs = append(ans.URLs, NewURLJSON(u))
+		ans.URLs = append(ans.URLs, u.View())
 	}
 	writeJSON(w, http.StatusOK, ans)
 }
@@ -692,7 +625,9 @@ func (c *statsCache) get() (storage.Stats, error) {
 		return c.st, nil
 	}
 	start := time.Now()
-	st, err := c.db.Stats()
+	// Not the request's context: the scan answers every request waiting on
+	// mu, so one client going away must not fail the others.
+	st, err := c.db.Stats(context.Background())
 	if err != nil {
 		return st, err // not kept: the next request tries again
 	}

@@ -226,20 +226,3 @@ func jsonError(where string, data []byte, err error) error {
 		return fmt.Errorf("%s: invalid JSON: %v", where, err)
 	}
 }
-
-// ParseDocID parses a document id written as 1 to 16 hexadecimal digits
-// (upper or lower case, optional "0x"). 0 is not a document id.
-func ParseDocID(s string) (uint64, error) {
-	h := strings.TrimPrefix(strings.TrimPrefix(s, "0x"), "0X")
-	if h == "" || len(h) > 16 {
-		return 0, fmt.Errorf("docId %q: want 16 hexadecimal digits", s)
-	}
-	v, err := strconv.ParseUint(h, 16, 64)
-	if err != nil {
-		return 0, fmt.Errorf("docId %q: want 16 hexadecimal digits", s)
-	}
-	if v == 0 {
-		return 0, fmt.Errorf("docId %q: 0 is not a document id", s)
-	}
-	return v, nil
-}

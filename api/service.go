@@ -178,7 +178,7 @@ func (s *Service) submit(ctx context.Context, req Request) Response {
 	v := s.dedup.Check(u, req.Title, req.Content)
 	resp := Response{
 		ID:           req.ID,
-		DocID:        storage.FormatDocID(v.DocID),
+		DocID:        storage.DocID(v.DocID).String(),
 		FilterStatus: FilterGood,
 		FilterReason: string(v.Reason),
 		Status:       StatusSuccess,
@@ -222,7 +222,7 @@ func (s *Service) commitFor(u string, req Request, v contentdedup.Verdict) (stor
 	switch {
 	case !v.Duplicate:
 		return storage.Commit{Page: &storage.Page{
-			DocID:     v.DocID,
+			DocID:     storage.DocID(v.DocID),
 			URL:       u,
 			FetchedAt: now,
 			Title:     req.Title,
@@ -240,7 +240,7 @@ func (s *Service) commitFor(u string, req Request, v contentdedup.Verdict) (stor
 	default:
 		rec := &storage.URLRecord{
 			URL:       u,
-			DocID:     v.DocID,
+			DocID:     storage.DocID(v.DocID),
 			Duplicate: true,
 			Reason:    string(v.Reason),
 			Distance:  v.Distance,

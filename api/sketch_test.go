@@ -34,8 +34,8 @@ func TestRestartKeepsSketch(t *testing.T) {
 	}
 	e = openEnv(t, dir, api.HandlerOptions{})
 	stored := 0
-	if err := e.db.ForEachFingerprintSketch(func(_ uint64, _ string, _, _ uint64, _ uint8, sk []byte) error {
-		stored = len(sk)
+	if err := e.db.ForEachFingerprint(context.Background(), func(f storage.Fingerprint) error {
+		stored = len(f.Sketch)
 		return nil
 	}); err != nil || stored != contentdedup.SketchBytes {
 		t.Fatalf("stored sketch: %d bytes (want %d), %v", stored, contentdedup.SketchBytes, err)
@@ -121,7 +121,7 @@ func TestRestartKeepsDuplicateSignature(t *testing.T) {
 
 	e = openEnv(t, dir, api.HandlerOptions{})
 	var rec storage.URLRecord
-	if err := e.db.ForEachURL(func(u storage.URLRecord) error {
+	if err := e.db.ForEachURL(context.Background(), func(u storage.URLRecord) error {
 		if u.URL == "http://b.example/1" {
 			rec = u
 		}

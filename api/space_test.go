@@ -61,7 +61,7 @@ func TestDiskFullStopsService(t *testing.T) {
 	if !errors.Is(svc.Err(), storage.ErrNoSpace) {
 		t.Errorf("Err() = %v, want storage.ErrNoSpace", svc.Err())
 	}
-	if st, err := db.Stats(); err != nil || st.Pages != 0 || st.URLs != 0 {
+	if st, err := db.Stats(context.Background()); err != nil || st.Pages != 0 || st.URLs != 0 {
 		t.Errorf("store after a refused commit: %+v, %v; want empty", st, err)
 	}
 }

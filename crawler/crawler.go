@@ -33,9 +33,9 @@ import (
 type pageStore interface {
 	Commit(ctx context.Context, c storage.Commit) ([]uint64, error)
 	QueueScan(after uint64, limit int) ([]storage.QueueEntry, error)
-	QueueLen() (int, error)
-	ForEachURL(fn func(storage.URLRecord) error) error
-	ForEachFingerprintSketch(fn func(docID uint64, url string, titleFP, contentFP uint64, flags uint8, sketch []byte) error) error
+	QueueLen(ctx context.Context) (int, error)
+	ForEachURL(ctx context.Context, fn func(storage.URLRecord) error) error
+	ForEachFingerprint(ctx context.Context, fn func(storage.Fingerprint) error) error
 }
 
 // deduper is the part of *contentdedup.Deduper the crawler needs: Check
@@ -564,7 +564,8 @@ func (c *Crawler) Run(ctx context.Context) (Stats, error) {
 	close(progressDone)
 	progressWG.Wait()
 	c.front.Close()
-	if n, qerr := c.o.Store.QueueLen(); qerr == nil {
+	// The summary counts the queue left even after Ctrl-C cancelled ctx.
+	if n, qerr := c.o.Store.QueueLen(context.WithoutCancel(ctx)); qerr == nil {
 		c.queued.Store(int64(n))
 	} else if err == nil {
 		err = fmt.Errorf("crawler: count queue: %w", qerr)

@@ -46,7 +46,7 @@ type crawlResult struct {
 	stats Stats
 	err   error
 	urls  map[string]storage.URLRecord // by path (query kept)
-	pages map[uint64]storage.Page
+	pages map[storage.DocID]storage.Page
 	queue int
 }
 
@@ -72,8 +72,8 @@ func crawlInto(t *testing.T, ctx context.Context, cfg *configs.Config, dir strin
 	var r crawlResult
 	r.stats, r.err = c.Run(ctx)
 	r.urls = map[string]storage.URLRecord{}
-	r.pages = map[uint64]storage.Page{}
-	err = db.ForEachURL(func(u storage.URLRecord) error {
+	r.pages = map[storage.DocID]storage.Page{}
+	err = db.ForEachURL(context.Background(), func(u storage.URLRecord) error {
 		pu, err := url.Parse(u.URL)
 		if err != nil {
 			return err
@@ -91,7 +91,7 @@ func crawlInto(t *testing.T, ctx context.Context, cfg *configs.Config, dir strin
 	if err != nil {
 		t.Fatal(err)
 	}
-	if r.queue, err = db.QueueLen(); err != nil {
+	if r.queue, err = db.QueueLen(context.Background()); err != nil {
 		t.Fatal(err)
 	}
 	return r
@@ -109,7 +109,7 @@ func checkManifest(t *testing.T, m samplesite.Manifest, r crawlResult) {
 	if r.queue != 0 {
 		t.Errorf("%d entries left in the queue", r.queue)
 	}
-	docOf := map[uint64]string{} // docID → Doc.Path
+	docOf := map[storage.DocID]string{} // docID → Doc.Path
 	near, merged := 0, 0
 	for _, d := range m.Docs {
 		paths := []string{d.Path}
@@ -119,7 +119,7 @@ func checkManifest(t *testing.T, m samplesite.Manifest, r crawlResult) {
 			}
 		}
 		paths = append(paths, d.Redirects...)
-		var id uint64
+		var id storage.DocID
 		var stored []string
 		for _, p := range paths {
 			rec, ok := r.urls[p]

@@ -213,7 +213,7 @@ var errStopping = errors.New("crawler: stopping")
 func (c *Crawler) judge(e frontier.Entry, j *job, rec *storage.URLRecord, doc *Document, final *url.URL, cm *storage.Commit) (docID uint64) {
 	v := c.o.Dedup.Check(e.URL, doc.Title, doc.Text)
 	if v.Duplicate {
-		rec.DocID, rec.Duplicate, rec.Reason, rec.Distance = v.DocID, true, string(v.Reason), v.Distance
+		rec.DocID, rec.Duplicate, rec.Reason, rec.Distance = storage.DocID(v.DocID), true, string(v.Reason), v.Distance
 		if v.Reason != contentdedup.ReasonURL {
 			// title/content duplicate: keep its signature, which the
 			// deduper indexes under v.DocID (restored on resume)
@@ -224,7 +224,7 @@ func (c *Crawler) judge(e frontier.Entry, j *job, rec *storage.URLRecord, doc *D
 		return v.DocID
 	}
 	cm.Page = &storage.Page{
-		DocID: v.DocID, URL: e.URL, Status: j.status, ContentType: rec.ContentType, FetchedAt: rec.FetchedAt,
+		DocID: storage.DocID(v.DocID), URL: e.URL, Status: j.status, ContentType: rec.ContentType, FetchedAt: rec.FetchedAt,
 		Title: doc.Title, Text: doc.Text, HTML: doc.HTML,
 		TitleFP: v.Sig.Title, ContentFP: v.Sig.Content, FPFlags: v.Sig.Flags, Sketch: v.Sig.Sketch.Bytes(),
 		Depth: e.Depth, Referrer: e.Referrer,
@@ -252,7 +252,7 @@ func (c *Crawler) recordAliases(e frontier.Entry, j *job, rec *storage.URLRecord
 			continue
 		}
 		c.o.Dedup.AddURL(alias, docID)
-		r := &storage.URLRecord{URL: alias, DocID: docID, Duplicate: true, Reason: "redirect",
+		r := &storage.URLRecord{URL: alias, DocID: storage.DocID(docID), Duplicate: true, Reason: "redirect",
 			Status: j.status, ContentType: rec.ContentType, FetchedAt: rec.FetchedAt}
 		if out.cm.URL == nil {
 			out.cm.URL = r

@@ -184,7 +184,7 @@ var lookupStore = sync.OnceValues(func() (string, error) {
 	if err != nil {
 		return "", err
 	}
-	if st, err := db.Stats(); err == nil && st.Pages == benchLookupPages {
+	if st, err := db.Stats(context.Background()); err == nil && st.Pages == benchLookupPages {
 		return dir, db.Close()
 	}
 	var wg sync.WaitGroup
@@ -258,7 +258,7 @@ func BenchmarkPageByURL(b *testing.B) {
 		t := time.Now()
 		p, _, err := db.PageByURL(u)
 		lat = append(lat, time.Since(t))
-		if err != nil || p.DocID != id {
+		if err != nil || p.DocID != DocID(id) {
 			b.Fatalf("PageByURL(%s): %v", u, err)
 		}
 	}
@@ -275,7 +275,7 @@ func BenchmarkForEachFingerprint(b *testing.B) {
 	b.ResetTimer()
 	for i := 0; i < b.N; i++ {
 		n := 0
-		if err := db.ForEachFingerprint(func(uint64, string, uint64, uint64, uint8) error { n++; return nil }); err != nil {
+		if err := db.ForEachFingerprint(context.Background(), func(Fingerprint) error { n++; return nil }); err != nil {
 			b.Fatal(err)
 		}
 		if n != benchLookupPages {
@@ -289,7 +289,7 @@ func BenchmarkForEachFingerprint(b *testing.B) {
 func BenchmarkStats(b *testing.B) {
 	db := openLookupStore(b)
 	for i := 0; i < b.N; i++ {
-		st, err := db.Stats()
+		st, err := db.Stats(context.Background())
 		if err != nil || st.Pages != benchLookupPages {
 			b.Fatalf("Stats = %+v, %v", st, err)
 		}

@@ -2,6 +2,7 @@ package storage
 
 import (
 	"bytes"
+	"context"
 	"errors"
 	"fmt"
 	"os"
@@ -27,9 +28,11 @@ const maxProblems = 20
 // page decodes (bodies included) and has exactly its fingerprint, URL,
 // host and time index entries; every index entry points at a stored
 // page; every URL record decodes and its docId index entry exists and
-// vice versa; every meta blob file referenced exists. It reads every page, so it takes time linear in the store's
-// size. The error lists up to 20 problems and wraps ErrCorrupt.
-func (db *DB) Check() (CheckReport, error) {
+// vice versa; every meta blob file referenced exists. It reads every
+// page, so it takes time linear in the store's size. The error lists up to
+// 20 problems and wraps ErrCorrupt; ctx.Err() is returned when ctx is done
+// first.
+func (db *DB) Check(ctx context.Context) (CheckReport, error) {
 	var rep CheckReport
 	var problems []string
 	bad := func(format string, a ...any) {
@@ -39,6 +42,7 @@ func (db *DB) Check() (CheckReport, error) {
 			problems = append(problems, "...")
 		}
 	}
+	done := ctx.Done()
 	err := db.bdb.View(func(txn *badger.Txn) error {
 		has := func(k []byte) bool {
 			_, err := txn.Get(k)
@@ -48,10 +52,15 @@ func (db *DB) Check() (CheckReport, error) {
 			it := txn.NewIterator(badger.IteratorOptions{Prefix: []byte{ns}, PrefetchValues: values})
 			defer it.Close()
 			for it.Rewind(); it.Valid(); it.Next() {
+				select {
+				case <-done:
+					return
+				default:
+				}
 				fn(it.Item().KeyCopy(nil), it.Item())
 			}
 		}
-		pageURL := map[uint64]string{}
+		pageURL := map[DocID]string{}
 		iter(nsPage, true, func(k []byte, item *badger.Item) {
 			rep.Pages++
 			id := docIDSuffix(k)
@@ -62,19 +71,19 @@ func (db *DB) Check() (CheckReport, error) {
 				}
 				pageURL[id] = p.URL
 				if !has(fpKey(id)) {
-					bad("page %016x: no fingerprint entry", id)
+					bad("page %s: no fingerprint entry", id)
 				}
 				if !has(canonKey(p.URL, id)) {
-					bad("page %016x: no URL index entry", id)
+					bad("page %s: no URL index entry", id)
 				}
 				if !has(hostKey(hostOf(p.URL), p.URL, id)) {
-					bad("page %016x: no host index entry", id)
+					bad("page %s: no host index entry", id)
 				}
 				if !has(timeKey(timeNanos(p.FetchedAt), id)) {
-					bad("page %016x: no time index entry", id)
+					bad("page %s: no time index entry", id)
 				}
 				if !has(docURLKey(id, p.URL)) {
-					bad("page %016x: its URL %q is not in the docId index", id, p.URL)
+					bad("page %s: its URL %q is not in the docId index", id, p.URL)
 				}
 				return nil
 			})
@@ -88,23 +97,23 @@ func (db *DB) Check() (CheckReport, error) {
 				id := docIDSuffix(k)
 				u, ok := pageURL[id]
 				if !ok {
-					bad("index key %q points at missing page %016x", k, id)
+					bad("index key %q points at missing page %s", k, id)
 					return
 				}
 				switch ns {
 				case nsCanon:
 					if !bytes.Equal(k, canonKey(u, id)) {
-						bad("URL index key %q does not match page %016x URL %q", k, id, u)
+						bad("URL index key %q does not match page %s URL %q", k, id, u)
 					}
 				case nsHost:
 					if !bytes.Equal(k, hostKey(hostOf(u), u, id)) {
-						bad("host index key %q does not match page %016x URL %q", k, id, u)
+						bad("host index key %q does not match page %s URL %q", k, id, u)
 					}
 				case nsFP:
 					if err := item.Value(func(v []byte) error {
 						r, err := decodeFP(id, v)
-						if err == nil && r.url != u {
-							err = fmt.Errorf("fingerprint %016x has URL %q, page has %q", id, r.url, u)
+						if err == nil && r.URL != u {
+							err = fmt.Errorf("fingerprint %s has URL %q, page has %q", id, r.URL, u)
 						}
 						return err
 					}); err != nil {
@@ -128,7 +137,7 @@ func (db *DB) Check() (CheckReport, error) {
 					rep.PendingRefs++
 				}
 				if !has(docURLKey(r.DocID, u)) {
-					bad("URL %q: no docId index entry for %016x", u, r.DocID)
+					bad("URL %q: no docId index entry for %s", u, r.DocID)
 				}
 				return nil
 			})
@@ -143,11 +152,11 @@ func (db *DB) Check() (CheckReport, error) {
 			r, err := getURL(txn, u)
 			switch {
 			case errors.Is(err, ErrNotFound):
-				bad("docId index %016x points at missing URL record %q", id, u)
+				bad("docId index %s points at missing URL record %q", id, u)
 			case err != nil:
 				bad("%v", err)
 			case r.DocID != id:
-				bad("docId index %016x lists %q, whose record maps to %016x", id, u, r.DocID)
+				bad("docId index %s lists %q, whose record maps to %s", id, u, r.DocID)
 			}
 		})
 		refs, err := referencedBlobs(txn)
@@ -159,7 +168,7 @@ func (db *DB) Check() (CheckReport, error) {
 				bad("meta blob %s: %v", name, err)
 			}
 		}
-		return nil
+		return ctx.Err() // a cancelled check's report is incomplete
 	})
 	if err != nil {
 		return rep, fmt.Errorf("storage: check: %w", err)

@@ -240,10 +240,10 @@ func encodePage(p *Page, level zstd.EncoderLevel) []byte {
 
 // decodePage decodes a page record; with bodies false, Text and HTML are
 // left empty and not decompressed.
-func decodePage(docID uint64, b []byte, bodies bool) (Page, error) {
+func decodePage(docID DocID, b []byte, bodies bool) (Page, error) {
 	d := dec{b: b}
 	if v := d.byte(); d.err == nil && v != pageRecV1 {
-		return Page{}, fmt.Errorf("%w: page %016x has record version %d", ErrVersion, docID, v)
+		return Page{}, fmt.Errorf("%w: page %s has record version %d", ErrVersion, docID, v)
 	}
 	p := Page{DocID: docID}
 	p.URL = d.str()
@@ -262,7 +262,7 @@ func decodePage(docID uint64, b []byte, bodies bool) (Page, error) {
 	if bodies {
 		p.Text = string(text)
 	}
-	if err := d.done(fmt.Sprintf("page %016x", docID)); err != nil {
+	if err := d.done(fmt.Sprintf("page %s", docID)); err != nil {
 		return Page{}, err
 	}
 	return p, nil
@@ -271,7 +271,7 @@ func decodePage(docID uint64, b []byte, bodies bool) (Page, error) {
 func encodeURLRecord(r *URLRecord) []byte {
 	e := enc{b: make([]byte, 0, 32+len(r.Reason)+len(r.ContentType)+len(r.Err))}
 	e.byte(urlRecV1)
-	e.u64(r.DocID)
+	e.u64(uint64(r.DocID))
 	var flags byte
 	if r.Duplicate {
 		flags |= 1
@@ -327,7 +327,7 @@ func decodeURLRecord(u string, b []byte) (URLRecord, error) {
 		return URLRecord{}, fmt.Errorf("%w: URL record %q has record version %d", ErrVersion, u, v)
 	}
 	r := URLRecord{URL: u}
-	r.DocID = d.u64()
+	r.DocID = DocID(d.u64())
 	r.Duplicate = d.byte()&1 != 0
 	r.Reason = d.str()
 	r.Distance = int(d.varint())
@@ -366,27 +366,20 @@ func encodeFP(p *Page) []byte {
 	return e.b
 }
 
-type fpRec struct {
-	url                string
-	titleFP, contentFP uint64
-	flags              uint8
-	sketch             []byte // nil when the entry has none
-}
-
-func decodeFP(docID uint64, b []byte) (fpRec, error) {
+func decodeFP(docID DocID, b []byte) (Fingerprint, error) {
 	d := dec{b: b}
 	if v := d.byte(); d.err == nil && v != fpRecV1 {
-		return fpRec{}, fmt.Errorf("%w: fingerprint %016x has record version %d", ErrVersion, docID, v)
+		return Fingerprint{}, fmt.Errorf("%w: fingerprint %s has record version %d", ErrVersion, docID, v)
 	}
-	var r fpRec
-	r.titleFP = d.u64()
-	r.contentFP = d.u64()
-	r.flags = d.byte()
-	r.url = d.str()
+	r := Fingerprint{DocID: docID}
+	r.TitleFP = d.u64()
+	r.ContentFP = d.u64()
+	r.FPFlags = d.byte()
+	r.URL = d.str()
 	if d.err == nil && len(d.b) > 0 {
-		r.sketch = append([]byte(nil), d.raw()...) // v is only valid in the scan callback
+		r.Sketch = append([]byte(nil), d.raw()...) // v is only valid in the scan callback
 	}
-	return r, d.done(fmt.Sprintf("fingerprint %016x", docID))
+	return r, d.done(fmt.Sprintf("fingerprint %s", docID))
 }
 
 func encodeQueue(q *QueueEntry) []byte {

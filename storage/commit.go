@@ -12,7 +12,7 @@ import (
 
 // Page is one stored document: the first-seen copy of its docId.
 type Page struct {
-	DocID       uint64    // contentdedup docId; must not be 0
+	DocID       DocID     // contentdedup docId; must not be 0
 	URL         string    // canonical URL it was first fetched under; must not be empty
 	FinalURL    string    // URL after redirects ("" = same as URL)
 	Status      int       // HTTP status
@@ -29,7 +29,7 @@ type Page struct {
 
 	// Sketch is the contentdedup Jaccard sketch of the text (optional, nil
 	// = none). It is kept in the compact fingerprint entry only
-	// (ForEachFingerprintSketch); Page, PageByURL, List and Export do not
+	// (ForEachFingerprint); Page, PageByURL, List and Export do not
 	// return it.
 	Sketch []byte
 
@@ -76,7 +76,7 @@ const (
 // URLRecord is what the store knows about one fetched URL.
 type URLRecord struct {
 	URL         string    // canonical URL; must not be empty
-	DocID       uint64    // document it maps to; 0 = no document (error, non-HTML)
+	DocID       DocID     // document it maps to; 0 = no document (error, non-HTML)
 	Duplicate   bool      // true when DocID's page was first stored under another URL
 	Reason      string    // why it maps to DocID ("new", "url", "title", "content", "existing-doc", ...)
 	Distance    int       // Hamming distance of a near-duplicate match

@@ -35,7 +35,7 @@ func crashChild(dir string, round int) {
 		p := genPage(id)
 		c := Commit{
 			Page:    p,
-			URL:     &URLRecord{URL: p.URL + "?dup", DocID: id, Duplicate: true, Reason: "url", Status: 200},
+			URL:     &URLRecord{URL: p.URL + "?dup", DocID: DocID(id), Duplicate: true, Reason: "url", Status: 200},
 			Enqueue: []QueueEntry{{URL: p.URL + "#next", Depth: 1}},
 			Trace:   []string{p.URL, p.URL + "?dup"},
 		}
@@ -127,18 +127,18 @@ func TestCrashRecovery(t *testing.T) {
 		// were verified before, and Check below decodes every page).
 		for _, id := range reported[len(reported)-n:] {
 			want := genPage(id)
-			got, err := db.Page(id)
+			got, err := db.Page(DocID(id))
 			if err != nil {
 				t.Fatalf("round %d: reported page %x: %v", round, id, err)
 			}
 			if !pagesEqual(got, *want) {
 				t.Fatalf("round %d: page %x differs after crash", round, id)
 			}
-			if _, rec, err := db.PageByURL(want.URL + "?dup"); err != nil || rec.DocID != id || !rec.Duplicate {
+			if _, rec, err := db.PageByURL(want.URL + "?dup"); err != nil || rec.DocID != DocID(id) || !rec.Duplicate {
 				t.Fatalf("round %d: duplicate URL of %x: %+v %v", round, id, rec, err)
 			}
 		}
-		rep, err := db.Check()
+		rep, err := db.Check(context.Background())
 		if err != nil {
 			t.Fatalf("round %d: %v", round, err)
 		}

@@ -19,8 +19,9 @@ import (
 // Open refuses stores of any other version with ErrVersion.
 const FormatVersion uint32 = 1
 
-// Errors returned by this package. Test for them with errors.Is; the
-// returned errors wrap them with the operation and the object.
+// Errors returned by this package (and ErrBadDocID, returned by
+// ParseDocID). Test for them with errors.Is; the returned errors wrap them
+// with the operation and the object.
 var (
 	// ErrNotFound: no record with that key (URL, docId, meta key).
 	ErrNotFound = errors.New("storage: not found")
@@ -42,6 +43,9 @@ var (
 	ErrTooLarge = errors.New("storage: commit too large for one transaction")
 	// ErrClosed: the DB was closed.
 	ErrClosed = errors.New("storage: store is closed")
+	// ErrBadCursor: a ListOptions.After that List did not return for the
+	// same options.
+	ErrBadCursor = errors.New("storage: bad cursor")
 )
 
 // DB is an open bloomcrawl store. It is safe for concurrent use; Close

@@ -14,6 +14,26 @@
 //
 // A *DB is safe for concurrent use by multiple goroutines.
 //
+// # Reading
+//
+// Point lookups ([DB.Page], [DB.PageByURL], [DB.URLs], [DB.GetMeta]) are
+// single reads. Scans take a context first ([DB.Stats], [DB.Check],
+// [DB.List], [DB.Export], [DB.QueueLen], [DB.ForEachURL],
+// [DB.ForEachFingerprint], [DB.ForEachTrace]) and stop with ctx.Err()
+// when it is done; [DB.QueueScan], the frontier's bounded batch read, is
+// the one without. Errors wrap the package's sentinels ([ErrNotFound],
+// [ErrBadCursor], [ErrCorrupt], ...): test them with errors.Is.
+//
+// # Document ids and the page view
+//
+// [DocID] is the one document-id type: contentdedup assigns the number,
+// this package keys every record by it, [DocID.String] prints it as 16
+// lowercase hex digits and [ParseDocID] reads that form back (or 0x-hex;
+// nothing else), for the command line and the HTTP API alike.
+// [PageView] and [URLView] are the one JSON shape of a page and of a URL
+// record, printed by `bloomcrawl query --json`, by [DB.Export] and by the
+// HTTP API.
+//
 // # Key schema (format version 1)
 //
 // Every key begins with a one-byte namespace. docIds and sequence numbers

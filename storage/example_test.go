@@ -43,8 +43,8 @@ func Example() {
 	if err != nil {
 		log.Fatal(err)
 	}
-	fmt.Println(storage.FormatDocID(p.DocID), p.URL, rec.Duplicate, rec.Reason, rec.Distance)
-	st, _ := db.Stats()
+	fmt.Println(p.DocID, p.URL, rec.Duplicate, rec.Reason, rec.Distance)
+	st, _ := db.Stats(context.Background())
 	fmt.Println(st.Pages, st.URLs, st.Duplicates, st.Hosts)
 	// Output:
 	// 9c8d54272c1dcb22 https://docs.example/a.html true content 2

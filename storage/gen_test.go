@@ -42,7 +42,7 @@ func genPage(docID uint64) *Page {
 	}
 	html.WriteString("</div></div></body></html>")
 	return &Page{
-		DocID: docID, URL: u, FinalURL: u, Status: 200, ContentType: "text/html; charset=utf-8",
+		DocID: DocID(docID), URL: u, FinalURL: u, Status: 200, ContentType: "text/html; charset=utf-8",
 		FetchedAt: time.Unix(1_790_000_000, 0).Add(time.Duration(docID%100_000) * time.Millisecond).UTC(),
 		Title:     title, Text: text.String(), HTML: []byte(html.String()),
 		TitleFP: r.Uint64(), ContentFP: r.Uint64(), FPFlags: uint8(r.IntN(4)),

@@ -29,7 +29,7 @@ func TestConcurrentWriters(t *testing.T) {
 			for i := 0; i < perWriter; i++ {
 				id := uint64(1 + (w*perWriter+i*7)%docs)
 				p := testPage(int(id), "race.example")
-				p.DocID = id
+				p.DocID = DocID(id)
 				p.URL = fmt.Sprintf("%s?w=%d&i=%d", p.URL, w, i) // every writer fetches its own URL
 				_, err := db.Commit(context.Background(), Commit{
 					Page:    p,
@@ -48,11 +48,11 @@ func TestConcurrentWriters(t *testing.T) {
 	for err := range errc {
 		t.Fatal(err)
 	}
-	rep, err := db.Check()
+	rep, err := db.Check(context.Background())
 	if err != nil {
 		t.Fatal(err)
 	}
-	st, err := db.Stats()
+	st, err := db.Stats(context.Background())
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -60,12 +60,12 @@ func TestConcurrentWriters(t *testing.T) {
 		t.Fatalf("after concurrent writes: stats %+v, check %+v", st, rep)
 	}
 	n := 0
-	if err := db.ForEachTrace(func(string) error { n++; return nil }); err != nil || n != writers*perWriter {
+	if err := db.ForEachTrace(context.Background(), func(string) error { n++; return nil }); err != nil || n != writers*perWriter {
 		t.Fatalf("trace has %d URLs (err %v), want %d", n, err, writers*perWriter)
 	}
 	// Every docId's URL list holds exactly one original.
 	for id := uint64(1); id <= docs; id++ {
-		urls, err := db.URLs(id)
+		urls, err := db.URLs(DocID(id))
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -75,7 +75,7 @@ func TestConcurrentWriters(t *testing.T) {
 				originals++
 			}
 		}
-		p, _ := db.Page(id)
+		p, _ := db.Page(DocID(id))
 		if originals != 1 || len(urls) == 0 {
 			t.Fatalf("doc %d: %d originals among %d URLs (page URL %s)", id, originals, len(urls), p.URL)
 		}
@@ -105,7 +105,7 @@ func TestCommitTooLarge(t *testing.T) {
 	if !errors.Is(err, ErrTooLarge) || !strings.Contains(err.Error(), "split the commit") {
 		t.Fatalf("oversized commit: err = %v, want ErrTooLarge", err)
 	}
-	st, _ := db.Stats()
+	st, _ := db.Stats(context.Background())
 	if st.Pages != 0 || st.URLs != 0 || st.TraceChunks != 0 || st.Queue != 0 {
 		t.Fatalf("oversized commit wrote something: %+v", st)
 	}

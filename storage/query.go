@@ -20,7 +20,7 @@ import (
 // Page returns the page stored for docID, with Text and HTML.
 // Errors: ErrNotFound (wrapped, naming the docId); ErrCorrupt for a record
 // that does not decode.
-func (db *DB) Page(docID uint64) (Page, error) {
+func (db *DB) Page(docID DocID) (Page, error) {
 	var p Page
 	err := db.bdb.View(func(txn *badger.Txn) error {
 		var err error
@@ -30,13 +30,13 @@ func (db *DB) Page(docID uint64) (Page, error) {
 	return p, err
 }
 
-func getPage(txn *badger.Txn, docID uint64, bodies bool) (Page, error) {
+func getPage(txn *badger.Txn, docID DocID, bodies bool) (Page, error) {
 	item, err := txn.Get(pageKey(docID))
 	if errors.Is(err, badger.ErrKeyNotFound) {
-		return Page{}, fmt.Errorf("page %016x: %w", docID, ErrNotFound)
+		return Page{}, fmt.Errorf("page %s: %w", docID, ErrNotFound)
 	}
 	if err != nil {
-		return Page{}, fmt.Errorf("page %016x: %w", docID, err)
+		return Page{}, fmt.Errorf("page %s: %w", docID, err)
 	}
 	var p Page
 	err = item.Value(func(v []byte) error {
@@ -90,7 +90,7 @@ func (db *DB) PageByURL(u string) (Page, URLRecord, error) {
 // URLs returns every URL record that maps to docID (the first-seen URL
 // and its duplicates), sorted by URL. An unknown docID gives an empty
 // slice and no error.
-func (db *DB) URLs(docID uint64) ([]URLRecord, error) {
+func (db *DB) URLs(docID DocID) ([]URLRecord, error) {
 	var out []URLRecord
 	err := db.bdb.View(func(txn *badger.Txn) error {
 		prefix := docPrefix(docID)
@@ -100,7 +100,7 @@ func (db *DB) URLs(docID uint64) ([]URLRecord, error) {
 			u := string(it.Item().Key()[len(prefix):])
 			r, err := getURL(txn, u)
 			if err != nil {
-				return fmt.Errorf("docId index of %016x: %w", docID, err)
+				return fmt.Errorf("docId index of %s: %w", docID, err)
 			}
 			out = append(out, r)
 		}
@@ -125,8 +125,12 @@ type ListOptions struct {
 // there are no more). Order: by URL within a host when Host is set, by URL
 // when Prefix is set or nothing is set, by fetch time when only
 // Since/Until are set. A cursor is only valid with the same Host, Prefix
-// and time bounds. Errors: a bad cursor or a negative limit.
-func (db *DB) List(o ListOptions) ([]Page, string, error) {
+// and time bounds.
+//
+// Errors: ErrBadCursor (wrapped, naming the cursor) for an After that List
+// did not return for these options; a negative limit; ctx.Err() when ctx
+// is done.
+func (db *DB) List(ctx context.Context, o ListOptions) ([]Page, string, error) {
 	if o.Limit < 0 {
 		return nil, "", fmt.Errorf("storage: list: negative limit %d", o.Limit)
 	}
@@ -159,16 +163,22 @@ func (db *DB) List(o ListOptions) ([]Page, string, error) {
 	if o.After != "" {
 		c, err := base64.RawURLEncoding.DecodeString(o.After)
 		if err != nil || !bytes.HasPrefix(c, prefix) {
-			return nil, "", fmt.Errorf("storage: list: bad cursor %q (use the cursor returned by List with the same options)", o.After)
+			return nil, "", fmt.Errorf("%w %q (use the cursor returned by List with the same options)", ErrBadCursor, o.After)
 		}
 		start = append(c, 0) // first key after the cursor key
 	}
 	var pages []Page
 	var next string
+	done := ctx.Done()
 	err := db.bdb.View(func(txn *badger.Txn) error {
 		it := txn.NewIterator(badger.IteratorOptions{Prefix: prefix})
 		defer it.Close()
 		for it.Seek(start); it.Valid(); it.Next() {
+			select {
+			case <-done:
+				return ctx.Err()
+			default:
+			}
 			k := it.Item().Key()
 			if byTime && !o.Until.IsZero() && timeKeyNanos(k) >= o.Until.UnixNano() {
 				break
@@ -235,15 +245,22 @@ type Stats struct {
 
 // Stats counts the store's records. It scans the key space (keys only,
 // except URL records for the duplicate flag), so it takes time linear in
-// the number of URLs: about a second per million.
-func (db *DB) Stats() (Stats, error) {
+// the number of URLs: about a second per million. It stops with ctx.Err()
+// when ctx is done.
+func (db *DB) Stats(ctx context.Context) (Stats, error) {
 	s := Stats{PerHost: map[string]int{}}
+	done := ctx.Done()
 	err := db.bdb.View(func(txn *badger.Txn) error {
 		count := func(ns byte, fn func(k []byte, item *badger.Item) error) (int, error) {
 			it := txn.NewIterator(badger.IteratorOptions{Prefix: []byte{ns}, PrefetchValues: false})
 			defer it.Close()
 			n := 0
 			for it.Rewind(); it.Valid(); it.Next() {
+				select {
+				case <-done:
+					return n, ctx.Err()
+				default:
+				}
 				n++
 				if fn != nil {
 					if err := fn(it.Item().Key(), it.Item()); err != nil {
@@ -327,37 +344,13 @@ func (s Stats) TopHosts(n int) []HostCount {
 	return out
 }
 
-// ExportRecord is one JSON line written by Export. DocID is a 16-digit
-// lowercase hex string (JSON numbers lose precision above 2^53).
-type ExportRecord struct {
-	DocID       string    `json:"doc_id"`
-	URL         string    `json:"url"`
-	FinalURL    string    `json:"final_url,omitempty"`
-	Status      int       `json:"status"`
-	ContentType string    `json:"content_type,omitempty"`
-	FetchedAt   time.Time `json:"fetched_at"`
-	Title       string    `json:"title"`
-	Text        string    `json:"text"`
-	HTML        string    `json:"html,omitempty"`
-	TitleFP     string    `json:"title_fp"`
-	ContentFP   string    `json:"content_fp"`
-	FPFlags     uint8     `json:"fp_flags"`
-	Depth       int       `json:"depth"`
-	Referrer    string    `json:"referrer,omitempty"`
-	Duplicates  []string  `json:"duplicates,omitempty"` // other URLs mapped to this docId
-}
-
-// FormatDocID formats a docId as used on the command line and in JSON: 16
-// lowercase hex digits.
-func FormatDocID(id uint64) string { return fmt.Sprintf("%016x", id) }
-
 // ExportOptions tunes ExportWith.
 type ExportOptions struct {
 	HTML bool // include the raw HTML (default false: URL, metadata, title, text)
 }
 
-// Export writes every page as one JSON object per line (ExportRecord,
-// without HTML), in docId order. It stops with ctx.Err() when ctx is done.
+// Export writes every page as one JSON object per line (a PageView with
+// the text, Duplicates and no HTML), in docId order. It stops with ctx.Err() when ctx is done.
 func (db *DB) Export(ctx context.Context, w io.Writer) error {
 	return db.ExportWith(ctx, w, ExportOptions{})
 }
@@ -382,7 +375,7 @@ func (db *DB) ExportWith(ctx context.Context, w io.Writer, o ExportOptions) erro
 			}); err != nil {
 				return err
 			}
-			rec := exportRecord(&p, o.HTML)
+			rec := p.View(ViewOptions{Text: true, HTML: o.HTML})
 			dit := txn.NewIterator(badger.IteratorOptions{Prefix: docPrefix(docID)})
 			for dit.Rewind(); dit.Valid(); dit.Next() {
 				if u := string(dit.Item().Key()[9:]); u != p.URL {
@@ -400,19 +393,6 @@ func (db *DB) ExportWith(ctx context.Context, w io.Writer, o ExportOptions) erro
 		return fmt.Errorf("storage: export: %w", err)
 	}
 	return nil
-}
-
-func exportRecord(p *Page, html bool) ExportRecord {
-	r := ExportRecord{
-		DocID: FormatDocID(p.DocID), URL: p.URL, FinalURL: p.FinalURL, Status: p.Status,
-		ContentType: p.ContentType, FetchedAt: p.FetchedAt, Title: p.Title, Text: p.Text,
-		TitleFP: FormatDocID(p.TitleFP), ContentFP: FormatDocID(p.ContentFP), FPFlags: p.FPFlags,
-		Depth: p.Depth, Referrer: p.Referrer,
-	}
-	if html {
-		r.HTML = string(p.HTML)
-	}
-	return r
 }
 
 // dirSize sums the sizes of the files under dir (preallocated Badger log

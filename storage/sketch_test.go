@@ -2,14 +2,14 @@ package storage
 
 import (
 	"bytes"
-	"fmt"
+	"context"
 	"strings"
 	"testing"
 )
 
 // TestFingerprintSketch checks that the optional sketch is stored in the
-// fingerprint entry, comes back from ForEachFingerprintSketch (nil for a
-// page without one), and that ForEachFingerprint still reads such entries.
+// fingerprint entry and comes back from ForEachFingerprint (nil for a page
+// without one).
 func TestFingerprintSketch(t *testing.T) {
 	db := mustOpen(t, "")
 	with := testPage(1, "e.com")
@@ -17,30 +17,26 @@ func TestFingerprintSketch(t *testing.T) {
 	without := testPage(2, "e.com")
 	mustCommit(t, db, Commit{Page: with})
 	mustCommit(t, db, Commit{Page: without})
-	got := map[uint64][]byte{}
-	err := db.ForEachFingerprintSketch(func(id uint64, u string, tfp, cfp uint64, fl uint8, sk []byte) error {
+	got := map[DocID][]byte{}
+	err := db.ForEachFingerprint(context.Background(), func(f Fingerprint) error {
 		p := with
-		if id == without.DocID {
+		if f.DocID == without.DocID {
 			p = without
 		}
-		if id != p.DocID || u != p.URL || tfp != p.TitleFP || cfp != p.ContentFP || fl != p.FPFlags {
-			t.Errorf("fingerprint = %x %s %x %x %d", id, u, tfp, cfp, fl)
+		if f.DocID != p.DocID || f.URL != p.URL || f.TitleFP != p.TitleFP || f.ContentFP != p.ContentFP || f.FPFlags != p.FPFlags {
+			t.Errorf("fingerprint = %+v", f)
 		}
-		got[id] = sk
+		got[f.DocID] = f.Sketch
 		return nil
 	})
 	if err != nil || len(got) != 2 {
-		t.Fatalf("ForEachFingerprintSketch: %d entries, err %v", len(got), err)
+		t.Fatalf("ForEachFingerprint: %d entries, err %v", len(got), err)
 	}
 	if !bytes.Equal(got[with.DocID], with.Sketch) {
 		t.Errorf("sketch = %v, want %v", got[with.DocID], with.Sketch)
 	}
 	if got[without.DocID] != nil {
 		t.Errorf("page without sketch: sketch = %v, want nil", got[without.DocID])
-	}
-	n := 0
-	if err := db.ForEachFingerprint(func(uint64, string, uint64, uint64, uint8) error { n++; return nil }); err != nil || n != 2 {
-		t.Fatalf("ForEachFingerprint: n=%d err=%v", n, err)
 	}
 }
 
@@ -51,16 +47,16 @@ func TestFingerprintEntryFormat(t *testing.T) {
 	old := testPage(3, "e.com")
 	v := encodeFP(old) // no sketch: the layout of every earlier entry
 	r, err := decodeFP(old.DocID, v)
-	if err != nil || r.sketch != nil || r.url != old.URL || r.contentFP != old.ContentFP {
+	if err != nil || r.Sketch != nil || r.URL != old.URL || r.ContentFP != old.ContentFP {
 		t.Fatalf("old entry: %+v, %v", r, err)
 	}
 	old.Sketch = []byte{1, 2, 3, 4}
 	v = encodeFP(old)
-	if r, err = decodeFP(old.DocID, v); err != nil || !bytes.Equal(r.sketch, old.Sketch) {
+	if r, err = decodeFP(old.DocID, v); err != nil || !bytes.Equal(r.Sketch, old.Sketch) {
 		t.Fatalf("entry with sketch: %+v, %v", r, err)
 	}
 	_, err = decodeFP(old.DocID, v[:len(v)-1])
-	if want := fmt.Sprintf("fingerprint %016x", old.DocID); err == nil || !bytes.Contains([]byte(err.Error()), []byte(want)) {
+	if want := "fingerprint " + old.DocID.String(); err == nil || !bytes.Contains([]byte(err.Error()), []byte(want)) {
 		t.Fatalf("truncated sketch: err = %v, want one naming %q", err, want)
 	}
 }
@@ -78,7 +74,7 @@ func TestURLRecordSignature(t *testing.T) {
 	mustCommit(t, db, Commit{URL: dup})
 	mustCommit(t, db, Commit{URL: plain})
 	got := map[string]URLRecord{}
-	if err := db.ForEachURL(func(r URLRecord) error { got[r.URL] = r; return nil }); err != nil {
+	if err := db.ForEachURL(context.Background(), func(r URLRecord) error { got[r.URL] = r; return nil }); err != nil {
 		t.Fatal(err)
 	}
 	if len(got) != 3 {
@@ -109,7 +105,7 @@ func TestURLRecordFormat(t *testing.T) {
 	// the layout of every record written before the signature fields
 	e := enc{}
 	e.byte(urlRecV1)
-	e.u64(old.DocID)
+	e.u64(uint64(old.DocID))
 	e.byte(1)
 	e.str(old.Reason)
 	e.varint(int64(old.Distance))

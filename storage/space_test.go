@@ -66,13 +66,13 @@ func TestCommitRefusedBelowReserve(t *testing.T) {
 	if _, _, err := db.PageByURL(p.URL); !errors.Is(err, ErrNotFound) {
 		t.Errorf("refused page is readable: err = %v", err)
 	}
-	if n, err := db.QueueLen(); err != nil || n != 0 {
+	if n, err := db.QueueLen(context.Background()); err != nil || n != 0 {
 		t.Errorf("queue after a refused commit: %d, %v; want 0", n, err)
 	}
 	if _, err := db.Commit(context.Background(), Commit{Page: p}); err != nil {
 		t.Fatalf("Commit with room: %v", err)
 	}
-	if rep, err := db.Check(); err != nil || rep.Pages != 1 {
+	if rep, err := db.Check(context.Background()); err != nil || rep.Pages != 1 {
 		t.Fatalf("Check: %+v, %v; want 1 page and no problem", rep, err)
 	}
 }

@@ -1,46 +1,45 @@
 package storage
 
 import (
+	"context"
 	"errors"
 	"fmt"
 
 	"github.com/dgraph-io/badger/v4"
 )
 
-// ForEachFingerprint calls fn for every stored document, in docId order,
-// with the data the dedup index rebuilds from. It reads only the compact
-// fingerprint entries (kept in the LSM tree), never page bodies. An error
-// from fn stops the scan and is returned as is.
-func (db *DB) ForEachFingerprint(fn func(docID uint64, url string, titleFP, contentFP uint64, flags uint8) error) error {
-	return db.scan([]byte{nsFP}, true, func(k, v []byte) error {
-		docID := docIDSuffix(k)
-		r, err := decodeFP(docID, v)
-		if err != nil {
-			return err
-		}
-		return fn(docID, r.url, r.titleFP, r.contentFP, r.flags)
-	})
+// Fingerprint is a stored document's fingerprint entry: the data a
+// content-dedup index rebuilds from, kept apart from the page so that a
+// scan never reads page bodies.
+type Fingerprint struct {
+	DocID     DocID
+	URL       string // the URL the document was first stored under (Page.URL)
+	TitleFP   uint64 // Page.TitleFP
+	ContentFP uint64 // Page.ContentFP
+	FPFlags   uint8  // Page.FPFlags
+	Sketch    []byte // Page.Sketch; nil for entries stored without one (all entries written before sketches existed)
 }
 
-// ForEachFingerprintSketch is ForEachFingerprint with the document's
-// optional content sketch (Page.Sketch; nil for entries stored without
-// one, including every entry written before sketches existed). The sketch
-// slice is fn's to keep.
-func (db *DB) ForEachFingerprintSketch(fn func(docID uint64, url string, titleFP, contentFP uint64, flags uint8, sketch []byte) error) error {
-	return db.scan([]byte{nsFP}, true, func(k, v []byte) error {
-		docID := docIDSuffix(k)
-		r, err := decodeFP(docID, v)
+// ForEachFingerprint calls fn for every stored document's Fingerprint, in
+// docId order. It reads only the compact fingerprint entries (kept in the
+// LSM tree), never page bodies; fn may keep the Sketch slice. An error from
+// fn stops the scan and is returned as is; so is ctx.Err() when ctx is
+// done.
+func (db *DB) ForEachFingerprint(ctx context.Context, fn func(Fingerprint) error) error {
+	return db.scan(ctx, []byte{nsFP}, true, func(k, v []byte) error {
+		f, err := decodeFP(docIDSuffix(k), v)
 		if err != nil {
 			return err
 		}
-		return fn(docID, r.url, r.titleFP, r.contentFP, r.flags, r.sketch)
+		return fn(f)
 	})
 }
 
 // ForEachURL calls fn for every URL record, in URL byte order. An error
-// from fn stops the scan and is returned as is.
-func (db *DB) ForEachURL(fn func(URLRecord) error) error {
-	return db.scan([]byte{nsURL}, true, func(k, v []byte) error {
+// from fn stops the scan and is returned as is; so is ctx.Err() when ctx
+// is done.
+func (db *DB) ForEachURL(ctx context.Context, fn func(URLRecord) error) error {
+	return db.scan(ctx, []byte{nsURL}, true, func(k, v []byte) error {
 		r, err := decodeURLRecord(string(k[1:]), v)
 		if err != nil {
 			return err
@@ -54,11 +53,13 @@ func (db *DB) ForEachURL(fn func(URLRecord) error) error {
 func (db *DB) QueueScan(after uint64, limit int) ([]QueueEntry, error) {
 	var out []QueueEntry
 	errStop := errors.New("stop")
-	err := db.scanFrom([]byte{nsQueue}, queueKey(after+1), func(k, v []byte) error {
+	// Not cancellable: a bounded read (limit entries) by the frontier, which
+	// has no context at that point.
+	err := db.scanOpt(context.Background(), []byte{nsQueue}, queueKey(after+1), true, func(k, v []byte) error {
 		if after == ^uint64(0) {
 			return errStop
 		}
-		q, err := decodeQueue(docIDSuffix(k), v)
+		q, err := decodeQueue(seqSuffix(k), v)
 		if err != nil {
 			return err
 		}
@@ -74,10 +75,11 @@ func (db *DB) QueueScan(after uint64, limit int) ([]QueueEntry, error) {
 	return out, nil
 }
 
-// QueueLen counts the pending queue entries (a key-only scan).
-func (db *DB) QueueLen() (int, error) {
+// QueueLen counts the pending queue entries (a key-only scan). It stops
+// with ctx.Err() when ctx is done.
+func (db *DB) QueueLen(ctx context.Context) (int, error) {
 	n := 0
-	err := db.scan([]byte{nsQueue}, false, func(_, _ []byte) error { n++; return nil })
+	err := db.scan(ctx, []byte{nsQueue}, false, func(_, _ []byte) error { n++; return nil })
 	if err != nil {
 		return 0, fmt.Errorf("storage: queue length: %w", err)
 	}
@@ -86,10 +88,11 @@ func (db *DB) QueueLen() (int, error) {
 
 // ForEachTrace replays the URL trace: every URL passed in Commit.Trace, in
 // commit order (the order in which trace sequence numbers were assigned).
-// An error from fn stops the replay and is returned as is.
-func (db *DB) ForEachTrace(fn func(url string) error) error {
-	return db.scan([]byte{nsTrace}, true, func(k, v []byte) error {
-		return decodeTrace(docIDSuffix(k), v, fn)
+// An error from fn stops the replay and is returned as is; so is
+// ctx.Err() when ctx is done.
+func (db *DB) ForEachTrace(ctx context.Context, fn func(url string) error) error {
+	return db.scan(ctx, []byte{nsTrace}, true, func(k, v []byte) error {
+		return decodeTrace(seqSuffix(k), v, fn)
 	})
 }
 
@@ -141,20 +144,23 @@ func (db *DB) getMeta(key string) ([]byte, error) {
 }
 
 // scan iterates over all keys with prefix in one read transaction; with
-// values false, fn gets a nil value.
-func (db *DB) scan(prefix []byte, values bool, fn func(k, v []byte) error) error {
-	return db.scanOpt(prefix, prefix, values, fn)
+// values false, fn gets a nil value. It stops with ctx.Err() when ctx is
+// done (checked before every key).
+func (db *DB) scan(ctx context.Context, prefix []byte, values bool, fn func(k, v []byte) error) error {
+	return db.scanOpt(ctx, prefix, prefix, values, fn)
 }
 
-func (db *DB) scanFrom(prefix, start []byte, fn func(k, v []byte) error) error {
-	return db.scanOpt(prefix, start, true, fn)
-}
-
-func (db *DB) scanOpt(prefix, start []byte, values bool, fn func(k, v []byte) error) error {
+func (db *DB) scanOpt(ctx context.Context, prefix, start []byte, values bool, fn func(k, v []byte) error) error {
+	done := ctx.Done()
 	return db.bdb.View(func(txn *badger.Txn) error {
 		it := txn.NewIterator(badger.IteratorOptions{Prefix: prefix, PrefetchValues: values, PrefetchSize: 100})
 		defer it.Close()
 		for it.Seek(start); it.Valid(); it.Next() {
+			select {
+			case <-done:
+				return ctx.Err()
+			default:
+			}
 			item := it.Item()
 			if !values {
 				if err := fn(item.Key(), nil); err != nil {

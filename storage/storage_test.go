@@ -44,7 +44,7 @@ func testPage(i int, host string) *Page {
 	html := fmt.Sprintf("<html><head><title>Doc %d</title></head><body>%s</body></html>", i,
 		strings.Repeat(fmt.Sprintf("<p>paragraph of document %d about topic %d</p>", i, i%7), 50))
 	return &Page{
-		DocID: uint64(i)<<40 | 0xabc, URL: u, FinalURL: u, Status: 200,
+		DocID: DocID(i)<<40 | 0xabc, URL: u, FinalURL: u, Status: 200,
 		ContentType: "text/html; charset=utf-8", FetchedAt: t0.Add(time.Duration(i) * time.Second),
 		Title: fmt.Sprintf("Doc %d", i), Text: strings.Repeat(fmt.Sprintf("document %d text. ", i), 40),
 		HTML: []byte(html), TitleFP: uint64(i) * 31, ContentFP: uint64(i) * 17, FPFlags: uint8(i % 4),
@@ -96,7 +96,7 @@ func TestCompressionLevels(t *testing.T) {
 	}
 	db := mustOpen(t, dir)
 	for i := range levels {
-		got, err := db.Page(uint64(i + 1))
+		got, err := db.Page(DocID(i + 1))
 		if err != nil || !pagesEqual(got, *genPage(uint64(i + 1))) {
 			t.Fatalf("page written at %s: %v", levels[i], err)
 		}
@@ -148,7 +148,7 @@ func TestDuplicatesAndFirstSeen(t *testing.T) {
 	if fmt.Sprint(names) != fmt.Sprint(want) {
 		t.Fatalf("URLs = %v, want %v", names, want)
 	}
-	st, err := db.Stats()
+	st, err := db.Stats(context.Background())
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -164,7 +164,7 @@ func TestDuplicatesAndFirstSeen(t *testing.T) {
 	if len(urls) != 2 {
 		t.Fatalf("after re-pointing, URLs(%x) = %v, want 2 records", p.DocID, urls)
 	}
-	if _, err := db.Check(); err != nil {
+	if _, err := db.Check(context.Background()); err != nil {
 		t.Fatal(err)
 	}
 }
@@ -176,7 +176,7 @@ func TestNoDocURL(t *testing.T) {
 	if !errors.Is(err, ErrNotFound) || rec.ContentType != "application/pdf" {
 		t.Fatalf("PageByURL(non-HTML) = %+v, %v", rec, err)
 	}
-	st, _ := db.Stats()
+	st, _ := db.Stats(context.Background())
 	if st.URLs != 1 || st.NoDoc != 1 || st.Pages != 0 {
 		t.Fatalf("Stats = %+v", st)
 	}
@@ -201,7 +201,7 @@ func TestCommitValidation(t *testing.T) {
 			t.Errorf("%s: err = %v, want it to mention %q", tc.name, err, tc.want)
 		}
 	}
-	st, _ := db.Stats()
+	st, _ := db.Stats(context.Background())
 	if st.Pages+st.URLs+st.Queue+st.TraceChunks != 0 {
 		t.Fatalf("rejected commits wrote something: %+v", st)
 	}
@@ -222,7 +222,7 @@ func TestListPagination(t *testing.T) {
 			if calls > 100 {
 				t.Fatal("pagination does not end")
 			}
-			ps, next, err := db.List(o)
+			ps, next, err := db.List(context.Background(), o)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -276,14 +276,14 @@ func TestListPagination(t *testing.T) {
 			t.Fatalf("time range result %d: %v", i, p.FetchedAt)
 		}
 	}
-	withBodies, _, err := db.List(ListOptions{Limit: 1, Bodies: true})
+	withBodies, _, err := db.List(context.Background(), ListOptions{Limit: 1, Bodies: true})
 	if err != nil || len(withBodies) != 1 || len(withBodies[0].HTML) == 0 {
 		t.Fatalf("List Bodies: %v", err)
 	}
-	if _, _, err := db.List(ListOptions{After: "!!"}); err == nil || !strings.Contains(err.Error(), "bad cursor") {
+	if _, _, err := db.List(context.Background(), ListOptions{After: "!!"}); !errors.Is(err, ErrBadCursor) || !strings.Contains(err.Error(), `storage: bad cursor "!!"`) {
 		t.Fatalf("bad cursor err = %v", err)
 	}
-	if _, _, err := db.List(ListOptions{Host: "a.example", After: "Yw"}); err == nil { // "c": a URL-index cursor
+	if _, _, err := db.List(context.Background(), ListOptions{Host: "a.example", After: "Yw"}); !errors.Is(err, ErrBadCursor) { // "c": a URL-index cursor
 		t.Fatal("cursor from another index accepted")
 	}
 }
@@ -327,7 +327,7 @@ func TestQueueTraceMetaFingerprints(t *testing.T) {
 	if len(q) != 1 {
 		t.Fatalf("QueueScan(limit 1) = %+v", q)
 	}
-	if n, _ := db.QueueLen(); n != 2 {
+	if n, _ := db.QueueLen(context.Background()); n != 2 {
 		t.Fatalf("QueueLen = %d", n)
 	}
 	// Seqs keep growing after a reopen.
@@ -336,7 +336,7 @@ func TestQueueTraceMetaFingerprints(t *testing.T) {
 		t.Fatalf("seq after reopen %d <= %d", s3[0], seqs2[0])
 	}
 	var trace []string
-	if err := db.ForEachTrace(func(u string) error { trace = append(trace, u); return nil }); err != nil {
+	if err := db.ForEachTrace(context.Background(), func(u string) error { trace = append(trace, u); return nil }); err != nil {
 		t.Fatal(err)
 	}
 	if fmt.Sprint(trace) != "[https://e.com/1 https://e.com/2 https://e.com/3]" {
@@ -365,10 +365,10 @@ func TestQueueTraceMetaFingerprints(t *testing.T) {
 	}
 	p := testPage(1, "e.com")
 	n := 0
-	err = db.ForEachFingerprint(func(id uint64, u string, tfp, cfp uint64, fl uint8) error {
+	err = db.ForEachFingerprint(context.Background(), func(f Fingerprint) error {
 		n++
-		if id != p.DocID || u != p.URL || tfp != p.TitleFP || cfp != p.ContentFP || fl != p.FPFlags {
-			t.Errorf("fingerprint = %x %s %x %x %d", id, u, tfp, cfp, fl)
+		if f.DocID != p.DocID || f.URL != p.URL || f.TitleFP != p.TitleFP || f.ContentFP != p.ContentFP || f.FPFlags != p.FPFlags {
+			t.Errorf("fingerprint = %+v", f)
 		}
 		return nil
 	})
@@ -376,11 +376,11 @@ func TestQueueTraceMetaFingerprints(t *testing.T) {
 		t.Fatalf("ForEachFingerprint: n=%d err=%v", n, err)
 	}
 	n = 0
-	if err := db.ForEachURL(func(r URLRecord) error { n++; return nil }); err != nil || n != 1 {
+	if err := db.ForEachURL(context.Background(), func(r URLRecord) error { n++; return nil }); err != nil || n != 1 {
 		t.Fatalf("ForEachURL: n=%d err=%v", n, err)
 	}
 	stop := errors.New("stop here")
-	if err := db.ForEachURL(func(URLRecord) error { return stop }); err != stop {
+	if err := db.ForEachURL(context.Background(), func(URLRecord) error { return stop }); err != stop {
 		t.Fatalf("ForEachURL callback error = %v, want it returned as is", err)
 	}
 }
@@ -399,11 +399,14 @@ func TestExport(t *testing.T) {
 	if len(lines) != 1 {
 		t.Fatalf("export lines = %d", len(lines))
 	}
-	var rec ExportRecord
+	var rec PageView
 	if err := json.Unmarshal([]byte(lines[0]), &rec); err != nil {
 		t.Fatal(err)
 	}
-	if rec.DocID != "fedcba9876543210" || rec.URL != p.URL || rec.Text != p.Text || rec.HTML != "" ||
+	if !strings.Contains(lines[0], `"doc_id":"fedcba9876543210"`) {
+		t.Errorf("export line %s: want the docId as 16 hex digits", lines[0])
+	}
+	if rec.DocID != p.DocID || rec.URL != p.URL || rec.Text == nil || *rec.Text != p.Text || rec.HTML != "" ||
 		len(rec.Duplicates) != 1 || rec.Duplicates[0] != "https://e.com/copy" {
 		t.Fatalf("export record = %+v", rec)
 	}
@@ -501,7 +504,7 @@ func TestCheckFindsProblems(t *testing.T) {
 	for i := 1; i <= 3; i++ {
 		mustCommit(t, db, Commit{Page: testPage(i, "e.com")})
 	}
-	if _, err := db.Check(); err != nil {
+	if _, err := db.Check(context.Background()); err != nil {
 		t.Fatalf("clean store: %v", err)
 	}
 	p1, p2 := testPage(1, "e.com"), testPage(2, "e.com")
@@ -514,7 +517,7 @@ func TestCheckFindsProblems(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	_, err = db.Check()
+	_, err = db.Check(context.Background())
 	if !errors.Is(err, ErrCorrupt) {
 		t.Fatalf("Check err = %v, want ErrCorrupt", err)
 	}
@@ -542,7 +545,7 @@ func TestListHostPorts(t *testing.T) {
 	var got []string
 	o := ListOptions{Host: "Site.Test", Limit: 2}
 	for {
-		ps, next, err := db.List(o)
+		ps, next, err := db.List(context.Background(), o)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -560,7 +563,7 @@ func TestListHostPorts(t *testing.T) {
 			t.Fatalf("List(site.test) returned %s", u)
 		}
 	}
-	ps, _, err := db.List(ListOptions{Host: "site.test:8080"})
+	ps, _, err := db.List(context.Background(), ListOptions{Host: "site.test:8080"})
 	if err != nil || len(ps) != 3 {
 		t.Fatalf("List(site.test:8080) = %v, %v", urlsOf(ps), err)
 	}
@@ -572,7 +575,7 @@ func TestListHostPorts(t *testing.T) {
 func TestStatsDiskBytes(t *testing.T) {
 	db := mustOpen(t, "")
 	mustCommit(t, db, Commit{Page: testPage(1, "example.com")})
-	st, err := db.Stats()
+	st, err := db.Stats(context.Background())
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -272,7 +272,7 @@ func completeness(dir, base string, wget []accessLine) (reachable int, missing [
 	}
 	defer db.Close()
 	have := map[string]bool{}
-	err = db.ForEachURL(func(r storage.URLRecord) error {
+	err = db.ForEachURL(context.Background(), func(r storage.URLRecord) error {
 		if r.DocID != 0 {
 			have[r.URL] = true
 		}

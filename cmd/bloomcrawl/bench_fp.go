@@ -220,7 +220,7 @@ func traceFromStore(dir string) ([]string, error) {
 	}
 	defer db.Close()
 	var out []string
-	if err := db.ForEachTrace(func(u string) error { out = append(out, u); return nil }); err != nil {
+	if err := db.ForEachTrace(context.Background(), func(u string) error { out = append(out, u); return nil }); err != nil {
 		return nil, fmt.Errorf("bench fp: read trace of %s: %w", dir, err)
 	}
 	return out, nil

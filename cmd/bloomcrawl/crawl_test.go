@@ -41,7 +41,7 @@ func TestCrawlServe(t *testing.T) {
 	var checked bool
 	inspect := func(db *storage.DB) error {
 		checked = true
-		st, err := db.Stats()
+		st, err := db.Stats(context.Background())
 		if err != nil {
 			return err
 		}
@@ -65,8 +65,8 @@ func TestCrawlServe(t *testing.T) {
 		if err := json.NewDecoder(resp.Body).Decode(&ans); err != nil {
 			return err
 		}
-		if ans["filterStatus"] != "duplicate" || ans["docId"] != storage.FormatDocID(page.DocID) {
-			t.Errorf("POST /v1/docid of a crawled page's text: %v, want duplicate of %s", ans, storage.FormatDocID(page.DocID))
+		if ans["filterStatus"] != "duplicate" || ans["docId"] != page.DocID.String() {
+			t.Errorf("POST /v1/docid of a crawled page's text: %v, want duplicate of %s", ans, page.DocID.String())
 		}
 		return nil
 	}

@@ -25,14 +25,14 @@ func init() {
 
 // demoURL is one URL of the demo crawl that is not a stored page.
 type demoURL struct {
-	URL      string `json:"url"`
-	DocID    string `json:"doc_id,omitempty"`
-	KeptURL  string `json:"kept_url,omitempty"` // the URL the document was stored under
-	Reason   string `json:"reason,omitempty"`
-	Distance int    `json:"distance,omitempty"`
-	Status   int    `json:"status,omitempty"`
-	Type     string `json:"content_type,omitempty"`
-	Err      string `json:"error,omitempty"`
+	URL      string        `json:"url"`
+	DocID    storage.DocID `json:"doc_id,omitempty"`
+	KeptURL  string        `json:"kept_url,omitempty"` // the URL the document was stored under
+	Reason   string        `json:"reason,omitempty"`
+	Distance int           `json:"distance,omitempty"`
+	Status   int           `json:"status,omitempty"`
+	Type     string        `json:"content_type,omitempty"`
+	Err      string        `json:"error,omitempty"`
 }
 
 type demoReport struct {
@@ -89,12 +89,9 @@ func runDemo(ctx context.Context, args []string, stdout, stderr io.Writer) error
 	}
 	rep := demoReport{Site: base + "/", Store: dir}
 	inspect := func(db *storage.DB) error {
-		return db.ForEachURL(func(r storage.URLRecord) error {
-			d := demoURL{URL: strings.TrimPrefix(r.URL, base), Reason: r.Reason, Distance: r.Distance,
+		return db.ForEachURL(ctx, func(r storage.URLRecord) error {
+			d := demoURL{URL: strings.TrimPrefix(r.URL, base), DocID: r.DocID, Reason: r.Reason, Distance: r.Distance,
 				Status: r.Status, Type: r.ContentType, Err: r.Err}
-			if r.DocID != 0 {
-				d.DocID = storage.FormatDocID(r.DocID)
-			}
 			switch {
 			case r.DocID != 0 && !r.Duplicate:
 				rep.Stored = append(rep.Stored, d)

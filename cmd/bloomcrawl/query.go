@@ -6,13 +6,11 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"strconv"
 	"strings"
 	"text/tabwriter"
 	"time"
 	"unicode/utf8"
 
-	"github.com/bloomcrawl/bloomcrawl/api"
 	"github.com/bloomcrawl/bloomcrawl/storage"
 )
 
@@ -21,7 +19,7 @@ const queryUsage = `query --store DIR [--json] <subcommand> [flags] [args]
 subcommands:
   stats                       counts: pages, URLs, duplicates, hosts, pages per host
   url URL                     the page stored for URL (a duplicate URL shows its original)
-  doc ID                      the page with docId ID (16 hex digits, 0x-hex or decimal)
+  doc ID                      the page with docId ID (16 hex digits as printed, or 0x-hex)
   dups ID|URL                 every URL mapped to a docId (the original and its duplicates)
   list [--host H] [--prefix P] [--since T] [--until T] [--limit N] [--after CURSOR]
                               pages by host, URL prefix or fetch time (RFC 3339), paginated
@@ -69,7 +67,7 @@ func runQuery(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	switch sub {
 	case "stats":
 		top := sfs.Int("top", 10, "hosts to list in text output (0 = all)")
-		run = func(q *queryCmd, args []string) error { return q.stats(args, *top) }
+		run = func(q *queryCmd, args []string) error { return q.stats(ctx, args, *top) }
 	case "url":
 		run = func(q *queryCmd, args []string) error { return q.url(args) }
 	case "doc":
@@ -86,9 +84,9 @@ func runQuery(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 		sfs.StringVar(&o.until, "until", "", "only pages fetched before this time (RFC 3339)")
 		sfs.IntVar(&o.limit, "limit", 20, "pages per call (1..10000)")
 		sfs.StringVar(&o.after, "after", "", "cursor printed by the previous call")
-		run = func(q *queryCmd, args []string) error { return q.list(args, o) }
+		run = func(q *queryCmd, args []string) error { return q.list(ctx, args, o) }
 	case "check":
-		run = func(q *queryCmd, args []string) error { return q.check(args) }
+		run = func(q *queryCmd, args []string) error { return q.check(ctx, args) }
 	case "export":
 		html := sfs.Bool("html", false, "include the raw HTML")
 		run = func(q *queryCmd, args []string) error { return q.export(ctx, args, *html) }
@@ -152,11 +150,11 @@ func wantArgs(args []string, n int, what string) error {
 	return nil
 }
 
-func (q *queryCmd) stats(args []string, top int) error {
+func (q *queryCmd) stats(ctx context.Context, args []string, top int) error {
 	if err := wantArgs(args, 0, ""); err != nil {
 		return err
 	}
-	st, err := q.db.Stats()
+	st, err := q.db.Stats(ctx)
 	if err != nil {
 		return err
 	}
@@ -197,19 +195,19 @@ func (q *queryCmd) url(args []string) error {
 	}
 	if q.json {
 		out := struct {
-			URL  api.URLJSON   `json:"url_record"`
-			Page *api.PageJSON `json:"page,omitempty"`
-		}{URL: api.NewURLJSON(rec)}
+			URL  storage.URLView   `json:"url_record"`
+			Page *storage.PageView `json:"page,omitempty"`
+		}{URL: rec.View()}
 		if !noDoc {
-			pj := api.NewPageJSON(p, false, false)
-			out.Page = &pj
+			pv := p.View(storage.ViewOptions{})
+			out.Page = &pv
 		}
 		return q.printJSON(out)
 	}
 	q.printURL(rec)
 	if noDoc {
 		if rec.DocID != 0 {
-			fmt.Fprintf(q.stdout, "\ndocument %s is not stored (yet)\n", storage.FormatDocID(rec.DocID))
+			fmt.Fprintf(q.stdout, "\ndocument %s is not stored (yet)\n", rec.DocID)
 		}
 		return nil
 	}
@@ -222,7 +220,7 @@ func (q *queryCmd) printURL(r storage.URLRecord) {
 	tw := tabwriter.NewWriter(q.stdout, 0, 0, 2, ' ', 0)
 	fmt.Fprintf(tw, "url\t%s\n", r.URL)
 	if r.DocID != 0 {
-		fmt.Fprintf(tw, "doc\t%s\n", storage.FormatDocID(r.DocID))
+		fmt.Fprintf(tw, "doc\t%s\n", r.DocID)
 	} else {
 		fmt.Fprintf(tw, "doc\t(none)\n")
 	}
@@ -246,7 +244,7 @@ func (q *queryCmd) printURL(r storage.URLRecord) {
 
 func (q *queryCmd) printPage(p storage.Page, fullText bool) {
 	tw := tabwriter.NewWriter(q.stdout, 0, 0, 2, ' ', 0)
-	fmt.Fprintf(tw, "doc\t%s\n", storage.FormatDocID(p.DocID))
+	fmt.Fprintf(tw, "doc\t%s\n", p.DocID)
 	fmt.Fprintf(tw, "url\t%s\n", p.URL)
 	if p.FinalURL != "" && p.FinalURL != p.URL {
 		fmt.Fprintf(tw, "final url\t%s\n", p.FinalURL)
@@ -259,7 +257,7 @@ func (q *queryCmd) printPage(p storage.Page, fullText bool) {
 	if p.Referrer != "" {
 		fmt.Fprintf(tw, "referrer\t%s\n", p.Referrer)
 	}
-	fmt.Fprintf(tw, "fingerprints\ttitle %s content %s flags %d\n", storage.FormatDocID(p.TitleFP), storage.FormatDocID(p.ContentFP), p.FPFlags)
+	fmt.Fprintf(tw, "fingerprints\ttitle %016x content %016x flags %d\n", p.TitleFP, p.ContentFP, p.FPFlags)
 	fmt.Fprintf(tw, "size\ttext %d bytes, html %d bytes\n", len(p.Text), len(p.HTML))
 	tw.Flush()
 	text := p.Text
@@ -285,23 +283,14 @@ func truncateRunes(s string, n int) string {
 	return s
 }
 
-// parseDocID accepts 16 hex digits (the printed form), 0x-prefixed hex,
-// or decimal.
-func parseDocID(s string) (uint64, error) {
-	var v uint64
-	var err error
-	switch {
-	case strings.HasPrefix(s, "0x") || strings.HasPrefix(s, "0X"):
-		v, err = strconv.ParseUint(s[2:], 16, 64)
-	case len(s) == 16:
-		v, err = strconv.ParseUint(s, 16, 64)
-	default:
-		v, err = strconv.ParseUint(s, 10, 64)
+// parseDocID reads a docId argument (storage.ParseDocID's syntax: the
+// printed 16 hex digits, or 0x-hex); a bad one is a usage error.
+func parseDocID(s string) (storage.DocID, error) {
+	id, err := storage.ParseDocID(s)
+	if err != nil {
+		return 0, usagef("%v", err)
 	}
-	if err != nil || v == 0 {
-		return 0, usagef("bad document id %q: want 16 hex digits (as printed), 0x-prefixed hex, or a non-zero decimal", s)
-	}
-	return v, nil
+	return id, nil
 }
 
 func (q *queryCmd) doc(args []string, fullText, html bool) error {
@@ -326,11 +315,11 @@ func (q *queryCmd) doc(args []string, fullText, html bool) error {
 			return err
 		}
 		out := struct {
-			api.PageJSON
-			URLs []api.URLJSON `json:"urls"`
-		}{PageJSON: api.NewPageJSON(p, true, false)}
+			storage.PageView
+			URLs []storage.URLView `json:"urls"`
+		}{PageView: p.View(storage.ViewOptions{Text: true})}
 		for _, r := range urls {
-			out.URLs = append(out.URLs, api.NewURLJSON(r))
+			out.URLs = append(out.URLs, r.View())
 		}
 		return q.printJSON(out)
 	}
@@ -342,7 +331,7 @@ func (q *queryCmd) dups(args []string) error {
 	if err := wantArgs(args, 1, "one document id or URL"); err != nil {
 		return err
 	}
-	var id uint64
+	var id storage.DocID
 	if strings.Contains(args[0], "://") {
 		_, rec, err := q.db.PageByURL(args[0])
 		if rec.DocID == 0 {
@@ -363,15 +352,15 @@ func (q *queryCmd) dups(args []string) error {
 		return err
 	}
 	if len(urls) == 0 {
-		return fmt.Errorf("document %s: %w", storage.FormatDocID(id), storage.ErrNotFound)
+		return fmt.Errorf("document %s: %w", id, storage.ErrNotFound)
 	}
 	if q.json {
 		out := struct {
-			DocID string        `json:"doc_id"`
-			URLs  []api.URLJSON `json:"urls"`
-		}{DocID: storage.FormatDocID(id)}
+			DocID storage.DocID     `json:"doc_id"`
+			URLs  []storage.URLView `json:"urls"`
+		}{DocID: id}
 		for _, r := range urls {
-			out.URLs = append(out.URLs, api.NewURLJSON(r))
+			out.URLs = append(out.URLs, r.View())
 		}
 		return q.printJSON(out)
 	}
@@ -392,7 +381,7 @@ type listFlags struct {
 	limit                             int
 }
 
-func (q *queryCmd) list(args []string, f listFlags) error {
+func (q *queryCmd) list(ctx context.Context, args []string, f listFlags) error {
 	if err := wantArgs(args, 0, ""); err != nil {
 		return err
 	}
@@ -413,24 +402,24 @@ func (q *queryCmd) list(args []string, f listFlags) error {
 		}
 		*t.dst = v
 	}
-	pages, next, err := q.db.List(o)
+	pages, next, err := q.db.List(ctx, o)
 	if err != nil {
 		return err
 	}
 	if q.json {
 		out := struct {
-			Pages []api.PageJSON `json:"pages"`
-			Next  string         `json:"next,omitempty"`
-		}{Pages: []api.PageJSON{}, Next: next}
+			Pages []storage.PageView `json:"pages"`
+			Next  string             `json:"next,omitempty"`
+		}{Pages: []storage.PageView{}, Next: next}
 		for _, p := range pages {
-			out.Pages = append(out.Pages, api.NewPageJSON(p, false, false))
+			out.Pages = append(out.Pages, p.View(storage.ViewOptions{}))
 		}
 		return q.printJSON(out)
 	}
 	tw := tabwriter.NewWriter(q.stdout, 0, 0, 2, ' ', 0)
 	fmt.Fprintf(tw, "DOC\tFETCHED\tURL\tTITLE\n")
 	for _, p := range pages {
-		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\n", storage.FormatDocID(p.DocID), p.FetchedAt.Format(time.RFC3339), p.URL, truncateRunes(p.Title, 60))
+		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\n", p.DocID, p.FetchedAt.Format(time.RFC3339), p.URL, truncateRunes(p.Title, 60))
 	}
 	if err := tw.Flush(); err != nil {
 		return err
@@ -448,11 +437,11 @@ func (q *queryCmd) export(ctx context.Context, args []string, html bool) error {
 	return q.db.ExportWith(ctx, q.stdout, storage.ExportOptions{HTML: html})
 }
 
-func (q *queryCmd) check(args []string) error {
+func (q *queryCmd) check(ctx context.Context, args []string) error {
 	if err := wantArgs(args, 0, ""); err != nil {
 		return err
 	}
-	rep, err := q.db.Check()
+	rep, err := q.db.Check(ctx)
 	if q.json {
 		out := struct {
 			OK          bool   `json:"ok"`

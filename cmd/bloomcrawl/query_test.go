@@ -31,7 +31,7 @@ func queryStore(t *testing.T) string {
 			host = "b.test"
 		}
 		p := &storage.Page{
-			DocID: 0xf000000000000000 + uint64(i), URL: fmt.Sprintf("https://%s/p/%02d", host, i), Status: 200,
+			DocID: 0xf000000000000000 + storage.DocID(i), URL: fmt.Sprintf("https://%s/p/%02d", host, i), Status: 200,
 			ContentType: "text/html", FetchedAt: t0.Add(time.Duration(i) * time.Minute),
 			Title: fmt.Sprintf("Page %d", i), Text: fmt.Sprintf("text of page %d", i),
 			HTML: []byte(fmt.Sprintf("<html><title>Page %d</title></html>", i)),
@@ -97,9 +97,11 @@ func TestQueryCommand(t *testing.T) {
 	if out, _, code = runQ(t, "--store", dir, "doc", "0xf000000000000003", "--html"); code != 0 || out != "<html><title>Page 3</title></html>" {
 		t.Fatalf("doc --html: exit %d\n%s", code, out)
 	}
-	// Decimal input reaches the same document.
-	if out, _, code = runQ(t, "--store", dir, "doc", fmt.Sprint(uint64(0xf000000000000003))); code != 0 || !strings.Contains(out, "Page 3") {
-		t.Fatalf("doc decimal: exit %d\n%s", code, out)
+	// Decimal is refused (it was accepted before docIds had one syntax),
+	// with the form to use.
+	if _, stderr, code := runQ(t, "--store", dir, "doc", fmt.Sprint(uint64(0xf000000000000003))); code != 2 ||
+		!strings.Contains(stderr, "want 16 hexadecimal digits as printed") {
+		t.Fatalf("doc decimal: exit %d\n%s", code, stderr)
 	}
 
 	out, _, code = runQ(t, "--store", dir, "dups", "https://a.test/p/03")
@@ -160,7 +162,9 @@ func TestQueryCommand(t *testing.T) {
 		{[]string{"stats"}, 2, "--store DIR is required"},
 		{[]string{"--store", dir}, 2, "missing subcommand"},
 		{[]string{"--store", dir, "frob"}, 2, "unknown query subcommand"},
-		{[]string{"--store", dir, "doc", "xyz"}, 2, "bad document id"},
+		{[]string{"--store", dir, "doc", "xyz"}, 2, `bad docId "xyz": want 16 hexadecimal digits`},
+		{[]string{"--store", dir, "doc", "1234"}, 2, `bad docId "1234": want 16 hexadecimal digits as printed (e.g. 00000000000004d2) or 0x`},
+		{[]string{"--store", dir, "dups", "1234"}, 2, `bad docId "1234"`},
 		{[]string{"--store", dir, "doc", "00000000000000aa"}, 1, "not found"},
 		{[]string{"--store", dir, "url", "https://nowhere.test/"}, 1, "is not in the store"},
 		{[]string{"--store", dir, "list", "--after", "bogus!"}, 1, "bad cursor"},

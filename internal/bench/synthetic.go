@@ -215,9 +215,9 @@ func CheckTruth(site synthsite.Site, dir string, row *SyntheticRow) error {
 	}
 	defer db.Close()
 	docs := make([]uint64, site.N) // page → docId (0: none)
-	err = db.ForEachURL(func(r storage.URLRecord) error {
+	err = db.ForEachURL(context.Background(), func(r storage.URLRecord) error {
 		if i, ok := site.PageIndex(r.URL); ok && r.DocID != 0 {
-			docs[i] = r.DocID
+			docs[i] = uint64(r.DocID)
 		}
 		return nil
 	})

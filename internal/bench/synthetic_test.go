@@ -136,9 +136,9 @@ func TestCheckTruthCountsMistakes(t *testing.T) {
 		t.Helper()
 		c := storage.Commit{}
 		if dup {
-			c.URL = &storage.URLRecord{URL: base + synthsite.Path(i), DocID: doc, Duplicate: true, Reason: "content", Status: 200}
+			c.URL = &storage.URLRecord{URL: base + synthsite.Path(i), DocID: storage.DocID(doc), Duplicate: true, Reason: "content", Status: 200}
 		} else {
-			c.Page = &storage.Page{DocID: doc, URL: base + synthsite.Path(i), Status: 200, Title: site.Title(i), Text: site.Text(i)}
+			c.Page = &storage.Page{DocID: storage.DocID(doc), URL: base + synthsite.Path(i), Status: 200, Title: site.Title(i), Text: site.Text(i)}
 		}
 		if _, err := db.Commit(ctx, c); err != nil {
 			t.Fatal(err)

@@ -15,8 +15,8 @@ import (
 
 // Source is the part of *storage.DB a rebuild reads.
 type Source interface {
-	ForEachFingerprintSketch(fn func(docID uint64, url string, titleFP, contentFP uint64, flags uint8, sketch []byte) error) error
-	ForEachURL(fn func(storage.URLRecord) error) error
+	ForEachFingerprint(ctx context.Context, fn func(storage.Fingerprint) error) error
+	ForEachURL(ctx context.Context, fn func(storage.URLRecord) error) error
 }
 
 // Index is the part of *contentdedup.Deduper a rebuild fills.
@@ -31,48 +31,41 @@ type Index interface {
 // duplicates alike), with the content signature of each near-duplicate that
 // has one stored (see [DuplicateSignature]). onURL, if not nil, sees every
 // URL record as it is read (the crawler rebuilds its seen-filter from the
-// same scan). Cancelling ctx stops it with ctx.Err(); a damaged sketch is an
-// error naming the document or URL.
+// same scan). Cancelling ctx stops it with ctx.Err() (the scans check it);
+// a damaged sketch is an error naming the document or URL.
 func Restore(ctx context.Context, idx Index, src Source, onURL func(storage.URLRecord)) error {
-	n := 0
-	err := src.ForEachFingerprintSketch(func(docID uint64, url string, titleFP, contentFP uint64, flags uint8, sketch []byte) error {
-		if n++; n%4096 == 0 && ctx.Err() != nil {
-			return ctx.Err()
-		}
-		sk, err := contentdedup.SketchFromBytes(sketch)
+	err := src.ForEachFingerprint(ctx, func(f storage.Fingerprint) error {
+		sk, err := contentdedup.SketchFromBytes(f.Sketch)
 		if err != nil {
-			return fmt.Errorf("document %s: %w", storage.FormatDocID(docID), err)
+			return fmt.Errorf("document %s: %w", f.DocID, err)
 		}
-		idx.RestoreDoc(docID, url, contentdedup.Signature{Title: titleFP, Content: contentFP, Flags: flags, Sketch: sk})
+		idx.RestoreDoc(uint64(f.DocID), f.URL, contentdedup.Signature{Title: f.TitleFP, Content: f.ContentFP, Flags: f.FPFlags, Sketch: sk})
 		return nil
 	})
 	if err != nil {
 		return fmt.Errorf("restore dedup index: fingerprints: %w", err)
 	}
-	err = src.ForEachURL(func(r storage.URLRecord) error {
-		if n++; n%4096 == 0 && ctx.Err() != nil {
-			return ctx.Err()
-		}
+	err = src.ForEachURL(ctx, func(r storage.URLRecord) error {
 		if onURL != nil {
 			onURL(r)
 		}
 		if r.DocID == 0 {
 			return nil
 		}
-		idx.RestoreURL(r.URL, r.DocID)
+		idx.RestoreURL(r.URL, uint64(r.DocID))
 		sig, ok, err := DuplicateSignature(r)
 		if err != nil {
 			return err
 		}
 		if ok {
-			idx.RestoreAlias(r.DocID, sig)
+			idx.RestoreAlias(uint64(r.DocID), sig)
 		}
 		return nil
 	})
 	if err != nil {
 		return fmt.Errorf("restore dedup index: urls: %w", err)
 	}
-	return ctx.Err()
+	return nil
 }
 
 // DuplicateSignature returns the content signature stored with a

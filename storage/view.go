@@ -1,0 +1,87 @@
+package storage
+
+import (
+	"fmt"
+	"time"
+)
+
+// PageView is a stored page as bloomcrawl shows it in JSON: `bloomcrawl
+// query --json` (url, doc, list), every line of `query export` and
+// [DB.Export], and the HTTP API's pages all print this one shape. DocIDs
+// are 16 hex digits ([DocID.String]) and so are the fingerprints.
+//
+// Text is present only when asked for ([ViewOptions.Text]; "" for a page
+// whose text is empty), HTML only when asked for and not empty, the body
+// sizes only when the bodies were read, and Duplicates only in export
+// lines.
+type PageView struct {
+	DocID       DocID     `json:"doc_id"`
+	URL         string    `json:"url"`
+	FinalURL    string    `json:"final_url,omitempty"`
+	Status      int       `json:"status"`
+	ContentType string    `json:"content_type,omitempty"`
+	FetchedAt   time.Time `json:"fetched_at"`
+	Title       string    `json:"title"`
+	TitleFP     string    `json:"title_fp"`
+	ContentFP   string    `json:"content_fp"`
+	FPFlags     uint8     `json:"fp_flags"`
+	Depth       int       `json:"depth"`
+	Referrer    string    `json:"referrer,omitempty"`
+	TextBytes   int       `json:"text_bytes,omitempty"`
+	HTMLBytes   int       `json:"html_bytes,omitempty"`
+	Text        *string   `json:"text,omitempty"`
+	HTML        string    `json:"html,omitempty"`
+	Duplicates  []string  `json:"duplicates,omitempty"` // export: the other URLs mapped to this docId
+}
+
+// ViewOptions says which bodies a PageView carries.
+type ViewOptions struct {
+	Text bool // include the extracted text
+	HTML bool // include the raw HTML
+}
+
+// View returns p as a PageView with the bodies o asks for.
+func (p *Page) View(o ViewOptions) PageView {
+	v := PageView{
+		DocID: p.DocID, URL: p.URL, FinalURL: p.FinalURL, Status: p.Status,
+		ContentType: p.ContentType, FetchedAt: p.FetchedAt, Title: p.Title,
+		TitleFP: hex64(p.TitleFP), ContentFP: hex64(p.ContentFP),
+		FPFlags: p.FPFlags, Depth: p.Depth, Referrer: p.Referrer,
+		TextBytes: len(p.Text), HTMLBytes: len(p.HTML),
+	}
+	if o.Text {
+		text := p.Text
+		v.Text = &text
+	}
+	if o.HTML {
+		v.HTML = string(p.HTML)
+	}
+	return v
+}
+
+// URLView is a URL record as bloomcrawl shows it in JSON (`query url
+// --json`, `query doc --json`, `query dups --json` and the HTTP API): the
+// document it maps to and how that was decided. DocID is absent for a URL
+// without a document (fetch error, non-HTML).
+type URLView struct {
+	URL         string    `json:"url"`
+	DocID       DocID     `json:"doc_id,omitempty"`
+	Duplicate   bool      `json:"duplicate"`
+	Reason      string    `json:"reason,omitempty"`
+	Distance    int       `json:"distance"`
+	Status      int       `json:"status"`
+	ContentType string    `json:"content_type,omitempty"`
+	FetchedAt   time.Time `json:"fetched_at"`
+	Err         string    `json:"error,omitempty"`
+}
+
+// View returns r as a URLView.
+func (r *URLRecord) View() URLView {
+	return URLView{URL: r.URL, DocID: r.DocID, Duplicate: r.Duplicate, Reason: r.Reason,
+		Distance: r.Distance, Status: r.Status, ContentType: r.ContentType,
+		FetchedAt: r.FetchedAt, Err: r.Err}
+}
+
+// hex64 spells a 64-bit fingerprint as docIds are spelled: 16 lowercase
+// hex digits.
+func hex64(v uint64) string { return fmt.Sprintf("%016x", v) }
