@@ -172,7 +172,7 @@ func storeURLs(t *testing.T, dir string) map[string]bool {
 	}
 	defer db.Close()
 	urls := map[string]bool{}
-	err = db.ForEachURL(func(r storage.URLRecord) error {
+	err = db.ForEachURL(context.Background(), func(r storage.URLRecord) error {
 		if r.Err != "" {
 			return errors.New(r.URL + ": " + r.Err)
 		}
