@@ -184,6 +184,16 @@ type Store struct {
 	// -1 turns the watch off (not recommended: a full disk then crashes the
 	// crawl inside Badger).
 	MinFreeBytes int64 `yaml:"min_free_bytes"`
+
+	// WARCDir, if set, receives the crawl's HTTP exchanges as gzipped
+	// WARC/1.1 files (package archive): request, response, revisit for
+	// byte-identical payloads, metadata for near-duplicates. Created if
+	// missing. Default "" (no WARC output); `crawl --warc DIR` sets it.
+	WARCDir string `yaml:"warc_dir"`
+
+	// WARCMaxBytes is the size at which a WARC file is closed and the next
+	// one started. Default 0, meaning 1 GB (archive.DefaultMaxBytes).
+	WARCMaxBytes int64 `yaml:"warc_max_bytes"`
 }
 
 // Compressions are the accepted store.compression values.

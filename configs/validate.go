@@ -144,6 +144,9 @@ func (c *Config) check(requireSeeds bool) []*Error {
 	if c.Store.MinFreeBytes < -1 {
 		bad("store.min_free_bytes", "must be >= 0 (0 = automatic) or -1 (off), got %d", c.Store.MinFreeBytes)
 	}
+	if c.Store.WARCMaxBytes < 0 {
+		bad("store.warc_max_bytes", "must be >= 0 (0 = 1 GB)")
+	}
 	return errs
 }
 

@@ -22,6 +22,7 @@ import (
 	"golang.org/x/sync/errgroup"
 	"golang.org/x/sync/semaphore"
 
+	"github.com/bloomcrawl/bloomcrawl/archive"
 	"github.com/bloomcrawl/bloomcrawl/configs"
 	"github.com/bloomcrawl/bloomcrawl/contentdedup"
 	"github.com/bloomcrawl/bloomcrawl/frontier"
@@ -46,6 +47,11 @@ type deduper interface {
 	RestoreDoc(docID uint64, url string, sig contentdedup.Signature)
 	RestoreURL(url string, docID uint64)
 	RestoreAlias(docID uint64, sig contentdedup.Signature)
+}
+
+// archiver writes the crawl's HTTP exchanges (an *archive.Writer).
+type archiver interface {
+	Write(ctx context.Context, f archive.Fetch) error
 }
 
 // seenSet is the URL seen-filter (a urlfilter.Filter).
@@ -99,6 +105,13 @@ type Options struct {
 	// RetryBackoff is the wait before the first retry of a failed fetch
 	// (doubled for each further one; a Retry-After header wins). Default 1s.
 	RetryBackoff time.Duration
+	// Archive, if set, receives every HTTP exchange of the crawl (an
+	// *archive.Writer: WARC output). Each fetch's exchanges (redirect hops,
+	// final response) go with content dedup's verdict on the page, before
+	// the page is committed to the store; robots.txt and the failed tries
+	// of a retried fetch go on their own. A write error stops the crawl
+	// like a store error (the URL stays queued).
+	Archive archiver
 	// Started, if set, is called once by Run after it has rebuilt Dedup and
 	// Seen from the store and queued the seeds, before the first fetch. A
 	// caller that shares Dedup and Store with another writer (crawl --serve)
@@ -141,6 +154,7 @@ type Crawler struct {
 	parseMem    *semaphore.Weighted
 	parseBudget int64
 	cancel      context.CancelFunc
+	archiveErr  atomic.Pointer[error] // first failed write of an exchange outside a job
 
 	fetched, stored, dups, errs, nonHTML, robots, redirected, retries, queued, done atomic.Int64
 	fpBase                                                                          atomic.Uint64 // filter false positives while restoring
@@ -272,7 +286,7 @@ func (c *Crawler) newCollector(fetchCtx context.Context) *colly.Collector {
 	)
 	col.IgnoreRobotsTxt = !cfg.Politeness.ObeyRobots
 	conc := cfg.Politeness.Concurrency
-	col.WithTransport(&http.Transport{
+	var rt http.RoundTripper = &http.Transport{
 		DialContext:           (&net.Dialer{Timeout: 10 * time.Second, KeepAlive: 30 * time.Second}).DialContext,
 		MaxIdleConns:          4 * conc,
 		MaxIdleConnsPerHost:   conc,
@@ -280,7 +294,11 @@ func (c *Crawler) newCollector(fetchCtx context.Context) *colly.Collector {
 		TLSHandshakeTimeout:   10 * time.Second,
 		ResponseHeaderTimeout: time.Duration(cfg.Fetch.Timeout),
 		ForceAttemptHTTP2:     true,
-	})
+	}
+	if c.o.Archive != nil {
+		rt = &archive.Recorder{Next: rt, Done: c.recorded}
+	}
+	col.WithTransport(rt)
 	col.SetRequestTimeout(time.Duration(cfg.Fetch.Timeout))
 	col.SetRedirectHandler(func(req *http.Request, via []*http.Request) error {
 		if err := c.checkRedirect(req, via); err != nil {
@@ -352,6 +370,31 @@ type job struct {
 	hasRetryAfter bool
 	abandoned     bool // a retry given up because the crawl is stopping
 	err           error
+	exchanges     []*archive.Exchange // with Options.Archive: what the transport saw, in order
+}
+
+// recorded receives an exchange from the archive.Recorder (on the goroutine
+// that made the request): a job's goes with the job; others (robots.txt)
+// are written at once.
+func (c *Crawler) recorded(origin *http.Request, ex *archive.Exchange) {
+	if v, ok := c.jobs.Load(origin.URL.String()); ok {
+		j := v.(*job)
+		j.exchanges = append(j.exchanges, ex)
+		return
+	}
+	c.archiveLoose([]*archive.Exchange{ex})
+}
+
+// archiveLoose writes exchanges that no page verdict goes with; the first
+// error is kept and stops the crawl at the next process.
+func (c *Crawler) archiveLoose(exs []*archive.Exchange) {
+	if len(exs) == 0 {
+		return
+	}
+	if err := c.o.Archive.Write(context.Background(), archive.Fetch{Exchanges: exs}); err != nil {
+		err = fmt.Errorf("crawler: archive %s: %w", exs[0].URL, err)
+		c.archiveErr.CompareAndSwap(nil, &err)
+	}
 }
 
 // checkRedirect is the HTTP client's redirect policy: it counts redirects
@@ -405,6 +448,9 @@ func (c *Crawler) fetch(ctx context.Context, e frontier.Entry) *job {
 			wait = j.retryAfter
 		}
 		wait = min(max(wait, time.Duration(c.cfg.Politeness.Delay)), maxRetryWait)
+		if c.o.Archive != nil {
+			c.archiveLoose(j.exchanges) // the failed try, as the server answered it
+		}
 		t := time.NewTimer(wait)
 		select {
 		case <-ctx.Done():

@@ -10,6 +10,7 @@ import (
 
 	"github.com/gocolly/colly/v2"
 
+	"github.com/bloomcrawl/bloomcrawl/archive"
 	"github.com/bloomcrawl/bloomcrawl/contentdedup"
 	"github.com/bloomcrawl/bloomcrawl/frontier"
 	"github.com/bloomcrawl/bloomcrawl/internal/dedupstore"
@@ -87,6 +88,10 @@ func (c *Crawler) work(ctx, fetchCtx context.Context) error {
 // dequeue and its URL trace in one store commit: fetch, then record (what
 // the fetch found, as a URL record or a page), then commit.
 func (c *Crawler) process(ctx, fetchCtx context.Context, e frontier.Entry) error {
+	if err := c.archiveErr.Load(); err != nil {
+		c.front.Done(e)
+		return *err
+	}
 	j := c.fetch(ctx, e)
 	if j.abandoned || fetchCtx.Err() != nil && j.err != nil {
 		// Aborted at shutdown, or a retry given up because the crawl is
@@ -100,17 +105,40 @@ func (c *Crawler) process(ctx, fetchCtx context.Context, e frontier.Entry) error
 		c.front.Done(e) // aborted at shutdown: left queued
 		return nil
 	}
+	if err := c.archive(ctx, j, out.verdict); err != nil {
+		c.front.Done(e)
+		return fmt.Errorf("crawler: archive %s: %w", e.URL, err)
+	}
 	return c.commit(ctx, e, out)
+}
+
+// archive writes the fetch's exchanges with content dedup's verdict to
+// Options.Archive, if set. It runs before the store commit: a crash in
+// between refetches the page (archived twice) rather than leave it stored
+// but not archived.
+func (c *Crawler) archive(ctx context.Context, j *job, v *contentdedup.Verdict) error {
+	if c.o.Archive == nil || len(j.exchanges) == 0 {
+		return nil
+	}
+	if j.tooLarge != 0 {
+		j.exchanges[len(j.exchanges)-1].Truncated = "length"
+	}
+	f := archive.Fetch{Exchanges: j.exchanges}
+	if v != nil {
+		f.Verdict = &archive.Verdict{DocID: v.DocID, Duplicate: v.Duplicate, Reason: string(v.Reason), Distance: v.Distance, MatchURL: v.MatchURL}
+	}
+	return c.o.Archive.Write(context.WithoutCancel(ctx), f)
 }
 
 // outcome is what processing one entry writes: the commit (its URL record
 // or page, filled in by record; its queue changes and trace by commit), the
 // redirect aliases beyond the commit's one URL record, and the links found.
 type outcome struct {
-	cm    storage.Commit
-	extra []*storage.URLRecord
-	trace []string // redirect aliases tested against the seen-set
-	links []frontier.Candidate
+	cm      storage.Commit
+	extra   []*storage.URLRecord
+	trace   []string // redirect aliases tested against the seen-set
+	links   []frontier.Candidate
+	verdict *contentdedup.Verdict // content dedup's answer (nil: not parsed)
 }
 
 // countFetch counts a fetch's response and redirects.
@@ -150,8 +178,9 @@ func (c *Crawler) record(fetchCtx context.Context, e frontier.Entry, j *job) (ou
 		out.cm.URL = rec
 		return out, true
 	}
-	docID := c.judge(e, j, rec, doc, final, &out.cm)
-	c.recordAliases(e, j, rec, docID, &out)
+	v := c.judge(e, j, rec, doc, final, &out.cm)
+	out.verdict = &v
+	c.recordAliases(e, j, rec, v.DocID, &out)
 	out.links = c.links(e, doc)
 	return out, true
 }
@@ -209,8 +238,8 @@ var errStopping = errors.New("crawler: stopping")
 
 // judge asks the deduper whether doc is a new document and sets cm's page
 // (new) or URL record (a duplicate, naming its document). It returns the
-// document's id.
-func (c *Crawler) judge(e frontier.Entry, j *job, rec *storage.URLRecord, doc *Document, final *url.URL, cm *storage.Commit) (docID uint64) {
+// deduper's verdict.
+func (c *Crawler) judge(e frontier.Entry, j *job, rec *storage.URLRecord, doc *Document, final *url.URL, cm *storage.Commit) contentdedup.Verdict {
 	v := c.o.Dedup.Check(e.URL, doc.Title, doc.Text)
 	if v.Duplicate {
 		rec.DocID, rec.Duplicate, rec.Reason, rec.Distance = storage.DocID(v.DocID), true, string(v.Reason), v.Distance
@@ -221,7 +250,7 @@ func (c *Crawler) judge(e frontier.Entry, j *job, rec *storage.URLRecord, doc *D
 		}
 		cm.URL = rec
 		c.dups.Add(1)
-		return v.DocID
+		return v
 	}
 	cm.Page = &storage.Page{
 		DocID: storage.DocID(v.DocID), URL: e.URL, Status: j.status, ContentType: rec.ContentType, FetchedAt: rec.FetchedAt,
@@ -233,7 +262,7 @@ func (c *Crawler) judge(e frontier.Entry, j *job, rec *storage.URLRecord, doc *D
 		cm.Page.FinalURL = final.String()
 	}
 	c.stored.Add(1)
-	return v.DocID
+	return v
 }
 
 // recordAliases records every URL of the redirect chain as another URL of

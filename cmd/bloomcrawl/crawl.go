@@ -20,6 +20,7 @@ import (
 	"golang.org/x/term"
 
 	"github.com/bloomcrawl/bloomcrawl/api"
+	"github.com/bloomcrawl/bloomcrawl/archive"
 	"github.com/bloomcrawl/bloomcrawl/configs"
 	"github.com/bloomcrawl/bloomcrawl/contentdedup"
 	"github.com/bloomcrawl/bloomcrawl/crawler"
@@ -42,10 +43,11 @@ func (s *stringList) String() string     { return strings.Join(*s, ",") }
 func (s *stringList) Set(v string) error { *s = append(*s, v); return nil }
 
 func runCrawlCmd(ctx context.Context, args []string, stdout, stderr io.Writer) error {
-	fs := newFlagSet("crawl", "crawl [CONFIG.yaml] [--seed URL ...] [--store DIR] [--json] [--audit] [--serve ADDR [--token T]]", stderr)
+	fs := newFlagSet("crawl", "crawl [CONFIG.yaml] [--seed URL ...] [--store DIR] [--warc DIR] [--json] [--audit] [--serve ADDR [--token T]]", stderr)
 	var seeds stringList
 	fs.Var(&seeds, "seed", "seed URL (repeatable); replaces the config's seeds")
 	store := fs.String("store", "", "store directory (overrides store.dir; default "+configs.DefaultStoreDir+")")
+	warcDir := fs.String("warc", "", "write the crawl as gzipped WARC/1.1 files into this directory (overrides store.warc_dir)")
 	asJSON := fs.Bool("json", false, "print the final summary as JSON on stdout")
 	audit := fs.Bool("audit", false, "run an exact shadow set beside the URL filter and count its false positives (nothing is lost)")
 	verbose := fs.Bool("v", false, "log every failed URL")
@@ -81,6 +83,9 @@ func runCrawlCmd(ctx context.Context, args []string, stdout, stderr io.Writer) e
 	}
 	if *store != "" {
 		cfg.Store.Dir = *store
+	}
+	if *warcDir != "" {
+		cfg.Store.WARCDir = *warcDir
 	}
 	if len(cfg.Seeds) == 0 {
 		return usagef("no seeds: give a config file with seeds, or --seed URL")
@@ -194,6 +199,26 @@ func crawlStore(ctx context.Context, cfg *configs.Config, r crawlRun) (st *crawl
 	}
 	defer dd.Close()
 	opts := crawler.Options{Config: cfg, Store: db, Dedup: dd, Audit: r.audit}
+	if cfg.Store.WARCDir != "" {
+		robots := "obey"
+		if !cfg.Politeness.ObeyRobots {
+			robots = "ignore"
+		}
+		aw, err := archive.Open(archive.Options{Dir: cfg.Store.WARCDir, MaxBytes: cfg.Store.WARCMaxBytes, Index: db,
+			Info: map[string]string{"robots": robots, "http-header-user-agent": cfg.Politeness.UserAgent}})
+		if err != nil {
+			return nil, err
+		}
+		defer func() {
+			if cerr := aw.Close(); cerr != nil && err == nil {
+				err = cerr
+			}
+			ws := aw.Stats()
+			log.Info("WARC written", "dir", cfg.Store.WARCDir, "files", ws.Files, "bytes", ws.Bytes,
+				"responses", ws.Responses, "revisits", ws.Revisits, "metadata", ws.Metadata)
+		}()
+		opts.Archive = aw
+	}
 
 	live := false
 	if f, ok := r.stderr.(*os.File); ok && term.IsTerminal(int(f.Fd())) {

@@ -45,9 +45,10 @@ type demoReport struct {
 }
 
 func runDemo(ctx context.Context, args []string, stdout, stderr io.Writer) error {
-	fs := newFlagSet("demo", "demo [--store DIR] [--json]", stderr)
+	fs := newFlagSet("demo", "demo [--store DIR] [--warc DIR] [--json]", stderr)
 	store := fs.String("store", "", "keep the crawl in this store directory (default: a temporary directory, removed afterwards)")
 	asJSON := fs.Bool("json", false, "print the report as JSON")
+	warcDir := fs.String("warc", "", "also write the crawl as WARC/1.1 files into this directory")
 	if err := parseFlags(fs, args); err != nil {
 		return err
 	}
@@ -74,6 +75,7 @@ func runDemo(ctx context.Context, args []string, stdout, stderr io.Writer) error
 	cfg := configs.Default()
 	cfg.Seeds = []string{base + "/"}
 	cfg.Store.Dir = dir
+	cfg.Store.WARCDir = *warcDir
 	// The calendar is an endless URL trap; max_depth alone would bound it,
 	// the exclude rule keeps the demo short.
 	cfg.Scope.Exclude = []string{m.Trap.Exclude}

@@ -1,0 +1,121 @@
+// Package archive writes a crawl's HTTP exchanges as WARC/1.1 files (ISO
+// 28500), the format the web-archiving tools read (pywb, OpenWayback,
+// warcio, CDX indexers). It owns the capture of exchanges (Recorder, an
+// http.RoundTripper), the records written for them and their links, the
+// file naming and rotation, and the payload-digest and document maps that
+// make revisit and near-duplicate records possible across runs. The WARC
+// format itself is written by github.com/internetarchive/gowarc.
+//
+// # Basics
+//
+//	w, err := archive.Open(archive.Options{Dir: "warc/", Index: db}) // db: the crawl's *storage.DB
+//	rt := &archive.Recorder{Next: transport, Done: func(origin *http.Request, ex *archive.Exchange) { ... }}
+//	err = w.Write(ctx, archive.Fetch{Exchanges: exs, Verdict: &archive.Verdict{...}})
+//	err = w.Close()
+//
+// The crawler (crawler.Options.Archive) does this when `crawl --warc DIR`
+// or store.warc_dir is set.
+//
+// # Files
+//
+// Gzip-compressed, one gzip member per record (.warc.gz), named
+// PREFIX-TIMESTAMP-SERIAL-HOST-PID.warc.gz (prefix "bloomcrawl",
+// TIMESTAMP = file creation time in UTC to the millisecond, SERIAL
+// counting the process's files from 00000, HOST = os.Hostname with "-"
+// replaced by "_"), so that several nodes and restarts never collide; a
+// name that exists anyway is an error (O_EXCL), never overwritten. A file
+// is written as NAME.open and renamed when it is closed: when it reached
+// Options.MaxBytes (default 1 GB; checked before each exchange, so a file
+// exceeds it by at most one exchange's records) or at Close. A crawl killed
+// with -9 leaves its last file as .open: it is readable up to its last
+// complete record.
+//
+// # Records
+//
+// Every file starts with a warcinfo record (software, format, conformsTo,
+// hostname, robots policy, user agent). Every exchange that got a response
+// gives, contiguously:
+//
+//   - a request record (application/http;msgtype=request) with
+//     WARC-Concurrent-To naming the response or revisit that follows;
+//   - a response record (application/http;msgtype=response) holding the
+//     status line, the header block and the body, with WARC-Payload-Digest
+//     (SHA-1 of the body, base32) and WARC-Block-Digest (of the whole
+//     block); or, when the body is byte-identical to one already written
+//     (same payload digest, in this run or an earlier run on the same store),
+//     a revisit record with WARC-Profile
+//     http://netpreserve.org/warc/1.1/revisit/identical-payload-digest,
+//     WARC-Refers-To, WARC-Refers-To-Target-URI and WARC-Refers-To-Date
+//     naming that response, and only the status line and headers as its
+//     block. Empty and truncated bodies are never revisits;
+//   - for the final response of a page that content dedup judged a
+//     near-duplicate (same title or similar content, not byte-identical) of
+//     another document: a metadata record (application/warc-fields)
+//     concurrent to that response, with the fields bloomcrawl-docid,
+//     bloomcrawl-duplicate-reason (url, title, content),
+//     bloomcrawl-duplicate-distance (SimHash bits), bloomcrawl-original-uri,
+//     bloomcrawl-original-record-id and bloomcrawl-original-date (the
+//     response of the document's first page). There is no standard revisit
+//     profile for "similar", so none is invented: readers see a complete
+//     response.
+//
+// All records carry WARC-Record-ID (a random UUID URN), WARC-Date (the time
+// the request was sent, RFC 3339 with nanoseconds), WARC-Target-URI, and,
+// for requests and responses, WARC-IP-Address.
+//
+// Redirect hops are exchanges of their own (a 301 response with its short
+// body), written before the final response. robots.txt fetches and the
+// failed tries of a retried fetch are written as they happen, without a
+// verdict. A response the crawler aborted after its headers (a non-HTML
+// Content-Type it does not download, or a Content-Length over
+// fetch.max_body_bytes) is written with its headers and no body, and
+// WARC-Truncated: unspecified (content type) or length (size). Requests
+// that got no response (connection refused, timeout before headers) are
+// not written.
+//
+// # What a record holds, against the wire
+//
+// Go's net/http parses the exchange before anyone sees it, so the records
+// are rebuilt from what it kept:
+//
+//   - Body: exactly the bytes received after transfer decoding: chunked
+//     encoding is removed, content encoding is kept (a gzip response is
+//     stored gzipped, with its Content-Encoding header), and charsets are
+//     never converted (a GBK page is stored in GBK). The Recorder asks for
+//     gzip itself, as http.Transport would, so that Go does not decompress
+//     behind its back; it decompresses for the crawler.
+//   - Response header block: the status line as received for HTTP/1.x
+//     (Go's Proto and Status, e.g. "HTTP/1.1 200 OK"; an HTTP/2 response is
+//     written with "HTTP/2.0"), then the fields with canonicalized names
+//     (content-type → Content-Type), sorted by name, repeated fields kept
+//     in order; Transfer-Encoding is dropped (the body is already
+//     de-chunked). Original field order, case and folding are lost.
+//   - Request header block: the request line as HTTP/1.1, Host, then the
+//     header fields the crawler set (User-Agent, Accept-Encoding: gzip, ...)
+//     sorted by name. net/http writes them in nearly the same order; it
+//     adds nothing else for a GET without a body.
+//
+// # Duplicates and memory
+//
+// The payload-digest → (record id, URI, date) map and the docId → first
+// response map live in the crawl's store (Options.Index: the meta namespace
+// keys warc/digest/<digest> and warc/doc/<docId>), not in RAM, so they
+// survive a resumed crawl and do not grow the heap; RAM holds only the
+// digests being written at this moment. A response's records are written
+// before its digest is recorded, and before the crawler commits the page,
+// so a crash never leaves a revisit pointing at a record that is not in a
+// file (a page in flight at a crash is fetched and archived again on
+// resume).
+//
+// # Caveats
+//
+//   - A near-duplicate judged while its original's response is still being
+//     written waits (in memory) and its metadata record is written right
+//     after the original's; if the original was stored by a crawl without
+//     WARC output, its metadata record is written at Close (or when more
+//     than 4096 wait) without bloomcrawl-original-record-id.
+//   - The export from a store (`bloomcrawl query export --warc`) cannot
+//     rebuild any of this: the store keeps no headers and no raw bytes.
+//   - A Writer serializes file writes; records are compressed in the
+//     calling goroutine.
+package archive
