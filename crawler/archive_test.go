@@ -230,7 +230,7 @@ func TestCrawlWritesWARC(t *testing.T) {
 			orig = p.FinalURL
 		}
 		wantFields := map[string]string{
-			"bloomcrawl-docid":              storage.FormatDocID(rec.DocID),
+			"bloomcrawl-docid":              rec.DocID.String(),
 			"bloomcrawl-duplicate-reason":   rec.Reason,
 			"bloomcrawl-duplicate-distance": fmt.Sprint(rec.Distance),
 			"bloomcrawl-original-uri":       orig,
