@@ -64,13 +64,6 @@ type Options struct {
 	// duplicates' URL records; [Deduper.RestoreAlias] indexes them again
 	// at start-up, so that a restarted Deduper answers as the running one.
 	NoIndexDuplicates bool
-	// IndexDuplicates is the former opt-in for what is now the default;
-	// it is accepted and changes nothing (setting it together with
-	// NoIndexDuplicates makes New fail).
-	//
-	// Deprecated: duplicates' signatures are indexed unless
-	// NoIndexDuplicates is set.
-	IndexDuplicates bool
 	// Fingerprint chooses the features (zero value: the measured defaults).
 	Fingerprint FingerprintParams
 	// SimHashAlone accepts a candidate within Threshold (or, in the title
@@ -146,12 +139,14 @@ type Signature struct {
 // Check decides and remembers atomically, so two concurrent near-identical
 // documents get one docId.
 type Deduper struct {
-	o       Options
-	k       int
-	titleK  int
-	sk      int     // content distance of sketch-confirmed candidates
-	skTK    int     // content distance of sketch-confirmed title matches
-	skJ     float64 // sketch Jaccard threshold
+	o Options
+	// The resolved Options (defaults applied, ThresholdExact = 0).
+	threshold           int     // content SimHash distance accepted on its own
+	titleThreshold      int     // content distance of a title-step match
+	sketchDistance      int     // content distance of sketch-confirmed candidates
+	sketchTitleDistance int     // content distance of sketch-confirmed title matches
+	sketchJaccard       float64 // estimated Jaccard a sketch-confirmed match needs (1: sketches off)
+
 	tok     *Tokenizer
 	mu      sync.Mutex
 	urls    map[uint64]uint64 // xxhash(url) → docId
@@ -239,9 +234,6 @@ var ErrOptions = errors.New("contentdedup: invalid options")
 // dictionary in the background (about 0.15 s, once per process; only Han
 // text waits for it); it fails only for invalid Options.
 func New(o Options) (*Deduper, error) {
-	if o.IndexDuplicates && o.NoIndexDuplicates {
-		return nil, fmt.Errorf("%w: IndexDuplicates and NoIndexDuplicates both set", ErrOptions)
-	}
 	k := o.Threshold
 	switch {
 	case k == 0:
@@ -288,7 +280,7 @@ func New(o Options) (*Deduper, error) {
 	ci, _ := NewIndex(sk)
 	ti, _ := NewIndex(k)
 	return &Deduper{
-		o: o, k: k, titleK: tk, sk: sk, skTK: skTK, skJ: skJ, tok: tok,
+		o: o, threshold: k, titleThreshold: tk, sketchDistance: sk, sketchTitleDistance: skTK, sketchJaccard: skJ, tok: tok,
 		urls:    map[uint64]uint64{},
 		docs:    map[uint64]int32{},
 		blobs:   blobs,
@@ -316,7 +308,7 @@ func (d *Deduper) Err() error {
 }
 
 // Threshold returns the content distance in effect.
-func (d *Deduper) Threshold() int { return d.k }
+func (d *Deduper) Threshold() int { return d.threshold }
 
 // Sign returns the signature of a document without checking or remembering
 // it: the words of [MainTitle](title) fingerprinted one feature per word
@@ -459,11 +451,11 @@ func (d *Deduper) matchLocked(sig Signature) (int32, Signature, int) {
 					continue
 				}
 				cd, ok := contentDistance(sig, e.content, e.flags)
-				if !ok || cd > max(d.titleK, d.skTK) {
+				if !ok || cd > max(d.titleThreshold, d.sketchTitleDistance) {
 					continue // too far whatever the sketches say
 				}
 				msig := d.sigOf(m)
-				if score, ok := d.acceptLocked(&sig, &msig, cd, d.titleK, d.skTK); ok {
+				if score, ok := d.acceptLocked(&sig, &msig, cd, d.titleThreshold, d.sketchTitleDistance); ok {
 					b.offer(m, msig, cd, score)
 				}
 			}
@@ -481,11 +473,11 @@ func (d *Deduper) matchLocked(sig Signature) (int32, Signature, int) {
 		for m := d.byFP[cfp]; m != none; m = d.entries[m].nextFP {
 			e := &d.entries[m]
 			cd, ok := contentDistance(sig, e.content, e.flags)
-			if !ok || cd > max(d.k, d.sk) {
+			if !ok || cd > max(d.threshold, d.sketchDistance) {
 				continue
 			}
 			msig := d.sigOf(m)
-			score, ok := d.acceptLocked(&sig, &msig, cd, d.k, d.sk)
+			score, ok := d.acceptLocked(&sig, &msig, cd, d.threshold, d.sketchDistance)
 			if ok && e.rep != none && !d.o.NoSketch {
 				// a duplicate's signature: the document must also
 				// resemble the one it stands for, so that chains of
@@ -545,7 +537,7 @@ func (d *Deduper) acceptLocked(a, b *Signature, cd, limit, sketchLimit int) (flo
 	if d.o.SimHashAlone && cd <= limit {
 		return j, true
 	}
-	return j, cd <= sketchLimit && j >= d.skJ
+	return j, cd <= sketchLimit && j >= d.sketchJaccard
 }
 
 // contentDistance returns the distance between the contents of a and b, and

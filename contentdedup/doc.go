@@ -96,9 +96,10 @@
 // costs and segmentations are gse's, checked against the gse module in
 // tests). New starts the load in the background; only Han text waits for it.
 //
-// # Batch service
+// # Service
 //
-// [Service] implements the seed-004 JSON-lines protocol used by
-// `bloomcrawl dedup`: [Service.Handle] answers one request line and
-// [Service.Run] processes a whole stream.
+// The seed-004 document service ({url, title, content, ...} in, {docId,
+// filterStatus, filterReason, status} out) is not here: package api wraps
+// a [Deduper] and a store for it, and `bloomcrawl dedup` (JSON lines) and
+// `bloomcrawl serve` (HTTP) both go through api.Service.
 package contentdedup

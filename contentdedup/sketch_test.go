@@ -1,7 +1,6 @@
 package contentdedup
 
 import (
-	"errors"
 	"fmt"
 	"math"
 	"math/rand/v2"
@@ -343,8 +342,5 @@ func TestRestoreAlias(t *testing.T) {
 	off.Check("https://b.example/", "", bt)
 	if v := off.Check("https://c.example/", "", ct); v.Duplicate {
 		t.Errorf("NoIndexDuplicates: C joined through B: %+v", v)
-	}
-	if _, err := New(Options{IndexDuplicates: true, NoIndexDuplicates: true}); !errors.Is(err, ErrOptions) {
-		t.Errorf("IndexDuplicates with NoIndexDuplicates: err = %v, want ErrOptions", err)
 	}
 }

@@ -153,7 +153,6 @@ type Crawler struct {
 	// parseMem bounds the bytes of HTML being parsed at once (parseBudget).
 	parseMem    *semaphore.Weighted
 	parseBudget int64
-	cancel      context.CancelFunc
 	archiveErr  atomic.Pointer[error] // first failed write of an exchange outside a job
 
 	fetched, stored, dups, errs, nonHTML, robots, redirected, retries, queued, done atomic.Int64
@@ -340,7 +339,7 @@ func (c *Crawler) newCollector(fetchCtx context.Context) *colly.Collector {
 		// colly converts the body to UTF-8 when the header declares
 		// another charset (and fails the request when it cannot).
 		cs := declaredCharset(j.contentType)
-		j.utf8 = cs != "" && cs != "utf-8" && cs != "utf8"
+		j.collyDecoded = cs != "" && cs != "utf-8" && cs != "utf8"
 	})
 	col.OnError(func(r *colly.Response, err error) {
 		j := r.Ctx.GetAny("job").(*job)
@@ -363,7 +362,7 @@ type job struct {
 	body          []byte
 	final         *url.URL
 	chain         []*url.URL // canonical redirect targets, in order
-	utf8          bool
+	collyDecoded  bool       // colly converted body to UTF-8 from the declared charset: Extract must not decode it again
 	nonHTML       bool
 	tooLarge      int64         // Content-Length over fetch.max_body_bytes; -1: read past it
 	retryAfter    time.Duration // the response's Retry-After, if hasRetryAfter

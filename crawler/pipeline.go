@@ -229,7 +229,7 @@ func (c *Crawler) parse(fetchCtx context.Context, j *job, contentType string, fi
 		return nil, errStopping
 	}
 	defer c.parseMem.Release(w)
-	return Extract(j.body, contentType, j.utf8, final)
+	return Extract(j.body, contentType, j.collyDecoded, final)
 }
 
 // errStopping is parse's answer when the crawl stops before the page is
