@@ -149,14 +149,14 @@ type Deduper struct {
 
 	tok     *Tokenizer
 	mu      sync.Mutex
-	urls    map[uint64]uint64 // xxhash(url) → docId
-	docs    map[uint64]int32  // docId → its own entry
-	entries []entry           // every indexed signature, in the order indexed
-	blobs   *blobLog          // sketches and first URLs of the entries
-	content *Index            // SimHash content fingerprints
-	title   *Index            // SimHash title fingerprints
-	byFP    map[uint64]int32  // content fingerprint → last entry with it (then entry.nextFP)
-	byTitle map[uint64]group  // title fingerprint → its entries
+	urls    packedMap // xxhash(url) → docId
+	docs    packedMap // docId → its own entry
+	entries entryList // every indexed signature, in the order indexed
+	blobs   *blobLog  // sketches and first URLs of the entries
+	content *Index    // SimHash content fingerprints
+	title   *Index    // SimHash title fingerprints
+	byFP    packedMap // content fingerprint → last entry with it (then entry.nextFP)
+	byTitle packedMap // title fingerprint → its entries (a group)
 
 	restoreContent, restoreTitle []uint64 // restored, not yet indexed
 	restoreAliases               []alias  // RestoreAlias, not yet indexed
@@ -166,6 +166,61 @@ type Deduper struct {
 // added (then entry.nextTitle) and how many (at most MaxTitleGroup+1 are
 // kept).
 type group struct{ last, n int32 }
+
+func (g group) pack() uint64 { return uint64(uint32(g.last)) | uint64(uint32(g.n))<<32 }
+
+func unpackGroup(v uint64) group { return group{last: int32(uint32(v)), n: int32(uint32(v >> 32))} }
+
+// titleGroup returns the group of title fingerprint fp.
+func (d *Deduper) titleGroup(fp uint64) (group, bool) {
+	v, ok := d.byTitle.get(fp)
+	if !ok {
+		return group{last: none}, false
+	}
+	return unpackGroup(v), true
+}
+
+// fpLast returns the last entry filed under content fingerprint fp.
+func (d *Deduper) fpLast(fp uint64) (int32, bool) {
+	v, ok := d.byFP.get(fp)
+	if !ok {
+		return none, false
+	}
+	return int32(v), true
+}
+
+// docEntry returns the own entry of document id.
+func (d *Deduper) docEntry(id uint64) (int32, bool) {
+	v, ok := d.docs.get(id)
+	return int32(v), ok
+}
+
+// entryChunk is the number of entries in one chunk of an entryList.
+const entryChunk = 1 << 14
+
+// entryList is a list of entries in fixed chunks: growing it never copies
+// the entries (a slice of 10M entries would double to 1.1 GB for a moment)
+// and a pointer to an entry stays valid.
+type entryList struct {
+	chunks [][]entry
+	n      int
+}
+
+func (l *entryList) len() int { return l.n }
+
+// at returns entry i.
+func (l *entryList) at(i int32) *entry { return &l.chunks[i/entryChunk][i%entryChunk] }
+
+// add appends e and returns its number.
+func (l *entryList) add(e entry) int32 {
+	if l.n%entryChunk == 0 {
+		l.chunks = append(l.chunks, make([]entry, 0, entryChunk))
+	}
+	c := &l.chunks[len(l.chunks)-1]
+	*c = append(*c, e)
+	l.n++
+	return int32(l.n - 1)
+}
 
 // alias is a duplicate's signature restored by RestoreAlias.
 type alias struct {
@@ -197,7 +252,7 @@ const none = -1
 
 // sketchOf returns the sketch of entry i (the zero Sketch when it has none).
 func (d *Deduper) sketchOf(i int32) (s Sketch) {
-	if e := &d.entries[i]; e.hasSketch {
+	if e := d.entries.at(i); e.hasSketch {
 		d.blobs.read(e.blob, s[:])
 	}
 	return s
@@ -205,9 +260,9 @@ func (d *Deduper) sketchOf(i int32) (s Sketch) {
 
 // urlOf returns the first URL of the document of entry i.
 func (d *Deduper) urlOf(i int32) string {
-	e := &d.entries[i]
+	e := d.entries.at(i)
 	if e.rep != none {
-		e = &d.entries[e.rep]
+		e = d.entries.at(e.rep)
 	}
 	if e.urlLen == 0 {
 		return ""
@@ -223,7 +278,7 @@ func (d *Deduper) urlOf(i int32) string {
 
 // sigOf returns the signature of entry i, sketch included.
 func (d *Deduper) sigOf(i int32) Signature {
-	e := &d.entries[i]
+	e := d.entries.at(i)
 	return Signature{Title: e.title, Content: e.content, Flags: e.flags, Sketch: d.sketchOf(i)}
 }
 
@@ -281,11 +336,8 @@ func New(o Options) (*Deduper, error) {
 	ti, _ := NewIndex(k)
 	return &Deduper{
 		o: o, threshold: k, titleThreshold: tk, sketchDistance: sk, sketchTitleDistance: skTK, sketchJaccard: skJ, tok: tok,
-		urls:    map[uint64]uint64{},
-		docs:    map[uint64]int32{},
 		blobs:   blobs,
 		content: ci, title: ti,
-		byFP: map[uint64]int32{}, byTitle: map[uint64]group{},
 	}, nil
 }
 
@@ -398,9 +450,9 @@ func (d *Deduper) Check(url, title, text string) Verdict {
 	d.mu.Lock()
 	defer d.mu.Unlock()
 	d.flushRestoredLocked()
-	if id, ok := d.urls[uk]; ok && url != "" {
+	if id, ok := d.urls.get(uk); ok && url != "" {
 		v := Verdict{DocID: id, Duplicate: true, Reason: ReasonURL, Sig: sig}
-		if m, ok := d.docs[id]; ok {
+		if m, ok := d.docEntry(id); ok {
 			v.MatchURL = d.urlOf(m)
 		}
 		return v
@@ -410,9 +462,9 @@ func (d *Deduper) Check(url, title, text string) Verdict {
 		if dist < 0 {
 			reason, dist = ReasonTitle, -dist-1
 		}
-		id := d.entries[m].id
+		id := d.entries.at(m).id
 		if url != "" {
-			d.urls[uk] = id
+			d.urls.set(uk, id)
 		}
 		if !d.o.NoIndexDuplicates && sig != msig {
 			d.addAliasLocked(m, sig)
@@ -422,7 +474,7 @@ func (d *Deduper) Check(url, title, text string) Verdict {
 	id := d.newIDLocked(url, sig)
 	d.addLocked(id, url, sig, true)
 	if url != "" {
-		d.urls[uk] = id
+		d.urls.set(uk, id)
 	}
 	return Verdict{DocID: id, Reason: ReasonNew, Sig: sig}
 }
@@ -441,12 +493,12 @@ func (d *Deduper) matchLocked(sig Signature) (int32, Signature, int) {
 	if !d.o.NoTitleStep && sig.Flags&FlagTitleEmpty == 0 {
 		b := &tb
 		for _, tfp := range d.candidatesLocked(d.title, sig.Title, sig.Flags&FlagTitleExact != 0, true) {
-			g := d.byTitle[tfp]
+			g, _ := d.titleGroup(tfp)
 			if g.n > MaxTitleGroup {
 				continue // not a page's title but a site's: no evidence
 			}
-			for m := g.last; m != none; m = d.entries[m].nextTitle {
-				e := &d.entries[m]
+			for m := g.last; m != none; m = d.entries.at(m).nextTitle {
+				e := d.entries.at(m)
 				if e.flags&(FlagTitleExact|FlagTitleEmpty) != sig.Flags&(FlagTitleExact|FlagTitleEmpty) {
 					continue
 				}
@@ -470,8 +522,8 @@ func (d *Deduper) matchLocked(sig Signature) (int32, Signature, int) {
 	var b best
 	b.m = none
 	for _, cfp := range d.candidatesLocked(d.content, sig.Content, sig.Flags&FlagContentExact != 0, false) {
-		for m := d.byFP[cfp]; m != none; m = d.entries[m].nextFP {
-			e := &d.entries[m]
+		for m, _ := d.fpLast(cfp); m != none; m = d.entries.at(m).nextFP {
+			e := d.entries.at(m)
 			cd, ok := contentDistance(sig, e.content, e.flags)
 			if !ok || cd > max(d.threshold, d.sketchDistance) {
 				continue
@@ -560,9 +612,9 @@ func (d *Deduper) candidatesLocked(x *Index, fp uint64, exact, title bool) []uin
 	if exact {
 		ok := false
 		if title {
-			_, ok = d.byTitle[fp]
+			_, ok = d.byTitle.get(fp)
 		} else {
-			_, ok = d.byFP[fp]
+			_, ok = d.byFP.get(fp)
 		}
 		if ok {
 			return []uint64{fp}
@@ -582,7 +634,7 @@ func (d *Deduper) newIDLocked(url string, sig Signature) uint64 {
 	h.Write([]byte{0})
 	h.Write(buf[:])
 	id := h.Sum64()
-	for _, taken := d.docs[id]; id == 0 || taken; _, taken = d.docs[id] {
+	for _, taken := d.docs.get(id); id == 0 || taken; _, taken = d.docs.get(id) {
 		id++
 	}
 	return id
@@ -592,8 +644,8 @@ func (d *Deduper) newIDLocked(url string, sig Signature) uint64 {
 // in the indexes now (Check) or later in one batch (RestoreDoc).
 func (d *Deduper) addLocked(id uint64, url string, sig Signature, index bool) {
 	i := d.newEntryLocked(id, url, sig, none)
-	if _, ok := d.docs[id]; !ok {
-		d.docs[id] = i
+	if _, ok := d.docs.get(id); !ok {
+		d.docs.set(id, uint64(i))
 	}
 	if sig.Flags&FlagContentEmpty == 0 {
 		if fp, ok := d.linkFPLocked(i); ok {
@@ -605,7 +657,7 @@ func (d *Deduper) addLocked(id uint64, url string, sig Signature, index bool) {
 		}
 	}
 	if sig.Flags&FlagTitleEmpty == 0 {
-		g, seen := d.byTitle[sig.Title]
+		g, seen := d.titleGroup(sig.Title)
 		if !seen && sig.Flags&FlagTitleExact == 0 {
 			if index {
 				d.title.Add(sig.Title)
@@ -613,13 +665,10 @@ func (d *Deduper) addLocked(id uint64, url string, sig Signature, index bool) {
 				d.restoreTitle = append(d.restoreTitle, sig.Title)
 			}
 		}
-		if !seen {
-			g.last = none
-		}
 		if g.n <= MaxTitleGroup {
-			d.entries[i].nextTitle = g.last
+			d.entries.at(i).nextTitle = g.last
 			g.last, g.n = i, g.n+1
-			d.byTitle[sig.Title] = g
+			d.byTitle.set(sig.Title, g.pack())
 		}
 	}
 }
@@ -627,7 +676,7 @@ func (d *Deduper) addLocked(id uint64, url string, sig Signature, index bool) {
 // newEntryLocked appends the entry of sig (its sketch and, for a
 // document's own entry, url go to the blob log) and returns its number.
 func (d *Deduper) newEntryLocked(id uint64, url string, sig Signature, rep int32) int32 {
-	if len(d.entries) == math.MaxInt32 {
+	if d.entries.len() == math.MaxInt32 {
 		panic("contentdedup: more than 2^31-1 signatures in one Deduper")
 	}
 	e := entry{id: id, content: sig.Content, title: sig.Title, flags: sig.Flags, rep: rep, nextFP: none, nextTitle: none}
@@ -642,20 +691,16 @@ func (d *Deduper) newEntryLocked(id uint64, url string, sig Signature, rep int32
 	if sk != nil || url != "" {
 		e.blob = d.blobs.add(sk, []byte(url))
 	}
-	d.entries = append(d.entries, e)
-	return int32(len(d.entries) - 1)
+	return d.entries.add(e)
 }
 
 // linkFPLocked files entry i under its content fingerprint and returns the
 // fingerprint and true when it still has to be put in the content index.
 func (d *Deduper) linkFPLocked(i int32) (uint64, bool) {
-	e := &d.entries[i]
-	last, seen := d.byFP[e.content]
-	if !seen {
-		last = none
-	}
+	e := d.entries.at(i)
+	last, seen := d.fpLast(e.content)
 	e.nextFP = last
-	d.byFP[e.content] = i
+	d.byFP.set(e.content, uint64(uint32(i)))
 	return e.content, !seen && e.flags&FlagContentExact == 0
 }
 
@@ -676,16 +721,16 @@ func (d *Deduper) putAliasLocked(m int32, sig Signature) (uint64, bool) {
 		return 0, false
 	}
 	rep := m
-	if r := d.entries[m].rep; r != none {
+	if r := d.entries.at(m).rep; r != none {
 		rep = r
 	}
-	i := d.newEntryLocked(d.entries[m].id, "", sig, rep)
+	i := d.newEntryLocked(d.entries.at(m).id, "", sig, rep)
 	return d.linkFPLocked(i)
 }
 
 func (d *Deduper) flushRestoredLocked() {
 	for _, a := range d.restoreAliases {
-		m, ok := d.docs[a.id]
+		m, ok := d.docEntry(a.id)
 		if !ok || sameContent(a.sig, d.sigOf(m)) {
 			continue // document not restored, or nothing to add
 		}
@@ -711,11 +756,11 @@ func (d *Deduper) flushRestoredLocked() {
 func (d *Deduper) RestoreDoc(docID uint64, url string, sig Signature) {
 	d.mu.Lock()
 	defer d.mu.Unlock()
-	if _, ok := d.docs[docID]; ok {
+	if _, ok := d.docs.get(docID); ok {
 		return
 	}
 	d.addLocked(docID, url, sig, false)
-	d.urls[urlKey(url)] = docID
+	d.urls.set(urlKey(url), docID)
 }
 
 // RestoreAlias remembers the content signature of a near-duplicate of
@@ -748,7 +793,7 @@ func sameContent(a, b Signature) bool {
 func (d *Deduper) AddURL(url string, docID uint64) {
 	d.mu.Lock()
 	defer d.mu.Unlock()
-	d.urls[urlKey(url)] = docID
+	d.urls.set(urlKey(url), docID)
 }
 
 // RestoreURL remembers that url belongs to docID (a duplicate or alias
@@ -761,12 +806,12 @@ func (d *Deduper) RestoreURL(url string, docID uint64) { d.AddURL(url, docID) }
 func (d *Deduper) Len() int {
 	d.mu.Lock()
 	defer d.mu.Unlock()
-	return len(d.docs)
+	return d.docs.len()
 }
 
 // URLs returns the number of URLs remembered.
 func (d *Deduper) URLs() int {
 	d.mu.Lock()
 	defer d.mu.Unlock()
-	return len(d.urls)
+	return d.urls.len()
 }

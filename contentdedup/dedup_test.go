@@ -270,10 +270,11 @@ func TestTitleGroupCap(t *testing.T) {
 	}
 	fp := d.Sign("Example Site", "").Title
 	n := 0
-	for m := d.byTitle[fp].last; m != none; m = d.entries[m].nextTitle {
+	g, _ := d.titleGroup(fp)
+	for m := g.last; m != none; m = d.entries.at(m).nextTitle {
 		n++
 	}
-	if n != MaxTitleGroup+1 || d.byTitle[fp].n != int32(n) {
+	if n != MaxTitleGroup+1 || g.n != int32(n) {
 		t.Fatalf("title group holds %d docIds, want %d", n, MaxTitleGroup+1)
 	}
 }

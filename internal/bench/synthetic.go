@@ -371,8 +371,9 @@ var gcTraceRe = regexp.MustCompile(`^gc \d+ @.* (\d+)->(\d+)->(\d+) MB`)
 // ChildCrawl returns a SyntheticOptions.Crawl that runs exe with args and
 // "--seed SEED --store STORE --json" appended (the crawl command with its
 // defaults), with GODEBUG=gctrace=1 so that the live heap is read from the
-// collector's trace, and decodes the JSON summary it prints on stdout. The
-// child's other stderr lines go to logw.
+// collector's trace (up to the crawl's "crawl finished" log line), and
+// decodes the JSON summary it prints on stdout. The child's other stderr
+// lines go to logw.
 func ChildCrawl(exe string, logw io.Writer, args ...string) func(ctx context.Context, seed, store string) (*CrawlProcess, error) {
 	return func(ctx context.Context, seed, store string) (*CrawlProcess, error) {
 		argv := append(slices.Clone(args), "--seed", seed, "--store", store, "--json")
@@ -389,6 +390,7 @@ func ChildCrawl(exe string, logw io.Writer, args ...string) func(ctx context.Con
 		}
 		var mu sync.Mutex
 		var last, peak int64
+		finished := false // the crawl has logged its end: later collections are the exit's
 		done := make(chan struct{})
 		go func() {
 			defer close(done)
@@ -399,9 +401,16 @@ func ChildCrawl(exe string, logw io.Writer, args ...string) func(ctx context.Con
 				if m := gcTraceRe.FindStringSubmatch(line); m != nil {
 					v, _ := strconv.ParseInt(m[3], 10, 64)
 					mu.Lock()
-					last, peak = v<<20, max(peak, v<<20)
+					if !finished {
+						last, peak = v<<20, max(peak, v<<20)
+					}
 					mu.Unlock()
 					continue
+				}
+				if strings.Contains(line, `msg="crawl finished"`) {
+					mu.Lock()
+					finished = true
+					mu.Unlock()
 				}
 				if logw != nil {
 					fmt.Fprintln(logw, line)

@@ -1,0 +1,75 @@
+package contentdedup
+
+import (
+	"slices"
+)
+
+// packedMinRecent is the least number of new keys a packedMap gathers
+// before merging them into its sorted arrays.
+const packedMinRecent = 4096
+
+// packedMap maps uint64 keys to uint64 values in two sorted parallel
+// arrays, with keys added since the last merge in a small Go map: 16 bytes
+// per key plus the recent map (a Go map alone takes 30-50 bytes per key at
+// 16-byte slots, half of it empty after each doubling), and nothing the
+// garbage collector has to scan. A lookup is a map probe and a binary
+// search. New keys are merged when they reach an eighth of the arrays (at
+// least packedMinRecent), so a key is copied about 9 times in all, into
+// arrays allocated at their exact size. The zero value is an empty map. Not
+// safe for concurrent use.
+type packedMap struct {
+	keys, vals []uint64          // sorted by key, distinct
+	recent     map[uint64]uint64 // keys not in keys
+}
+
+// get returns the value of k.
+func (m *packedMap) get(k uint64) (uint64, bool) {
+	if v, ok := m.recent[k]; ok {
+		return v, true
+	}
+	if i, ok := slices.BinarySearch(m.keys, k); ok {
+		return m.vals[i], true
+	}
+	return 0, false
+}
+
+// set makes v the value of k.
+func (m *packedMap) set(k, v uint64) {
+	if i, ok := slices.BinarySearch(m.keys, k); ok {
+		m.vals[i] = v
+		return
+	}
+	if m.recent == nil {
+		m.recent = map[uint64]uint64{}
+	}
+	m.recent[k] = v
+	if len(m.recent) >= max(packedMinRecent, len(m.keys)/8) {
+		m.merge()
+	}
+}
+
+// len returns the number of keys.
+func (m *packedMap) len() int { return len(m.keys) + len(m.recent) }
+
+// merge moves the recent keys into the sorted arrays.
+func (m *packedMap) merge() {
+	add := make([]uint64, 0, len(m.recent))
+	for k := range m.recent {
+		add = append(add, k)
+	}
+	slices.Sort(add)
+	n := len(m.keys) + len(add)
+	keys, vals := make([]uint64, n), make([]uint64, n)
+	i, j := 0, 0
+	for o := range n {
+		if j == len(add) || (i < len(m.keys) && m.keys[i] < add[j]) {
+			keys[o], vals[o] = m.keys[i], m.vals[i]
+			i++
+		} else {
+			keys[o], vals[o] = add[j], m.recent[add[j]]
+			j++
+		}
+	}
+	m.keys, m.vals = keys, vals
+	clear(m.recent)
+}
