@@ -1,6 +1,8 @@
 package api
 
 import (
+	"github.com/prometheus/client_golang/prometheus"
+
 	"bufio"
 	"bytes"
 	"context"
@@ -50,6 +52,9 @@ type HandlerOptions struct {
 	// Seen serves the seen-records routes (/v1/seen/...); nil answers them
 	// 503.
 	Seen *seen.Records
+	// Collectors are registered on /metrics beside the API's own (crawl
+	// --serve adds the running crawl's counters).
+	Collectors []prometheus.Collector
 }
 
 func (o HandlerOptions) withDefaults() HandlerOptions {

@@ -57,6 +57,7 @@ func newMetrics(h *handler) *metrics {
 	if h.db != nil {
 		m.reg.MustRegister(&storeCollector{h: h})
 	}
+	m.reg.MustRegister(h.o.Collectors...)
 	return m
 }
 

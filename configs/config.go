@@ -161,6 +161,15 @@ type Dedup struct {
 	// SimHash fingerprints that still counts as a near-duplicate. Default 3;
 	// 0 means exact matches only (as every --threshold flag); must be 0..6.
 	SimHashThreshold int `yaml:"simhash_threshold"`
+	// Verify confirms every "seen" answer of the URL filter before a URL
+	// is dropped: against the URLs admitted recently (in memory), then
+	// against the store (the URL's record or queue entry, one read batch
+	// per page). A URL the store does not know was a false positive of the
+	// filter: it is crawled and counted (filter_false_positives), so no
+	// page is lost to the filter. Default true; false trusts the filter
+	// alone (about dedup.target_fp of the new URLs found after the filter
+	// starts to fill are then never fetched).
+	Verify bool `yaml:"verify"`
 }
 
 // Store says where pages are kept.
@@ -225,6 +234,7 @@ func Default() *Config {
 			Capacity:         DefaultCapacity,
 			TargetFP:         DefaultTargetFP,
 			SimHashThreshold: DefaultSimHashThreshold,
+			Verify:           true,
 		},
 		Store: Store{Dir: DefaultStoreDir, Compression: "fastest"},
 	}

@@ -87,6 +87,7 @@ func TestDefaults(t *testing.T) {
 		{"max_pages_per_host", d.Scope.MaxPagesPerHost, 0},
 		{"max_url_length", d.Scope.MaxURLLength, 2048},
 		{"obey_robots", d.Politeness.ObeyRobots, true},
+		{"verify", d.Dedup.Verify, true},
 		{"delay", d.Politeness.Delay.Std(), time.Duration(0)},
 		{"per_host_parallelism", d.Politeness.PerHostParallelism, 2},
 		{"concurrency", d.Politeness.Concurrency, 16},

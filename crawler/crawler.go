@@ -35,6 +35,7 @@ type pageStore interface {
 	Commit(ctx context.Context, c storage.Commit) ([]uint64, error)
 	QueueScan(after uint64, limit int) ([]storage.QueueEntry, error)
 	QueueLen(ctx context.Context) (int, error)
+	Known(ctx context.Context, urls []string, known []bool) error
 	ForEachURL(ctx context.Context, fn func(storage.URLRecord) error) error
 	ForEachFingerprint(ctx context.Context, fn func(storage.Fingerprint) error) error
 }
@@ -122,21 +123,31 @@ type Options struct {
 // Stats are a crawl's counters. Counters cover this run only, except
 // Resumed* which describe what the store held when the run started.
 type Stats struct {
-	Fetched        int64         `json:"fetched"`     // URLs requested that got an HTTP response
-	Stored         int64         `json:"stored"`      // new documents stored
-	Duplicates     int64         `json:"duplicates"`  // pages mapped to an existing document
-	Errors         int64         `json:"errors"`      // network errors, HTTP >= 400, undecodable pages
-	NonHTML        int64         `json:"non_html"`    // responses recorded and skipped for their content type
-	Robots         int64         `json:"robots"`      // URLs not fetched because robots.txt disallows them
-	Redirected     int64         `json:"redirected"`  // fetches that followed at least one redirect
-	Retries        int64         `json:"retries"`     // requests tried again after a transient failure (fetch.retries)
-	Queued         int64         `json:"queued_left"` // entries pending in the queue
-	FalsePositives *uint64       `json:"filter_false_positives,omitempty"`
-	ResumedURLs    int64         `json:"resumed_urls,omitempty"`  // URL records already in the store
-	ResumedQueue   int64         `json:"resumed_queue,omitempty"` // entries pending at start
-	Elapsed        time.Duration `json:"-"`
-	Seconds        float64       `json:"seconds"`
-	PagesPerSecond float64       `json:"pages_per_second"` // URLs done (any outcome) per second of this run
+	Fetched    int64 `json:"fetched"`     // URLs requested that got an HTTP response
+	Stored     int64 `json:"stored"`      // new documents stored
+	Duplicates int64 `json:"duplicates"`  // pages mapped to an existing document
+	Errors     int64 `json:"errors"`      // network errors, HTTP >= 400, undecodable pages
+	NonHTML    int64 `json:"non_html"`    // responses recorded and skipped for their content type
+	Robots     int64 `json:"robots"`      // URLs not fetched because robots.txt disallows them
+	Redirected int64 `json:"redirected"`  // fetches that followed at least one redirect
+	Retries    int64 `json:"retries"`     // requests tried again after a transient failure (fetch.retries)
+	Queued     int64 `json:"queued_left"` // entries pending in the queue
+	// FalsePositives are the URL filter's false positives: "seen" answers
+	// for URLs never admitted before, counted with dedup.verify (the store
+	// did not know them: they were crawled anyway) or Options.Audit (the
+	// shadow set disagreed: crawled anyway); nil with neither.
+	FalsePositives *uint64 `json:"filter_false_positives,omitempty"`
+	// FilterStoreReads and FilterStoreKeys count, with dedup.verify, the
+	// store read batches (at most one per page) and the URLs looked up in
+	// them to confirm the filter's "seen" answers; the others were
+	// confirmed in memory (URLs admitted recently).
+	FilterStoreReads uint64        `json:"filter_store_reads,omitempty"`
+	FilterStoreKeys  uint64        `json:"filter_store_keys,omitempty"`
+	ResumedURLs      int64         `json:"resumed_urls,omitempty"`  // URL records already in the store
+	ResumedQueue     int64         `json:"resumed_queue,omitempty"` // entries pending at start
+	Elapsed          time.Duration `json:"-"`
+	Seconds          float64       `json:"seconds"`
+	PagesPerSecond   float64       `json:"pages_per_second"` // URLs done (any outcome) per second of this run
 }
 
 // Crawler runs one crawl. Create it with New and call Run once.
@@ -238,8 +249,15 @@ func New(o Options) (*Crawler, error) {
 	}
 
 	par := cfg.Politeness.PerHostParallelism
+	var confirm interface {
+		Known(context.Context, []string, []bool) error
+	}
+	if cfg.Dedup.Verify {
+		confirm = o.Store
+	}
 	front, err := frontier.New(frontier.Options{
 		Seen:               o.Seen,
+		Confirm:            confirm,
 		Store:              queueAdapter{o.Store},
 		Window:             o.Window,
 		PerHostParallelism: par,
@@ -637,7 +655,13 @@ func (c *Crawler) Stats() Stats {
 		ResumedURLs: c.resumedURLs, ResumedQueue: c.resumedQueue,
 		Elapsed: el, Seconds: el.Seconds(),
 	}
+	if c.cfg.Dedup.Verify {
+		fs := c.front.Stats()
+		s.FalsePositives = &fs.FalsePositives
+		s.FilterStoreReads, s.FilterStoreKeys = fs.ConfirmReads, fs.ConfirmKeys
+	}
 	if c.o.FalsePositives != nil {
+		// An audited filter answers with the truth: its count is the one.
 		fp := c.o.FalsePositives() - c.fpBase.Load()
 		s.FalsePositives = &fp
 	}

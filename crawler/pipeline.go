@@ -55,7 +55,10 @@ func (c *Crawler) queueSeeds(ctx context.Context) error {
 		}
 		cands = append(cands, frontier.Candidate{URL: u.String()})
 	}
-	fresh, tested := c.front.Reserve(cands)
+	fresh, tested, err := c.front.Reserve(ctx, cands)
+	if err != nil {
+		return fmt.Errorf("crawler: queue seeds: %w", err)
+	}
 	if len(tested) == 0 {
 		return nil
 	}
@@ -100,10 +103,14 @@ func (c *Crawler) process(ctx, fetchCtx context.Context, e frontier.Entry) error
 		return nil
 	}
 	c.countFetch(j)
-	out, ok := c.record(fetchCtx, e, j)
-	if !ok {
-		c.front.Done(e) // aborted at shutdown: left queued
-		return nil
+	out, err := c.record(ctx, fetchCtx, e, j)
+	if err != nil {
+		c.front.Release(out.claimed)
+		c.front.Done(e) // left queued
+		if errors.Is(err, errStopping) {
+			return nil // aborted at shutdown
+		}
+		return err
 	}
 	if err := c.archive(ctx, j, out.verdict); err != nil {
 		c.front.Done(e)
@@ -137,6 +144,7 @@ type outcome struct {
 	cm      storage.Commit
 	extra   []*storage.URLRecord
 	trace   []string // redirect aliases tested against the seen-set
+	claimed []string // the aliases admitted (frontier.Claim), to Release
 	links   []frontier.Candidate
 	verdict *contentdedup.Verdict // content dedup's answer (nil: not parsed)
 }
@@ -154,15 +162,16 @@ func (c *Crawler) countFetch(j *job) {
 // record turns a fetch into what is stored for it: a URL record for a
 // fetch that is not parsed (refused, failed, not HTML), otherwise the page
 // (or, for a duplicate, a URL record naming its document), its redirect
-// aliases and its links. ok is false if the crawl stopped while the page
-// waited to be parsed.
-func (c *Crawler) record(fetchCtx context.Context, e frontier.Entry, j *job) (out outcome, ok bool) {
+// aliases and its links. It returns errStopping if the crawl stopped while
+// the page waited to be parsed, or the store's error while confirming an
+// alias (out.claimed is then still to be released).
+func (c *Crawler) record(ctx, fetchCtx context.Context, e frontier.Entry, j *job) (out outcome, err error) {
 	now := time.Now().UTC()
 	rec := &storage.URLRecord{URL: e.URL, Status: j.status, ContentType: j.contentType, FetchedAt: now}
 	out.cm = storage.Commit{Dequeue: []uint64{e.Seq}}
 	if !c.classify(e, j, rec) {
 		out.cm.URL = rec
-		return out, true
+		return out, nil
 	}
 	final := j.final
 	if final == nil {
@@ -170,19 +179,21 @@ func (c *Crawler) record(fetchCtx context.Context, e frontier.Entry, j *job) (ou
 	}
 	doc, err := c.parse(fetchCtx, j, rec.ContentType, final)
 	if errors.Is(err, errStopping) {
-		return out, false
+		return out, err
 	}
 	if err != nil {
 		rec.Err = err.Error()
 		c.errs.Add(1)
 		out.cm.URL = rec
-		return out, true
+		return out, nil
 	}
 	v := c.judge(e, j, rec, doc, final, &out.cm)
 	out.verdict = &v
-	c.recordAliases(e, j, rec, v.DocID, &out)
+	if err := c.recordAliases(ctx, e, j, rec, v.DocID, &out); err != nil {
+		return out, err
+	}
 	out.links = c.links(e, doc)
-	return out, true
+	return out, nil
 }
 
 // classify sorts out the fetches that are not parsed, filling in rec and
@@ -270,16 +281,21 @@ func (c *Crawler) judge(e frontier.Entry, j *job, rec *storage.URLRecord, doc *D
 // not seen before, the deduper maps it to docID, and the store gets its
 // URL record (the first in out.cm when that has none, the others in
 // out.extra).
-func (c *Crawler) recordAliases(e frontier.Entry, j *job, rec *storage.URLRecord, docID uint64, out *outcome) {
+func (c *Crawler) recordAliases(ctx context.Context, e frontier.Entry, j *job, rec *storage.URLRecord, docID uint64, out *outcome) error {
 	for _, u := range j.chain {
 		alias := u.String()
 		if alias == e.URL {
 			continue
 		}
 		out.trace = append(out.trace, alias)
-		if !c.front.Claim(alias) {
+		fresh, err := c.front.Claim(context.WithoutCancel(ctx), alias)
+		if err != nil {
+			return fmt.Errorf("crawler: redirect alias %s: %w", alias, err)
+		}
+		if !fresh {
 			continue
 		}
+		out.claimed = append(out.claimed, alias)
 		c.o.Dedup.AddURL(alias, docID)
 		r := &storage.URLRecord{URL: alias, DocID: storage.DocID(docID), Duplicate: true, Reason: "redirect",
 			Status: j.status, ContentType: rec.ContentType, FetchedAt: rec.FetchedAt}
@@ -289,6 +305,7 @@ func (c *Crawler) recordAliases(e frontier.Entry, j *job, rec *storage.URLRecord
 			out.extra = append(out.extra, r)
 		}
 	}
+	return nil
 }
 
 // commit reserves the outcome's new links in the frontier and writes
@@ -297,6 +314,7 @@ func (c *Crawler) recordAliases(e frontier.Entry, j *job, rec *storage.URLRecord
 // document that is not stored yet, which storage allows, and the page
 // itself stays queued). Then the new links are published and e is done.
 func (c *Crawler) commit(ctx context.Context, e frontier.Entry, out outcome) error {
+	defer c.front.Release(out.claimed) // after the commits, whatever their outcome
 	for _, r := range out.extra {
 		if _, err := c.o.Store.Commit(context.WithoutCancel(ctx), storage.Commit{URL: r}); err != nil {
 			c.front.Done(e)
@@ -304,10 +322,14 @@ func (c *Crawler) commit(ctx context.Context, e frontier.Entry, out outcome) err
 		}
 	}
 	cm := out.cm
-	fresh, tested := c.front.Reserve(out.links)
+	fresh, tested, err := c.front.Reserve(context.WithoutCancel(ctx), out.links)
+	if err != nil {
+		c.front.Done(e)
+		return fmt.Errorf("crawler: links of %s: %w", e.URL, err)
+	}
 	cm.Enqueue = queueEntries(fresh)
 	cm.Trace = append(out.trace, tested...)
-	_, err := c.o.Store.Commit(context.WithoutCancel(ctx), cm)
+	_, err = c.o.Store.Commit(context.WithoutCancel(ctx), cm)
 	if errors.Is(err, storage.ErrTooLarge) && cm.Page != nil {
 		// Keep the text and fingerprints; drop the raw HTML that did not fit.
 		c.log.Warn("page too large to store with its HTML; storing text only", "url", e.URL, "bytes", len(cm.Page.HTML))

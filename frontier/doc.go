@@ -24,6 +24,18 @@
 //
 // Next hands out an entry; Done releases it once its result is committed.
 //
+// # Exact "seen" answers
+//
+// A Bloom filter's "seen" can be wrong (a false positive), and a crawler
+// that believes it never fetches that URL. With Options.Confirm the
+// frontier believes "not seen" at once (no lookup: the common case for new
+// links) and confirms "seen": first against the URLs it holds (admitted,
+// commit not yet published) and the last Options.Recent URLs published,
+// then against the store by key, one batch per Reserve. A URL the store
+// does not know is admitted and counted in Stats.FalsePositives. Holding
+// every admitted URL until Publish is what keeps a URL reserved by one
+// worker from being admitted again by another before its commit.
+//
 // # Memory
 //
 // Only a bounded window of the queue (Options.Window entries) lives in

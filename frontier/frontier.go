@@ -60,6 +60,19 @@ type queueStore interface {
 
 // Options configures a Frontier. The zero value of every field is its default.
 type Options struct {
+	// Confirm, if set, makes the seen-set exact: a "seen" answer is
+	// believed only if the URL was admitted by this frontier and not yet
+	// published, is among the Recent URLs published last, or Confirm's
+	// store knows it (one Known call per Reserve run, with every
+	// candidate of the run that needs it); otherwise it was a false
+	// positive of the filter, and the URL is admitted and counted
+	// (Stats.FalsePositives). nil trusts the seen-set (a Bloom false
+	// positive then drops a URL).
+	Confirm knownStore
+	// Recent is the number of published URLs Confirm remembers exactly in
+	// memory, so that the links every page repeats need no store read.
+	// Default 16,384.
+	Recent int
 	// Seen is the seen-filter every candidate is tested against. Required.
 	// If it also has TestAndAddBatch (urlfilter's filters do), Reserve tests
 	// each call's candidates through it in one batch.
@@ -93,6 +106,7 @@ type Options struct {
 type Frontier struct {
 	o    Options
 	seen batchSeenSet // o.Seen, or o.Seen one by one
+	conf *confirmer   // nil without Options.Confirm
 
 	mu       sync.Mutex
 	changed  chan struct{} // closed and replaced on every state change
@@ -146,6 +160,9 @@ func New(o Options) (*Frontier, error) {
 	if o.PerHostParallelism <= 0 {
 		o.PerHostParallelism = 2
 	}
+	if o.Recent <= 0 {
+		o.Recent = 16_384
+	}
 	if o.Delay < 0 {
 		return nil, fmt.Errorf("frontier: negative Delay %v", o.Delay)
 	}
@@ -167,6 +184,9 @@ func New(o Options) (*Frontier, error) {
 		nextSeq:     1,
 	}
 	f.tested = sync.NewCond(&f.mu)
+	if o.Confirm != nil {
+		f.conf = newConfirmer(o.Confirm, o.Recent)
+	}
 	return f, nil
 }
 
@@ -221,17 +241,41 @@ func (f *Frontier) Restore(rawURL string) {
 }
 
 // Claim admits a URL that is recorded without being queued (a redirect
-// alias of a fetched page): if the seen-set has not seen it, Claim adds it,
-// counts it against MaxPerHost/MaxTotal and reports true; otherwise it
-// reports false and the caller does not record it.
-func (f *Frontier) Claim(rawURL string) bool {
-	if f.o.Seen.TestAndAdd(rawURL) {
-		return false
+// alias of a fetched page): if the seen-set has not seen it (confirmed as
+// in Reserve when Options.Confirm is set), Claim adds it, counts it
+// against MaxPerHost/MaxTotal and reports true; otherwise it reports false
+// and the caller does not record it. With Options.Confirm, call Release
+// with the claimed URLs once the commit recording them has returned.
+func (f *Frontier) Claim(ctx context.Context, rawURL string) (bool, error) {
+	seen := []bool{false}
+	if err := f.testAndAdd(ctx, []string{rawURL}, seen); err != nil {
+		return false, err
+	}
+	if seen[0] {
+		return false, nil
 	}
 	f.mu.Lock()
 	f.account(hostOf(rawURL))
 	f.mu.Unlock()
-	return true
+	return true, nil
+}
+
+// Release ends the hold Claim put on urls, once the commit that recorded
+// them has returned. Without Options.Confirm it does nothing.
+func (f *Frontier) Release(urls []string) {
+	if f.conf != nil {
+		f.conf.release(urls, true)
+	}
+}
+
+// testAndAdd tests keys against the seen-set, exactly when Options.Confirm
+// is set.
+func (f *Frontier) testAndAdd(ctx context.Context, keys []string, seen []bool) error {
+	if f.conf == nil {
+		f.seen.TestAndAddBatch(keys, seen)
+		return nil
+	}
+	return f.conf.testAndAdd(ctx, f.seen, keys, seen)
 }
 
 func (f *Frontier) account(host string) {
@@ -243,7 +287,9 @@ func (f *Frontier) account(host string) {
 // assigns a sequence number to every one not seen before. Candidates deeper
 // than MaxDepth or beyond MaxPerHost/MaxTotal are dropped without a test.
 // It returns the new entries and the URLs tested, in order (the URL trace).
-// The new entries are handed out only after Publish.
+// The new entries are handed out only after Publish. With Options.Confirm,
+// "seen" answers are confirmed (see Options.Confirm) and the error is the
+// store's, with no entries reserved from the run that failed.
 //
 // The candidates are tested in batches (one batch for the whole call unless
 // a limit is close): a run of candidates goes to the seen-filter together
@@ -255,7 +301,7 @@ func (f *Frontier) account(host string) {
 // one call gives exactly the entries, trace and filter state of testing
 // its candidates one by one, and concurrent calls never queue more than
 // MaxTotal or MaxPerHost.
-func (f *Frontier) Reserve(cands []Candidate) (fresh []Entry, tested []string) {
+func (f *Frontier) Reserve(ctx context.Context, cands []Candidate) (fresh []Entry, tested []string, err error) {
 	limited := f.o.MaxTotal > 0 || f.o.MaxPerHost > 0
 	hosts := make([]string, len(cands))
 	for i, c := range cands {
@@ -303,7 +349,7 @@ func (f *Frontier) Reserve(cands []Candidate) (fresh []Entry, tested []string) {
 			seen = make([]bool, len(run))
 		}
 		seen = seen[:len(run)]
-		f.seen.TestAndAddBatch(tested[first:], seen)
+		err = f.testAndAdd(ctx, tested[first:], seen)
 		f.mu.Lock()
 		if limited {
 			f.tested.Broadcast()
@@ -313,7 +359,7 @@ func (f *Frontier) Reserve(cands []Candidate) (fresh []Entry, tested []string) {
 			if limited {
 				f.hold(host, -1)
 			}
-			if seen[j] {
+			if seen[j] || err != nil {
 				continue
 			}
 			f.account(host)
@@ -323,8 +369,12 @@ func (f *Frontier) Reserve(cands []Candidate) (fresh []Entry, tested []string) {
 			fresh = append(fresh, e)
 		}
 		f.mu.Unlock()
+		if err != nil {
+			f.Cancel(fresh)
+			return nil, tested, err
+		}
 	}
-	return fresh, tested
+	return fresh, tested, nil
 }
 
 func (f *Frontier) tooDeep(c Candidate) bool { return f.o.MaxDepth >= 0 && c.Depth > f.o.MaxDepth }
@@ -353,6 +403,7 @@ func (f *Frontier) Publish(entries []Entry) {
 	if len(entries) == 0 {
 		return
 	}
+	f.release(entries, true)
 	f.mu.Lock()
 	defer f.mu.Unlock()
 	for _, e := range entries {
@@ -368,12 +419,25 @@ func (f *Frontier) Publish(entries []Entry) {
 // Cancel drops reserved entries that could not be committed. Their URLs
 // stay in the seen-filter: the caller is expected to stop the crawl.
 func (f *Frontier) Cancel(entries []Entry) {
+	f.release(entries, false)
 	f.mu.Lock()
 	defer f.mu.Unlock()
 	for _, e := range entries {
 		delete(f.pending, e.Seq)
 	}
 	f.broadcast()
+}
+
+// release ends the confirmer's hold on the entries' URLs.
+func (f *Frontier) release(entries []Entry, committed bool) {
+	if f.conf == nil || len(entries) == 0 {
+		return
+	}
+	urls := make([]string, len(entries))
+	for i, e := range entries {
+		urls[i] = e.URL
+	}
+	f.conf.release(urls, committed)
 }
 
 // push adds e to memory, or records it as spilled when the window is full.
@@ -662,14 +726,25 @@ type Stats struct {
 	Reserved int  // entries reserved and not published
 	Hosts    int  // hosts with queued or in-flight entries
 	Spilled  bool // more entries wait in the store
+
+	// With Options.Confirm: the seen-set's "seen" answers the store did
+	// not know (false positives, admitted), the store read batches made and
+	// URLs looked up to confirm the others, and the "seen" answers
+	// confirmed in memory (held or recent URLs) with no store read.
+	FalsePositives, ConfirmReads, ConfirmKeys, RecentHits uint64
 }
 
 // Stats returns the current counters.
 func (f *Frontier) Stats() Stats {
 	f.mu.Lock()
 	defer f.mu.Unlock()
-	return Stats{InMemory: len(f.mem), InFlight: len(f.inflight), Reserved: len(f.pending),
+	s := Stats{InMemory: len(f.mem), InFlight: len(f.inflight), Reserved: len(f.pending),
 		Hosts: len(f.hosts), Spilled: f.spillFrom != 0}
+	if c := f.conf; c != nil {
+		s.FalsePositives, s.ConfirmReads = c.falsePositives.Load(), c.reads.Load()
+		s.ConfirmKeys, s.RecentHits = c.keys.Load(), c.recentHits.Load()
+	}
+	return s
 }
 
 // hostOf returns the host[:port] of an absolute URL ("" if it has none).

@@ -83,7 +83,7 @@ func add(f *Frontier, q *memQueue, depth int, ref string, urls ...string) []Entr
 	for _, u := range urls {
 		cs = append(cs, Candidate{URL: u, Depth: depth, Referrer: ref})
 	}
-	fresh, _ := f.Reserve(cs)
+	fresh, _, _ := f.Reserve(context.Background(), cs)
 	if q != nil {
 		q.commit(fresh)
 	}
@@ -93,7 +93,7 @@ func add(f *Frontier, q *memQueue, depth int, ref string, urls ...string) []Entr
 
 func TestReserveDedupAndLimits(t *testing.T) {
 	f := mustNew(t, Options{MaxDepth: 1, MaxPerHost: 3, MaxTotal: 4})
-	fresh, tested := f.Reserve([]Candidate{
+	fresh, tested, _ := f.Reserve(context.Background(), []Candidate{
 		{URL: "http://a/1"}, {URL: "http://a/1"}, {URL: "http://a/2", Depth: 2},
 		{URL: "http://a/3", Depth: 1}, {URL: "http://a/4"}, {URL: "http://a/5"},
 		{URL: "http://b/1"}, {URL: "http://b/2"},
@@ -216,7 +216,7 @@ func TestSpillAndConcurrentCrawl(t *testing.T) {
 						links = append(links, Candidate{URL: url(j), Depth: e.Depth + 1, Referrer: e.URL})
 					}
 				}
-				fresh, _ := f.Reserve(links)
+				fresh, _, _ := f.Reserve(context.Background(), links)
 				q.commit(fresh, e.Seq) // one atomic commit: new entries + dequeue
 				f.Publish(fresh)
 				f.Done(e)
@@ -249,7 +249,7 @@ func TestResume(t *testing.T) {
 	if err != nil || n != 3 {
 		t.Fatalf("Resume = %d, %v; want 3, nil", n, err)
 	}
-	fresh, _ := f.Reserve([]Candidate{{URL: "http://a/5"}, {URL: "http://c/1"}})
+	fresh, _, _ := f.Reserve(context.Background(), []Candidate{{URL: "http://a/5"}, {URL: "http://c/1"}})
 	if len(fresh) != 1 || fresh[0].Seq != 10 {
 		t.Fatalf("fresh = %+v, want one entry with seq 10", fresh)
 	}
@@ -314,9 +314,9 @@ func TestReserveBatchMatchesOneByOne(t *testing.T) {
 		o1.Seen, o2.Seen = one, batch
 		f1, f2 := mustNew(t, o1), mustNew(t, o2)
 		for i, cs := range calls {
-			fresh1, tested1 := f1.Reserve(cs)
+			fresh1, tested1, _ := f1.Reserve(context.Background(), cs)
 			before := batch.calls
-			fresh2, tested2 := f2.Reserve(cs)
+			fresh2, tested2, _ := f2.Reserve(context.Background(), cs)
 			if fmt.Sprint(fresh1) != fmt.Sprint(fresh2) || fmt.Sprint(tested1) != fmt.Sprint(tested2) {
 				t.Fatalf("%+v call %d: batch fresh %v tested %v; one by one fresh %v tested %v",
 					o, i, fresh2, tested2, fresh1, tested1)
@@ -359,7 +359,7 @@ func TestReserveBatchLimitsConcurrent(t *testing.T) {
 					for i := range 60 {
 						cs = append(cs, Candidate{URL: fmt.Sprintf("http://h%d/w%d-r%d-%d", i%3, w, round, i)})
 					}
-					fresh, _ := f.Reserve(cs)
+					fresh, _, _ := f.Reserve(context.Background(), cs)
 					mu.Lock()
 					for _, e := range fresh {
 						perHost[hostOf(e.URL)]++

@@ -2,6 +2,7 @@ package storage
 
 import (
 	"context"
+	"encoding/binary"
 	"errors"
 	"fmt"
 	"strings"
@@ -203,12 +204,12 @@ func (db *DB) Commit(ctx context.Context, c Commit) ([]uint64, error) {
 				}
 			}
 			for i := range c.Enqueue {
-				if err := txn.Set(queueKey(seqs[i]), encodeQueue(&c.Enqueue[i])); err != nil {
+				if err := putQueue(txn, seqs[i], &c.Enqueue[i]); err != nil {
 					return err
 				}
 			}
 			for _, s := range c.Dequeue {
-				if err := txn.Delete(queueKey(s)); err != nil {
+				if err := deleteQueue(txn, s); err != nil {
 					return err
 				}
 			}
@@ -440,4 +441,59 @@ func (db *DB) DeleteMeta(key string) error {
 		return fmt.Errorf("delete meta %q: remove blob: %w", key, err)
 	}
 	return nil
+}
+
+// putQueue writes the queue entry q at seq and its URL's index entry
+// (e <url> → seq, what Known looks up). An entry it replaces loses its
+// index entry first.
+func putQueue(txn *badger.Txn, seq uint64, q *QueueEntry) error {
+	if err := deleteQueue(txn, seq); err != nil {
+		return err
+	}
+	if err := txn.Set(queueKey(seq), encodeQueue(q)); err != nil {
+		return err
+	}
+	return txn.Set(queuedKey(q.URL), binary.BigEndian.AppendUint64(nil, seq))
+}
+
+// deleteQueue deletes the queue entry at seq, if any, and its URL's index
+// entry (unless the index already names another seq for that URL).
+func deleteQueue(txn *badger.Txn, seq uint64) error {
+	item, err := txn.Get(queueKey(seq))
+	if errors.Is(err, badger.ErrKeyNotFound) {
+		return nil
+	}
+	if err != nil {
+		return err
+	}
+	var u string
+	if err := item.Value(func(v []byte) error {
+		q, err := decodeQueue(seq, v)
+		u = q.URL
+		return err
+	}); err != nil {
+		return err
+	}
+	if err := txn.Delete(queueKey(seq)); err != nil {
+		return err
+	}
+	ik := queuedKey(u)
+	idx, err := txn.Get(ik)
+	if errors.Is(err, badger.ErrKeyNotFound) {
+		return nil
+	}
+	if err != nil {
+		return err
+	}
+	same := false
+	if err := idx.Value(func(v []byte) error {
+		same = len(v) == 8 && binary.BigEndian.Uint64(v) == seq
+		return nil
+	}); err != nil {
+		return err
+	}
+	if !same {
+		return nil
+	}
+	return txn.Delete(ik)
 }

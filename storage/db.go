@@ -203,6 +203,9 @@ func finishOpen(dir string, opts Options, bdb *badger.DB) (_ *DB, err error) {
 	}
 	db := &DB{dir: dir, opts: opts, bdb: bdb, log: opts.Logger, closed: make(chan struct{})}
 	if !opts.ReadOnly {
+		if err := indexQueue(bdb); err != nil {
+			return nil, fmt.Errorf("%w: index the queue by URL: %v", ErrCorrupt, err)
+		}
 		if db.queueSeq, err = bdb.GetSequence(keySeqQueue, 1000); err != nil {
 			return nil, err
 		}

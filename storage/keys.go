@@ -8,22 +8,27 @@ import (
 
 // Key namespaces; see doc.go for the schema.
 const (
-	nsPage  = 'p'
-	nsFP    = 'f'
-	nsURL   = 'u'
-	nsDoc   = 'd'
-	nsCanon = 'c'
-	nsHost  = 'h'
-	nsTime  = 't'
-	nsQueue = 'q'
-	nsTrace = 'r'
-	nsMeta  = 'm'
+	nsPage   = 'p'
+	nsFP     = 'f'
+	nsURL    = 'u'
+	nsDoc    = 'd'
+	nsCanon  = 'c'
+	nsHost   = 'h'
+	nsTime   = 't'
+	nsQueue  = 'q'
+	nsQueued = 'e'
+	nsTrace  = 'r'
+	nsMeta   = 'm'
 )
 
 var (
 	keyVersion  = []byte("!version")
 	keySeqQueue = []byte("!seq/queue")
 	keySeqTrace = []byte("!seq/trace")
+	// keyQueuedIndex marks a store whose queue entries all have their
+	// e <url> index entry (written at creation, or by the one-time
+	// migration of an older store; see indexQueue).
+	keyQueuedIndex = []byte("!index/queued")
 )
 
 func u64key(ns byte, v uint64) []byte {
@@ -36,6 +41,7 @@ func u64key(ns byte, v uint64) []byte {
 func pageKey(docID DocID) []byte   { return u64key(nsPage, uint64(docID)) }
 func fpKey(docID DocID) []byte     { return u64key(nsFP, uint64(docID)) }
 func queueKey(seq uint64) []byte   { return u64key(nsQueue, seq) }
+func queuedKey(u string) []byte    { return append([]byte{nsQueued}, u...) }
 func traceKey(seq uint64) []byte   { return u64key(nsTrace, seq) }
 func urlKey(u string) []byte       { return append([]byte{nsURL}, u...) }
 func metaKey(key string) []byte    { return append([]byte{nsMeta}, key...) }

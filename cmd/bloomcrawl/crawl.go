@@ -17,6 +17,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/prometheus/client_golang/prometheus"
 	"golang.org/x/term"
 
 	"github.com/bloomcrawl/bloomcrawl/api"
@@ -236,6 +237,9 @@ func crawlStore(ctx context.Context, cfg *configs.Config, r crawlRun) (st *crawl
 			if sp, err := db.Space(); err == nil && sp.Low() {
 				args = append(args, "disk_free", storage.FormatBytes(sp.Free), "stops_below", storage.FormatBytes(sp.Need()))
 			}
+			if s.FalsePositives != nil {
+				args = append(args, "filter_false_positives", *s.FalsePositives)
+			}
 			log.Info("progress", args...)
 		}
 	}
@@ -244,6 +248,7 @@ func crawlStore(ctx context.Context, cfg *configs.Config, r crawlRun) (st *crawl
 	} else if r.verbose {
 		opts.Logger = log
 	}
+	var c *crawler.Crawler // set before Run, which calls Started
 	serveDone := make(chan error, 1)
 	serving := false // set by Started, which Run calls before it returns
 	if r.serve != nil {
@@ -271,7 +276,7 @@ func crawlStore(ctx context.Context, cfg *configs.Config, r crawlRun) (st *crawl
 				serveDone <- serr
 				return
 			}
-			h := api.NewHandler(svc, db, api.HandlerOptions{Token: r.token, Logger: log, Seen: recs})
+			h := api.NewHandler(svc, db, api.HandlerOptions{Token: r.token, Logger: log, Seen: recs, Collectors: crawlMetrics(c)})
 			go func() {
 				serveDone <- api.Serve(serveCtx, r.serve, h, api.ServerOptions{Logger: log, OnListen: func(a net.Addr) {
 					log.Info("serving the HTTP API during the crawl", "url", "http://"+a.String()+"/")
@@ -279,8 +284,7 @@ func crawlStore(ctx context.Context, cfg *configs.Config, r crawlRun) (st *crawl
 			}()
 		}
 	}
-	c, err := crawler.New(opts)
-	if err != nil {
+	if c, err = crawler.New(opts); err != nil {
 		return nil, err
 	}
 	stats, err := c.Run(ctx)
@@ -344,6 +348,34 @@ func profileHeapPeaks(ctx context.Context, path string, every time.Duration) {
 	}
 }
 
+// crawlMetrics are the running crawl's counters that crawl --serve adds to
+// /metrics: the URL filter's false positives and the store reads that
+// confirm its "seen" answers (dedup.verify).
+func crawlMetrics(c *crawler.Crawler) []prometheus.Collector {
+	counter := func(name, help string, v func(crawler.Stats) uint64) prometheus.Collector {
+		return prometheus.NewCounterFunc(prometheus.CounterOpts{Name: name, Help: help},
+			func() float64 { return float64(v(c.Stats())) })
+	}
+	return []prometheus.Collector{
+		counter("bloomcrawl_crawl_filter_false_positives_total",
+			`URLs the URL filter answered "seen" for that were new, crawled anyway (dedup.verify or --audit; 0 when neither counts them).`,
+			func(s crawler.Stats) uint64 {
+				if s.FalsePositives == nil {
+					return 0
+				}
+				return *s.FalsePositives
+			}),
+		counter("bloomcrawl_crawl_filter_store_reads_total",
+			`Store read batches made to confirm the URL filter's "seen" answers (at most one per page).`,
+			func(s crawler.Stats) uint64 { return s.FilterStoreReads }),
+		counter("bloomcrawl_crawl_filter_store_keys_total",
+			`URLs looked up in the store to confirm the URL filter's "seen" answers.`,
+			func(s crawler.Stats) uint64 { return s.FilterStoreKeys }),
+		counter("bloomcrawl_crawl_pages_fetched_total", "URLs requested that got an HTTP response.",
+			func(s crawler.Stats) uint64 { return uint64(s.Fetched) }),
+	}
+}
+
 func progressLine(s crawler.Stats) string {
 	line := fmt.Sprintf("%6.0fs  fetched %d  stored %d  duplicates %d  errors %d  queued %d  %.0f pages/s",
 		s.Seconds, s.Fetched, s.Stored, s.Duplicates, s.Errors, s.Queued, s.PagesPerSecond)
@@ -383,7 +415,10 @@ func printSummary(w io.Writer, s *crawler.Stats, dir string) {
 	fmt.Fprintf(w, "  errors       %d\n", s.Errors)
 	fmt.Fprintf(w, "  queued left  %d\n", s.Queued)
 	if s.FalsePositives != nil {
-		fmt.Fprintf(w, "  filter false positives  %d (audited: these URLs were fetched anyway)\n", *s.FalsePositives)
+		fmt.Fprintf(w, "  filter false positives  %d (URLs the filter called seen that were new: crawled anyway)\n", *s.FalsePositives)
+	}
+	if s.FilterStoreReads > 0 {
+		fmt.Fprintf(w, "  filter store reads      %d (%d URLs looked up to confirm the filter's \"seen\")\n", s.FilterStoreReads, s.FilterStoreKeys)
 	}
 	if s.ResumedURLs > 0 || s.ResumedQueue > 0 {
 		fmt.Fprintf(w, "  resumed from %d URLs already in the store and %d queued\n", s.ResumedURLs, s.ResumedQueue)

@@ -7,6 +7,7 @@ import (
 	"io"
 	"net"
 	"net/http"
+	"strconv"
 	"strings"
 	"testing"
 
@@ -19,7 +20,8 @@ import (
 // crawl's own process (crawl --serve) and checks, while the crawl still
 // owns the store, that the API sees what the crawl stored and shares its
 // dedup index: a crawled page's text submitted under a new URL is a
-// duplicate of the crawled document.
+// duplicate of the crawled document; and /metrics reports the crawl's URL
+// filter false positives (a filter far too small makes them many).
 func TestCrawlServe(t *testing.T) {
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
@@ -33,14 +35,30 @@ func TestCrawlServe(t *testing.T) {
 	cfg.Seeds = []string{base + "/"}
 	cfg.Store.Dir = t.TempDir()
 	cfg.Scope.Exclude = []string{site.Manifest().Trap.Exclude}
+	cfg.Dedup.Filter, cfg.Dedup.Capacity, cfg.Dedup.TargetFP = "classic", 4, 0.4
 	ln, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
 		t.Fatal(err)
 	}
 	api := "http://" + ln.Addr().String()
 	var checked bool
+	var metricFPs string
 	inspect := func(db *storage.DB) error {
 		checked = true
+		resp, err := http.Get(api + "/metrics")
+		if err != nil {
+			return err
+		}
+		text, err := io.ReadAll(resp.Body)
+		resp.Body.Close()
+		if err != nil {
+			return err
+		}
+		for _, line := range strings.Split(string(text), "\n") {
+			if v, ok := strings.CutPrefix(line, "bloomcrawl_crawl_filter_false_positives_total "); ok {
+				metricFPs = v
+			}
+		}
 		st, err := db.Stats(context.Background())
 		if err != nil {
 			return err
@@ -56,7 +74,7 @@ func TestCrawlServe(t *testing.T) {
 			return err
 		}
 		body, _ := json.Marshal(map[string]any{"url": "http://copy.example/debian", "title": page.Title, "content": page.Text})
-		resp, err := http.Post(api+"/v1/docid", "application/json", bytes.NewReader(body))
+		resp, err = http.Post(api+"/v1/docid", "application/json", bytes.NewReader(body))
 		if err != nil {
 			return err
 		}
@@ -76,6 +94,9 @@ func TestCrawlServe(t *testing.T) {
 	}
 	if !checked || st.Stored == 0 {
 		t.Fatalf("crawl stored %d pages; inspect ran: %v", st.Stored, checked)
+	}
+	if st.FalsePositives == nil || *st.FalsePositives == 0 || metricFPs != strconv.FormatUint(*st.FalsePositives, 10) {
+		t.Errorf("/metrics filter false positives %q, summary %v (want equal, > 0)", metricFPs, st.FalsePositives)
 	}
 	// The server stops with the crawl.
 	if _, err := http.Get(api + "/healthz"); err == nil {
