@@ -150,12 +150,7 @@ func Open(o Options) (*Writer, error) {
 	if err := os.MkdirAll(o.Dir, 0o755); err != nil {
 		return nil, fmt.Errorf("archive: create %s: %w", o.Dir, err)
 	}
-	host, _ := os.Hostname()
-	host = strings.NewReplacer("/", "_", "-", "_", " ", "_").Replace(host)
-	if host == "" {
-		host = "localhost"
-	}
-	w := &Writer{o: o, host: host, started: time.Now().UTC(),
+	w := &Writer{o: o, host: hostname(), started: time.Now().UTC(),
 		inflight: map[string]*pending{}, waiting: map[uint64][]*waitingMeta{}}
 	return w, nil
 }
@@ -640,6 +635,17 @@ func (w *Writer) Close() error {
 		errs = append(errs, w.closeFile())
 	}
 	return errors.Join(errs...)
+}
+
+// hostname is os.Hostname fit for a file name part ("-" and "/" become
+// "_"), or "localhost".
+func hostname() string {
+	host, _ := os.Hostname()
+	host = strings.NewReplacer("/", "_", "-", "_", " ", "_").Replace(host)
+	if host == "" {
+		host = "localhost"
+	}
+	return host
 }
 
 func newID() string { return "<urn:uuid:" + uuid.NewString() + ">" }

@@ -1,16 +1,20 @@
 package main
 
 import (
+	"bufio"
 	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
+	"os"
+	"path/filepath"
 	"strings"
 	"text/tabwriter"
 	"time"
 	"unicode/utf8"
 
+	"github.com/bloomcrawl/bloomcrawl/archive"
 	"github.com/bloomcrawl/bloomcrawl/storage"
 )
 
@@ -24,6 +28,8 @@ subcommands:
   list [--host H] [--prefix P] [--since T] [--until T] [--limit N] [--after CURSOR]
                               pages by host, URL prefix or fetch time (RFC 3339), paginated
   export [--html]             every page as JSON lines (docId order)
+  export --warc FILE          the store as a WARC/1.1 file (pages as resource records, duplicates
+                              and failures as metadata; no HTTP headers or raw bytes: see README "WARC")
   check                       verify every record and index of the store (reads it all)
 
 The store is opened read-only, so queries can run side by side, but not
@@ -89,7 +95,13 @@ func runQuery(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 		run = func(q *queryCmd, args []string) error { return q.check(ctx, args) }
 	case "export":
 		html := sfs.Bool("html", false, "include the raw HTML")
-		run = func(q *queryCmd, args []string) error { return q.export(ctx, args, *html) }
+		warcFile := sfs.String("warc", "", "write a WARC/1.1 file (gzip per record) instead of JSON lines")
+		run = func(q *queryCmd, args []string) error {
+			if *warcFile != "" {
+				return q.exportWARC(ctx, args, *warcFile)
+			}
+			return q.export(ctx, args, *html)
+		}
 	default:
 		return usagef("unknown query subcommand %q (stats, url, doc, dups, list, export, check)", sub)
 	}
@@ -427,6 +439,40 @@ func (q *queryCmd) list(ctx context.Context, args []string, f listFlags) error {
 	if next != "" {
 		fmt.Fprintf(q.stdout, "next page: --after %s\n", next)
 	}
+	return nil
+}
+
+// exportWARC writes the store to a new file (an existing one is an error)
+// and prints what it wrote.
+func (q *queryCmd) exportWARC(ctx context.Context, args []string, name string) (err error) {
+	if err := wantArgs(args, 0, ""); err != nil {
+		return err
+	}
+	f, err := os.OpenFile(name, os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o644)
+	if err != nil {
+		return fmt.Errorf("export --warc: %w", err)
+	}
+	defer func() {
+		if cerr := f.Close(); err == nil {
+			err = cerr
+		}
+		if err != nil {
+			os.Remove(name)
+		}
+	}()
+	w := bufio.NewWriterSize(f, 1<<20)
+	st, err := archive.Export(ctx, q.db, w, filepath.Base(name), map[string]string{"store": q.db.Dir()})
+	if err != nil {
+		return err
+	}
+	if err := w.Flush(); err != nil {
+		return fmt.Errorf("export --warc %s: %w", name, err)
+	}
+	if q.json {
+		return json.NewEncoder(q.stdout).Encode(st)
+	}
+	fmt.Fprintf(q.stdout, "%s: %d pages (resource records), %d duplicate URLs and %d other URLs (metadata records), %d bytes\n",
+		name, st.Pages, st.Duplicates, st.Other, st.Bytes)
 	return nil
 }
 

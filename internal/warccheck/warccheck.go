@@ -182,18 +182,31 @@ func Check(recs []*Record) []error {
 				bad(r, "revisit carries %d payload bytes", len(r.Payload))
 			}
 		case "metadata":
-			c := r.Header.Get("WARC-Concurrent-To")
-			o, ok := byID[c]
-			if !ok || o.Type != "response" || o.URI != r.URI {
-				bad(r, "WARC-Concurrent-To %s: not an earlier response for the same URI", c)
-			}
-			if id := r.Fields["bloomcrawl-original-record-id"]; id != "" {
-				o, ok := byID[id]
-				if !ok || o.Type != "response" {
-					bad(r, "original record %s: no earlier response", id)
-				} else if o.URI != r.Fields["bloomcrawl-original-uri"] {
-					bad(r, "original record %s has URI %s, metadata names %s", id, o.URI, r.Fields["bloomcrawl-original-uri"])
+			if c := r.Header.Get("WARC-Concurrent-To"); c != "" {
+				if o, ok := byID[c]; !ok || o.Type != "response" || o.URI != r.URI {
+					bad(r, "WARC-Concurrent-To %s: not an earlier response for the same URI", c)
 				}
+			}
+			if c := r.Header.Get("WARC-Refers-To"); c != "" {
+				if o, ok := byID[c]; !ok || o.URI != r.URI {
+					bad(r, "WARC-Refers-To %s: not an earlier record for the same URI", c)
+				}
+			}
+		case "resource":
+			if d := r.Header.Get("WARC-Payload-Digest"); d != "" && d != Digest(r.Block) {
+				bad(r, "WARC-Payload-Digest %s, recomputed %s", d, Digest(r.Block))
+			}
+		}
+	}
+	// A near-duplicate's original: a response (crawl) or resource (export)
+	// record for the URI the metadata names.
+	for _, r := range recs {
+		if id := r.Fields["bloomcrawl-original-record-id"]; r.Type == "metadata" && id != "" {
+			o, ok := byID[id]
+			if !ok || (o.Type != "response" && o.Type != "resource") {
+				bad(r, "original record %s: no response or resource record", id)
+			} else if o.URI != r.Fields["bloomcrawl-original-uri"] {
+				bad(r, "original record %s has URI %s, metadata names %s", id, o.URI, r.Fields["bloomcrawl-original-uri"])
 			}
 		}
 	}

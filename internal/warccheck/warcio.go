@@ -84,8 +84,8 @@ func CDXIndex(warcio string, all bool, files []string) ([]CDXLine, error) {
 // CheckWithWarcio indexes files with warcio and compares its view with
 // recs (read with gowarc): warcio finds a record at every offset where
 // gowarc found one and no other; its default index lists exactly the
-// responses and revisits, each with its URL, status and payload digest
-// (revisits with mime warc/revisit).
+// responses, revisits and resources, each with its URL, payload digest and
+// (but resources) status; revisits with mime warc/revisit.
 func CheckWithWarcio(warcio string, files []string, recs []*Record) []error {
 	var errs []error
 	all, err := CDXIndex(warcio, true, files)
@@ -111,13 +111,13 @@ func CheckWithWarcio(warcio string, files []string, recs []*Record) []error {
 	seen := map[*Record]bool{}
 	for _, l := range def {
 		r := at[fmt.Sprintf("%s@%d", l.Filename, l.Offset)]
-		if r == nil || (r.Type != "response" && r.Type != "revisit") {
-			errs = append(errs, fmt.Errorf("warcio lists %s (%s@%d), not a response or revisit", l.URL, l.Filename, l.Offset))
+		if r == nil || (r.Type != "response" && r.Type != "revisit" && r.Type != "resource") {
+			errs = append(errs, fmt.Errorf("warcio lists %s (%s@%d), not a response, revisit or resource", l.URL, l.Filename, l.Offset))
 			continue
 		}
 		seen[r] = true
 		want := strings.TrimPrefix(r.Header.Get("WARC-Payload-Digest"), "sha1:")
-		if l.URL != r.URI || l.Digest != want || fmt.Sprint(l.Status) != fmt.Sprint(r.Status) {
+		if l.URL != r.URI || l.Digest != want || (r.Type != "resource" && fmt.Sprint(l.Status) != fmt.Sprint(r.Status)) {
 			errs = append(errs, fmt.Errorf("warcio: %s status %v digest %s; the record: %s status %d digest %s", l.URL, l.Status, l.Digest, r.URI, r.Status, want))
 		}
 		if (r.Type == "revisit") != (l.Mime == "warc/revisit") {
@@ -125,7 +125,7 @@ func CheckWithWarcio(warcio string, files []string, recs []*Record) []error {
 		}
 	}
 	for _, r := range recs {
-		if (r.Type == "response" || r.Type == "revisit") && !seen[r] {
+		if (r.Type == "response" || r.Type == "revisit" || r.Type == "resource") && !seen[r] {
 			errs = append(errs, fmt.Errorf("warcio does not list the %s of %s", r.Type, r.URI))
 		}
 	}
