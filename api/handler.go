@@ -226,12 +226,18 @@ func (r *statusRecorder) Write(b []byte) (int, error) {
 
 // ---- POST /v1/docid, /v1/docid:batch
 
-func (h *handler) docID(w http.ResponseWriter, r *http.Request) {
+// serviceBody reads the body of a docId request; it answers 503 when the
+// server has no docId service (and false).
+func (h *handler) serviceBody(w http.ResponseWriter, r *http.Request) ([]byte, bool) {
 	if h.svc == nil {
 		writeError(w, http.StatusServiceUnavailable, "no docId service on this server")
-		return
+		return nil, false
 	}
-	body, ok := h.readBody(w, r)
+	return h.readBody(w, r)
+}
+
+func (h *handler) docID(w http.ResponseWriter, r *http.Request) {
+	body, ok := h.serviceBody(w, r)
 	if !ok {
 		return
 	}
@@ -263,11 +269,7 @@ type BatchResponse struct {
 }
 
 func (h *handler) docIDBatch(w http.ResponseWriter, r *http.Request) {
-	if h.svc == nil {
-		writeError(w, http.StatusServiceUnavailable, "no docId service on this server")
-		return
-	}
-	body, ok := h.readBody(w, r)
+	body, ok := h.serviceBody(w, r)
 	if !ok {
 		return
 	}
@@ -406,6 +408,43 @@ func (h *handler) storeError(w http.ResponseWriter, r *http.Request, what string
 	writeError(w, http.StatusInternalServerError, fmt.Sprintf("%s: %v", what, err))
 }
 
+// query parses r's query string; a malformed one is answered 400 (and
+// false).
+func query(w http.ResponseWriter, r *http.Request) (url.Values, bool) {
+	q, err := url.ParseQuery(r.URL.RawQuery)
+	if err != nil {
+		writeError(w, http.StatusBadRequest, fmt.Sprintf("query string: %v", err))
+		return nil, false
+	}
+	return q, true
+}
+
+// viewParams reads the text= (absent: text) and html= (absent: false)
+// parameters of a page query; a bad value is answered 400 (and false).
+func viewParams(w http.ResponseWriter, q url.Values, text bool) (storage.ViewOptions, bool) {
+	var o storage.ViewOptions
+	var err error
+	if o.Text, err = boolParam(q, "text", text); err == nil {
+		o.HTML, err = boolParam(q, "html", false)
+	}
+	if err != nil {
+		writeError(w, http.StatusBadRequest, err.Error())
+		return o, false
+	}
+	return o, true
+}
+
+// docIDParam reads the {docId} of the path; a bad one is answered 400
+// (and false).
+func docIDParam(w http.ResponseWriter, r *http.Request) (storage.DocID, bool) {
+	id, err := storage.ParseDocID(r.PathValue("docId"))
+	if err != nil {
+		writeError(w, http.StatusBadRequest, err.Error())
+		return 0, false
+	}
+	return id, true
+}
+
 // boolParam reads a boolean query parameter: absent = def.
 func boolParam(q url.Values, name string, def bool) (bool, error) {
 	v := q.Get(name)
@@ -442,19 +481,12 @@ func (h *handler) pages(w http.ResponseWriter, r *http.Request) {
 	if !h.needDB(w) {
 		return
 	}
-	q, err := url.ParseQuery(r.URL.RawQuery)
-	if err != nil {
-		writeError(w, http.StatusBadRequest, fmt.Sprintf("query string: %v", err))
+	q, ok := query(w, r)
+	if !ok {
 		return
 	}
-	text, err := boolParam(q, "text", q.Get("url") != "")
-	if err != nil {
-		writeError(w, http.StatusBadRequest, err.Error())
-		return
-	}
-	html, err := boolParam(q, "html", false)
-	if err != nil {
-		writeError(w, http.StatusBadRequest, err.Error())
+	view, ok := viewParams(w, q, q.Get("url") != "")
+	if !ok {
 		return
 	}
 	if u := q.Get("url"); u != "" {
@@ -479,13 +511,14 @@ func (h *handler) pages(w http.ResponseWriter, r *http.Request) {
 		// answer) is still an answer: its record, and no page.
 		ans := PageAnswer{Status: StatusSuccess, URL: rec.View()}
 		if err == nil {
-			pv := p.View(storage.ViewOptions{Text: text, HTML: html})
+			pv := p.View(view)
 			ans.Page = &pv
 		}
 		writeJSON(w, http.StatusOK, ans)
 		return
 	}
-	o := storage.ListOptions{Host: q.Get("host"), Prefix: q.Get("prefix"), Limit: DefaultListLimit, After: q.Get("after"), Bodies: text || html}
+	o := storage.ListOptions{Host: q.Get("host"), Prefix: q.Get("prefix"), Limit: DefaultListLimit, After: q.Get("after"), Bodies: view.Text || view.HTML}
+	var err error
 	for _, t := range []struct {
 		name string
 		dst  *time.Time
@@ -520,7 +553,7 @@ func (h *handler) pages(w http.ResponseWriter, r *http.Request) {
 	}
 	ans := ListAnswer{Status: StatusSuccess, Count: len(list), Pages: make([]storage.PageView, 0, len(list)), Next: next}
 	for _, p := range list {
-		ans.Pages = append(ans.Pages, p.View(storage.ViewOptions{Text: text, HTML: html}))
+		ans.Pages = append(ans.Pages, p.View(view))
 	}
 	writeJSON(w, http.StatusOK, ans)
 }
@@ -543,24 +576,16 @@ func (h *handler) page(w http.ResponseWriter, r *http.Request) {
 	if !h.needDB(w) {
 		return
 	}
-	id, err := storage.ParseDocID(r.PathValue("docId"))
-	if err != nil {
-		writeError(w, http.StatusBadRequest, err.Error())
+	id, ok := docIDParam(w, r)
+	if !ok {
 		return
 	}
-	q, err := url.ParseQuery(r.URL.RawQuery)
-	if err != nil {
-		writeError(w, http.StatusBadRequest, fmt.Sprintf("query string: %v", err))
+	q, ok := query(w, r)
+	if !ok {
 		return
 	}
-	text, err := boolParam(q, "text", true)
-	if err != nil {
-		writeError(w, http.StatusBadRequest, err.Error())
-		return
-	}
-	html, err := boolParam(q, "html", false)
-	if err != nil {
-		writeError(w, http.StatusBadRequest, err.Error())
+	view, ok := viewParams(w, q, true)
+	if !ok {
 		return
 	}
 	p, err := h.db.Page(id)
@@ -568,16 +593,15 @@ func (h *handler) page(w http.ResponseWriter, r *http.Request) {
 		h.storeError(w, r, "docId "+id.String(), err)
 		return
 	}
-	writeJSON(w, http.StatusOK, PageByIDAnswer{Status: StatusSuccess, Page: p.View(storage.ViewOptions{Text: text, HTML: html})})
+	writeJSON(w, http.StatusOK, PageByIDAnswer{Status: StatusSuccess, Page: p.View(view)})
 }
 
 func (h *handler) pageURLs(w http.ResponseWriter, r *http.Request) {
 	if !h.needDB(w) {
 		return
 	}
-	id, err := storage.ParseDocID(r.PathValue("docId"))
-	if err != nil {
-		writeError(w, http.StatusBadRequest, err.Error())
+	id, ok := docIDParam(w, r)
+	if !ok {
 		return
 	}
 	recs, err := h.db.URLs(id)

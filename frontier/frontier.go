@@ -446,6 +446,11 @@ func (f *Frontier) push(e Entry) {
 		f.spill(e.Seq)
 		return
 	}
+	f.toMemory(e)
+}
+
+// toMemory appends e to its host's queue in memory.
+func (f *Frontier) toMemory(e Entry) {
 	f.mem[e.Seq] = struct{}{}
 	h := f.hosts[hostOf(e.URL)]
 	if h == nil {
@@ -654,14 +659,7 @@ func (f *Frontier) scan() error {
 		_, isPending := f.pending[e.Seq]
 		_, isDone := f.doneInScan[e.Seq]
 		if !inMem && !inFlight && !isPending && !isDone {
-			f.mem[e.Seq] = struct{}{}
-			h := f.hosts[hostOf(e.URL)]
-			if h == nil {
-				h = &hostQueue{name: hostOf(e.URL), index: -1}
-				f.hosts[h.name] = h
-			}
-			h.q = append(h.q, e)
-			f.fix(h, time.Now())
+			f.toMemory(e)
 		}
 		if i == len(batch)-1 && len(batch) == limit {
 			next = e.Seq + 1

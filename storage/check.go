@@ -42,7 +42,6 @@ func (db *DB) Check(ctx context.Context) (CheckReport, error) {
 			problems = append(problems, "...")
 		}
 	}
-	done := ctx.Done()
 	err := db.bdb.View(func(txn *badger.Txn) error {
 		has := func(k []byte) bool {
 			_, err := txn.Get(k)
@@ -52,10 +51,8 @@ func (db *DB) Check(ctx context.Context) (CheckReport, error) {
 			it := txn.NewIterator(badger.IteratorOptions{Prefix: []byte{ns}, PrefetchValues: values})
 			defer it.Close()
 			for it.Rewind(); it.Valid(); it.Next() {
-				select {
-				case <-done:
-					return
-				default:
+				if stopped(ctx) != nil {
+					return // the View returns ctx.Err()
 				}
 				fn(it.Item().KeyCopy(nil), it.Item())
 			}

@@ -31,32 +31,28 @@ func (db *DB) Page(docID DocID) (Page, error) {
 }
 
 func getPage(txn *badger.Txn, docID DocID, bodies bool) (Page, error) {
-	item, err := txn.Get(pageKey(docID))
-	if errors.Is(err, badger.ErrKeyNotFound) {
-		return Page{}, fmt.Errorf("page %s: %w", docID, ErrNotFound)
-	}
-	if err != nil {
-		return Page{}, fmt.Errorf("page %s: %w", docID, err)
-	}
-	var p Page
-	err = item.Value(func(v []byte) error {
-		p, err = decodePage(docID, v, bodies)
-		return err
-	})
-	return p, err
+	return get(txn, pageKey(docID), func() string { return "page " + docID.String() },
+		func(v []byte) (Page, error) { return decodePage(docID, v, bodies) })
 }
 
 func getURL(txn *badger.Txn, u string) (URLRecord, error) {
-	item, err := txn.Get(urlKey(u))
+	return get(txn, urlKey(u), func() string { return fmt.Sprintf("URL %q", u) },
+		func(v []byte) (URLRecord, error) { return decodeURLRecord(u, v) })
+}
+
+// get reads the record at key with decode; errors name the record (what),
+// and a missing key wraps ErrNotFound.
+func get[T any](txn *badger.Txn, key []byte, what func() string, decode func([]byte) (T, error)) (T, error) {
+	var r T
+	item, err := txn.Get(key)
 	if errors.Is(err, badger.ErrKeyNotFound) {
-		return URLRecord{}, fmt.Errorf("URL %q: %w", u, ErrNotFound)
+		err = ErrNotFound
 	}
 	if err != nil {
-		return URLRecord{}, fmt.Errorf("URL %q: %w", u, err)
+		return r, fmt.Errorf("%s: %w", what(), err)
 	}
-	var r URLRecord
 	err = item.Value(func(v []byte) error {
-		r, err = decodeURLRecord(u, v)
+		r, err = decode(v)
 		return err
 	})
 	return r, err
@@ -169,15 +165,12 @@ func (db *DB) List(ctx context.Context, o ListOptions) ([]Page, string, error) {
 	}
 	var pages []Page
 	var next string
-	done := ctx.Done()
 	err := db.bdb.View(func(txn *badger.Txn) error {
 		it := txn.NewIterator(badger.IteratorOptions{Prefix: prefix})
 		defer it.Close()
 		for it.Seek(start); it.Valid(); it.Next() {
-			select {
-			case <-done:
-				return ctx.Err()
-			default:
+			if err := stopped(ctx); err != nil {
+				return err
 			}
 			k := it.Item().Key()
 			if byTime && !o.Until.IsZero() && timeKeyNanos(k) >= o.Until.UnixNano() {
@@ -249,17 +242,14 @@ type Stats struct {
 // when ctx is done.
 func (db *DB) Stats(ctx context.Context) (Stats, error) {
 	s := Stats{PerHost: map[string]int{}}
-	done := ctx.Done()
 	err := db.bdb.View(func(txn *badger.Txn) error {
 		count := func(ns byte, fn func(k []byte, item *badger.Item) error) (int, error) {
 			it := txn.NewIterator(badger.IteratorOptions{Prefix: []byte{ns}, PrefetchValues: false})
 			defer it.Close()
 			n := 0
 			for it.Rewind(); it.Valid(); it.Next() {
-				select {
-				case <-done:
-					return n, ctx.Err()
-				default:
+				if err := stopped(ctx); err != nil {
+					return n, err
 				}
 				n++
 				if fn != nil {

@@ -143,6 +143,17 @@ func (db *DB) getMeta(key string) ([]byte, error) {
 	return val, nil
 }
 
+// stopped returns ctx.Err() once ctx is done, without waiting: scans
+// call it before every key.
+func stopped(ctx context.Context) error {
+	select {
+	case <-ctx.Done():
+		return ctx.Err()
+	default:
+		return nil
+	}
+}
+
 // scan iterates over all keys with prefix in one read transaction; with
 // values false, fn gets a nil value. It stops with ctx.Err() when ctx is
 // done (checked before every key).
@@ -151,15 +162,12 @@ func (db *DB) scan(ctx context.Context, prefix []byte, values bool, fn func(k, v
 }
 
 func (db *DB) scanOpt(ctx context.Context, prefix, start []byte, values bool, fn func(k, v []byte) error) error {
-	done := ctx.Done()
 	return db.bdb.View(func(txn *badger.Txn) error {
 		it := txn.NewIterator(badger.IteratorOptions{Prefix: prefix, PrefetchValues: values, PrefetchSize: 100})
 		defer it.Close()
 		for it.Seek(start); it.Valid(); it.Next() {
-			select {
-			case <-done:
-				return ctx.Err()
-			default:
+			if err := stopped(ctx); err != nil {
+				return err
 			}
 			item := it.Item()
 			if !values {
