@@ -99,9 +99,14 @@ func BenchmarkCommit(b *testing.B) {
 	for _, bc := range []struct {
 		workers int
 		level   string
-	}{{1, "default"}, {4, "default"}, {4, "fastest"}, {4, "better"}} {
+		minFree int64 // Options.MinFreeBytes: 0 default watch, -1 off
+	}{{1, "default", 0}, {4, "default", 0}, {4, "fastest", 0}, {4, "fastest", -1}, {4, "better", 0}} {
 		workers := bc.workers
-		b.Run(fmt.Sprintf("workers=%d/zstd=%s", workers, bc.level), func(b *testing.B) {
+		name := fmt.Sprintf("workers=%d/zstd=%s/space-watch=on", workers, bc.level)
+		if bc.minFree < 0 {
+			name = strings.TrimSuffix(name, "on") + "off"
+		}
+		b.Run(name, func(b *testing.B) {
 			_, src := benchHTML()
 			b.Logf("source: %s", src)
 			pages := make([]*Page, b.N)
@@ -112,7 +117,7 @@ func BenchmarkCommit(b *testing.B) {
 				rawText += int64(len(pages[i].Text))
 			}
 			dir := b.TempDir()
-			db, err := Open(dir, &Options{GCInterval: -1, Compression: bc.level})
+			db, err := Open(dir, &Options{GCInterval: -1, Compression: bc.level, MinFreeBytes: bc.minFree})
 			if err != nil {
 				b.Fatal(err)
 			}

@@ -8,6 +8,8 @@ import (
 	"log/slog"
 	"os"
 	"path/filepath"
+	"runtime"
+	"runtime/debug"
 	"strings"
 	"sync"
 	"time"
@@ -102,6 +104,16 @@ func open(dir string, opts Options) (*DB, error) {
 	if err != nil {
 		return nil, err
 	}
+	if !opts.ReadOnly && opts.MinFreeBytes >= 0 {
+		// Opening writes: Badger flushes the memtable logs a crash left
+		// behind into tables, and takes sequence leases. Refuse when even
+		// that does not fit; the reserve itself is for Commit to enforce.
+		if free, err := freeBytes(dir); err == nil {
+			if mem := memtableBytes(dir); free < mem+spaceSampleBytes {
+				return nil, &NoSpaceError{Dir: dir, Mount: mountPoint(dir), Free: free, Reserve: opts.MinFreeBytes, Memtables: mem}
+			}
+		}
+	}
 	if !empty {
 		if err := checkTables(dir); err != nil {
 			return nil, err
@@ -109,7 +121,7 @@ func open(dir string, opts Options) (*DB, error) {
 		// Probe read-only first: a read-only open never replays or
 		// truncates the log, so a store Badger cannot read is reported
 		// before anything in it is rewritten.
-		probe, err := badger.Open(opts.badgerOptions(dir, true))
+		probe, err := badgerOpen(dir, opts.badgerOptions(dir, true))
 		switch {
 		case err == nil:
 			if opts.ReadOnly {
@@ -123,15 +135,53 @@ func open(dir string, opts Options) (*DB, error) {
 				return nil, ErrNeedsRecovery
 			}
 			// Crash recovery: the read-write open below replays the log.
+		case errors.Is(err, ErrNoSpace), errors.Is(err, ErrIO):
+			return nil, err
 		default:
 			return nil, classifyOpenErr(dir, err)
 		}
 	}
-	bdb, err := badger.Open(opts.badgerOptions(dir, opts.ReadOnly))
+	bdb, err := badgerOpen(dir, opts.badgerOptions(dir, opts.ReadOnly))
+	if errors.Is(err, ErrNoSpace) || errors.Is(err, ErrIO) {
+		return nil, err
+	}
 	if err != nil {
 		return nil, classifyOpenErr(dir, err)
 	}
 	return finishOpen(dir, opts, bdb)
+}
+
+// badgerOpen is badger.Open, with a memory fault while it replays the
+// memtable logs (it reads them through mmap in this goroutine) returned as
+// an error instead of crashing the process: on tmpfs even reading a hole
+// of a mapped file needs a free page, so a completely full tmpfs faults
+// there; elsewhere a fault means an I/O error. Faults in Badger's own
+// goroutines cannot be caught this way (debug.SetPanicOnFault is per
+// goroutine); the free-space watch is what keeps them from happening.
+func badgerOpen(dir string, o badger.Options) (bdb *badger.DB, err error) {
+	defer debug.SetPanicOnFault(debug.SetPanicOnFault(true))
+	defer func() {
+		r := recover()
+		if r == nil {
+			return
+		}
+		// A fault turned into a panic by SetPanicOnFault carries its
+		// address; anything else is a bug to crash on.
+		re, ok := r.(interface {
+			runtime.Error
+			Addr() uintptr
+		})
+		if !ok {
+			panic(r)
+		}
+		fault := fmt.Errorf("reading a memory-mapped store file faulted at %#x (the filesystem could not supply the page)", re.Addr())
+		if free, ferr := freeBytes(dir); ferr == nil && free < spaceSampleBytes {
+			err = &NoSpaceError{Dir: dir, Mount: mountPoint(dir), Free: free, Reserve: -1, Err: fault}
+			return
+		}
+		err = fmt.Errorf("%w in %s: %v", ErrIO, dir, fault)
+	}()
+	return badger.Open(o)
 }
 
 // prepareDir creates dir when missing and reports whether it is empty.

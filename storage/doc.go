@@ -156,7 +156,12 @@
 // faulting writes run in Badger's goroutines (doWrites, flushMemtable,
 // compactors). On tmpfs even reading a hole of a memory-mapped file
 // allocates a page, so opening a store whose tmpfs is completely full can
-// fault too: free some space first.
+// fault while Badger replays a memtable log; that replay runs in the
+// caller's goroutine, so Open catches the fault (SetPanicOnFault) and
+// returns a *NoSpaceError (or ErrIO when space is left), leaking what
+// Badger had started: a process should exit after it. A read-write Open
+// also refuses, before Badger writes anything, when the free space is
+// below the memtable logs to flush plus 1 MiB.
 //
 // Opening with Options.ReadOnly shares the directory with other readers
 // but fails with [ErrLocked] while a writer holds it, and with

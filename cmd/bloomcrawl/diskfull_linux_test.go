@@ -193,3 +193,55 @@ func tail(s string, n int) string {
 	}
 	return strings.Join(lines, "\n")
 }
+
+// TestFullTmpfsFaultIsAnError shows what the free-space watch prevents and
+// checks what remains: with the watch off (store.min_free_bytes: -1) a
+// crawl that fills a tmpfs dies of SIGBUS inside Badger; its store, on the
+// still-full tmpfs, with a page of its memtable log missing (a hole, as
+// on a filesystem that could not back it), then faults when Badger reads
+// it at open (tmpfs needs a free page even to read a hole), and
+// `query stats` must report that as a full disk (exit 75), not crash.
+func TestFullTmpfsFaultIsAnError(t *testing.T) {
+	srv := httptest.NewServer(treeSite(2000, 800))
+	defer srv.Close()
+	mnt := mountTmpfs(t, "8m")
+	store := filepath.Join(mnt, "s")
+	cfgPath := filepath.Join(t.TempDir(), "crawl.yaml")
+	cfg := fmt.Sprintf("seeds: [%s/p/0]\npoliteness:\n  obey_robots: false\nstore:\n  min_free_bytes: -1\n", srv.URL)
+	if err := os.WriteFile(cfgPath, []byte(cfg), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	r := runChild(t, nil, "crawl", cfgPath, "--store", store, "--json", "--mem-limit-mb", "0")
+	if r.code == 0 || !strings.Contains(r.stderr, "SIGBUS") {
+		t.Fatalf("crawl with the watch off on a full tmpfs: exit %d, want a SIGBUS crash (what the watch prevents); stderr:\n%s", r.code, tail(r.stderr, 20))
+	}
+	mems, _ := filepath.Glob(filepath.Join(store, "*.mem"))
+	if len(mems) == 0 {
+		t.Fatal("the crashed store has no memtable log")
+	}
+	f, err := os.OpenFile(mems[0], os.O_RDWR, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	const punchHole = 0x02 | 0x01 // FALLOC_FL_PUNCH_HOLE | FALLOC_FL_KEEP_SIZE
+	err = syscall.Fallocate(int(f.Fd()), punchHole, 8192, 4096)
+	f.Close()
+	if err != nil {
+		t.Fatalf("punch a hole in %s: %v", mems[0], err)
+	}
+	filler, err := os.Create(filepath.Join(mnt, "filler"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, err = filler.Write(make([]byte, 4096)); err == nil; _, err = filler.Write(make([]byte, 4096)) {
+	}
+	filler.Close()
+	if !errors.Is(err, syscall.ENOSPC) {
+		t.Fatalf("filling the tmpfs: %v", err)
+	}
+	r = runChild(t, nil, "query", "--store", store, "stats")
+	if r.crashed() || r.code != exitNoSpace || !strings.Contains(r.stderr, "bloomcrawl query: disk full: 0 B free on "+mnt) || !strings.Contains(r.stderr, "faulted") {
+		t.Fatalf("query on the full tmpfs: exit %d %s, want %d and a disk-full line about the fault; stderr:\n%s", r.code, r.signal, exitNoSpace, tail(r.stderr, 20))
+	}
+	t.Log(strings.TrimSpace(r.stderr))
+}

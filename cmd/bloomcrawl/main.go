@@ -120,7 +120,7 @@ func noSpaceLine(cmd string, e *storage.NoSpaceError) string {
 	}
 	var what string
 	if e.Err != nil {
-		what = fmt.Sprintf("disk full: %s free on %s; a write failed: %v", storage.FormatBytes(e.Free), where, e.Err)
+		what = fmt.Sprintf("disk full: %s free on %s: %v", storage.FormatBytes(e.Free), where, e.Err)
 	} else {
 		reserve := "reserve " + storage.FormatBytes(e.Reserve)
 		if cmd == "crawl" || cmd == "demo" {
@@ -134,8 +134,10 @@ func noSpaceLine(cmd string, e *storage.NoSpaceError) string {
 		return what + "; stopped cleanly, unfinished URLs stay queued: free some space and run the same command again to resume"
 	case "dedup":
 		return what + "; stopped: lines answered so far are recorded; free some space and run again with the lines after the last answer"
+	case "serve":
+		return what + "; stopped cleanly: free some space and start it again"
 	default:
-		return what + "; stopped cleanly: free some space and run the same command again"
+		return what + "; free some space and run the same command again"
 	}
 }
 
