@@ -1,6 +1,7 @@
 package urlfilter
 
 import (
+	"fmt"
 	"math"
 	"sync/atomic"
 	"unsafe"
@@ -392,12 +393,9 @@ func (f *mdbf) Stats() Stats {
 		Capacity:    f.capacity, TargetFP: f.target, Layers: 1}
 }
 
-// MDBFShape reports the parameters of a multi-dimensional Bloom filter
-// built by New (variant mdbf or mdbf-routed): groups S, V1 bits N, V2 bits,
-// k1 and k2. For any other filter it returns zeros.
-func MDBFShape(f Filter) (groups int, n1, n2 uint64, k1, k2 int) {
-	if m, ok := f.(*mdbf); ok {
-		return m.groups, m.n1, m.n2, m.k1, m.k2
-	}
-	return
+// String describes the filter's shape: its variant, groups S, V1 bits N,
+// V2 bits and the hash counts k1 and k2, e.g. "mdbf S=2 N=196967 V2=24620
+// k1=7 k2=1".
+func (f *mdbf) String() string {
+	return fmt.Sprintf("%s S=%d N=%d V2=%d k1=%d k2=%d", f.variant(), f.groups, f.n1, f.n2, f.k1, f.k2)
 }

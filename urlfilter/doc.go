@@ -136,8 +136,7 @@
 // # Measuring
 //
 // Audit wraps a filter with an exact shadow set, answers with the truth and
-// counts the false positives the filter would have caused. Replay runs a key
-// stream through several filters against an exact set and reports tested,
-// distinct, false positives, measured and predicted FP, bits per key and ns
-// per TestAndAdd.
+// counts the false positives the filter would have caused. A
+// multi-dimensional filter (mdbf, mdbf-routed) describes its shape with
+// fmt.Sprint(f), e.g. "mdbf S=2 N=196967 V2=24620 k1=7 k2=1".
 package urlfilter

@@ -95,9 +95,8 @@ func TestSizing(t *testing.T) {
 
 func TestMDBFParameters(t *testing.T) {
 	f := mustNew(t, Options{Variant: VariantMDBF, Capacity: 10_000, Groups: 3, K1: 4, K2: 2, GroupBits: 60_000})
-	s, n1, n2, k1, k2 := MDBFShape(f)
-	if s != 3 || n1 != 60_000 || n2 != 10_000 || k1 != 4 || k2 != 2 {
-		t.Fatalf("shape = %d %d %d %d %d, want 3 60000 10000 4 2", s, n1, n2, k1, k2)
+	if got, want := fmt.Sprint(f), "mdbf S=3 N=60000 V2=10000 k1=4 k2=2"; got != want {
+		t.Fatalf("shape = %q, want %q", got, want)
 	}
 	if st := f.Stats(); st.Bits != 3*70_000 {
 		t.Errorf("Bits = %d", st.Bits)

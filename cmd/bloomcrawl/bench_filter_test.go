@@ -6,6 +6,8 @@ import (
 	"encoding/json"
 	"strings"
 	"testing"
+
+	"github.com/bloomcrawl/bloomcrawl/internal/bench"
 )
 
 func TestBenchFilterRows(t *testing.T) {
@@ -14,9 +16,9 @@ func TestBenchFilterRows(t *testing.T) {
 	if err := runBenchFilter(context.Background(), args, &out, &errOut); err != nil {
 		t.Fatalf("bench filter: %v\n%s", err, errOut.String())
 	}
-	rows := map[string]filterRow{}
+	rows := map[string]bench.FilterRow{}
 	for _, line := range strings.Split(strings.TrimSpace(out.String()), "\n") {
-		var r filterRow
+		var r bench.FilterRow
 		if err := json.Unmarshal([]byte(line), &r); err != nil {
 			t.Fatalf("%q: %v", line, err)
 		}
@@ -39,19 +41,5 @@ func TestBenchFilterRows(t *testing.T) {
 		if r.N != 3000 || r.TestNs <= 0 || r.MeasuredFP > 0.05 || r.BitsPerURL <= 0 {
 			t.Errorf("%s: %+v", v, r)
 		}
-	}
-}
-
-func TestGenerateURLKeys(t *testing.T) {
-	keys := generateURLKeys(5000)
-	seen := map[string]bool{}
-	for _, k := range keys {
-		if !strings.HasPrefix(k, "https://www.site") || seen[k] {
-			t.Fatalf("key %q: malformed or repeated", k)
-		}
-		seen[k] = true
-	}
-	if again := generateURLKeys(5000); again[4999] != keys[4999] || again[0] != keys[0] {
-		t.Error("keys differ between two calls: runs would not compare")
 	}
 }

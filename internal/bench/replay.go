@@ -1,15 +1,16 @@
-package urlfilter
+package bench
 
 import (
 	"context"
 	"fmt"
-	"iter"
 	"time"
+
+	"github.com/bloomcrawl/bloomcrawl/urlfilter"
 )
 
-// ReplayResult is what Replay measured for one filter.
-type ReplayResult struct {
-	Name           string  // the name given in ReplayFilter
+// replayResult is what replay measured for one filter.
+type replayResult struct {
+	Name           string  // the name given in replayFilter
 	Variant        string  // Stats().Variant
 	Tested         uint64  // keys tested (the whole stream)
 	Distinct       uint64  // keys not seen before in the stream (exact truth)
@@ -20,30 +21,18 @@ type ReplayResult struct {
 	FinalFP        float64 // the formula's rate at the final fill
 	Bits           uint64  // filter bits at the end
 	BitsPerKey     float64 // Bits / Distinct
-	TestNs         float64 // mean wall time of one TestAndAdd, ns
+	TestNs         float64 // mean time of one TestAndAdd by clock, ns
 }
 
-// ReplayFilter names a filter for Replay.
-type ReplayFilter struct {
+// replayFilter names a filter for replay.
+type replayFilter struct {
 	Name   string
-	Filter Filter // fresh (empty) filter; Replay fills it
+	Filter urlfilter.Filter // fresh (empty) filter; replay fills it
 }
 
-// Replay runs the key stream, in order, through each filter's TestAndAdd and
-// compares every answer with an exact set. The stream is read once into
-// memory; each filter then replays it alone, single-threaded, so TestNs is
-// that filter's own cost. It stops early with ctx's error when ctx is done.
-func Replay(ctx context.Context, keys iter.Seq[string], filters []ReplayFilter) ([]ReplayResult, error) {
-	var stream []string
-	for k := range keys {
-		stream = append(stream, k)
-	}
-	return ReplaySlice(ctx, stream, filters)
-}
-
-// CountDistinct returns the number of distinct keys in stream, so filters
-// can be sized for a stream before ReplaySlice.
-func CountDistinct(stream []string) uint64 {
+// countDistinct returns the number of distinct keys in stream, so filters
+// can be sized for a stream before replay.
+func countDistinct(stream []string) uint64 {
 	seen := make(map[string]struct{}, len(stream)/2)
 	for _, k := range stream {
 		seen[k] = struct{}{}
@@ -51,28 +40,29 @@ func CountDistinct(stream []string) uint64 {
 	return uint64(len(seen))
 }
 
-// ReplaySlice is Replay over a stream already in memory.
-func ReplaySlice(ctx context.Context, stream []string, filters []ReplayFilter) ([]ReplayResult, error) {
-	return ReplayClock(ctx, stream, filters, nil)
-}
-
-// ReplayClock is ReplaySlice timing TestNs with clock (nil = wall time), for
-// example the calling thread's CPU time on a shared, loaded machine.
-func ReplayClock(ctx context.Context, stream []string, filters []ReplayFilter, clock func() time.Duration) ([]ReplayResult, error) {
+// replay runs the key stream, in order, through each filter's TestAndAdd
+// and compares every answer with an exact set. Each filter replays it alone,
+// single-threaded, so TestNs is that filter's own cost, timed with clock
+// (nil = wall time; for example the calling thread's CPU time on a shared,
+// loaded machine). It stops early with ctx's error when ctx is done.
+func replay(ctx context.Context, stream []string, filters []replayFilter, clock func() time.Duration) ([]replayResult, error) {
 	if clock == nil {
 		t0 := time.Now()
 		clock = func() time.Duration { return time.Since(t0) }
 	}
 	isNew := make([]bool, len(stream))
-	truth := newExact()
+	truth := make(map[string]struct{}, len(stream)/2)
 	for i, k := range stream {
-		isNew[i] = !truth.TestAndAdd(k)
+		if _, seen := truth[k]; !seen {
+			truth[k] = struct{}{}
+			isNew[i] = true
+		}
 	}
-	distinct := truth.keys.Load()
+	distinct := uint64(len(truth))
 	truth = nil
-	out := make([]ReplayResult, 0, len(filters))
+	out := make([]replayResult, 0, len(filters))
 	for _, rf := range filters {
-		r := ReplayResult{Name: rf.Name, Tested: uint64(len(stream)), Distinct: distinct}
+		r := replayResult{Name: rf.Name, Tested: uint64(len(stream)), Distinct: distinct}
 		f := rf.Filter
 		var predSum float64
 		prevPred := f.Stats().PredictedFP
@@ -83,7 +73,7 @@ func ReplayClock(ctx context.Context, stream []string, filters []ReplayFilter, c
 		chunk := min(max(len(stream)/1024, 256), 1<<14)
 		for lo := 0; lo < len(stream); lo += chunk {
 			if err := ctx.Err(); err != nil {
-				return out, fmt.Errorf("urlfilter: replay %s: %w", rf.Name, err)
+				return out, fmt.Errorf("bench: replay %s: %w", rf.Name, err)
 			}
 			hi := min(lo+chunk, len(stream))
 			// Time the chunk as a whole; bookkeeping between chunks is

@@ -1,0 +1,44 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/bloomcrawl/bloomcrawl/internal/bench"
+)
+
+func TestFPChart(t *testing.T) {
+	rows, err := bench.FP(context.Background(), bench.FPOptions{Source: "synthetic 3000", Stream: bench.SyntheticStream(3000),
+		Budgets: []float64{4, 8}, Targets: []float64{0.01}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	dir := t.TempDir()
+	var jl bytes.Buffer
+	for _, r := range rows {
+		b, _ := json.Marshal(r)
+		jl.Write(append(b, '\n'))
+	}
+	if err := os.WriteFile(filepath.Join(dir, "fp.jsonl"), jl.Bytes(), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	var out, errOut bytes.Buffer
+	if code := run(context.Background(), []string{"fpchart", dir}, &out, &errOut); code != 0 {
+		t.Fatalf("exit %d: %s", code, errOut.String())
+	}
+	svg, err := os.ReadFile(filepath.Join(dir, "fp.svg"))
+	if err != nil || !strings.Contains(string(svg), "<svg") || !strings.Contains(string(svg), "mdbf measured") {
+		t.Errorf("fp.svg: %v, %d bytes without the expected legend", err, len(svg))
+	}
+	if st, err := os.Stat(filepath.Join(dir, "fp.png")); err != nil || st.Size() < 1000 {
+		t.Errorf("fp.png: %v", err)
+	}
+	if code := run(context.Background(), []string{"fpchart"}, &out, &errOut); code != 2 {
+		t.Errorf("fpchart without a directory: exit %d, want 2", code)
+	}
+}
