@@ -28,6 +28,7 @@ const (
 	DefaultTargetFP           = urlfilter.DefaultTargetFP
 	DefaultSimHashThreshold   = contentdedup.DefaultThreshold
 	DefaultStoreDir           = "./crawl.db"
+	DefaultMaxCrawlDelay      = Duration(30e9) // 30s
 )
 
 // DefaultContentTypes is the default of Fetch.ContentTypes. Default copies
@@ -95,6 +96,13 @@ type Scope struct {
 	// MaxURLLength skips URLs longer than this many bytes. Default 2048;
 	// must be > 0.
 	MaxURLLength int `yaml:"max_url_length"`
+	// Sitemaps says which sitemaps are read: "auto" (the default: the
+	// Sitemap: lines of each seed host's robots.txt, or its /sitemap.xml
+	// when robots.txt names none), "off", or a list of sitemap URLs (which
+	// must be absolute http(s) URLs). Sitemap index files and gzipped
+	// sitemaps are read; the URLs they list go through scope, the
+	// canonicalizer and the seen-filter like links, at depth 0.
+	Sitemaps Sitemaps `yaml:"sitemaps"`
 }
 
 // Politeness limits how hard each host is hit.
@@ -115,6 +123,21 @@ type Politeness struct {
 	// Default "bloomcrawl/0.1 (+https://github.com/bloomcrawl/bloomcrawl)";
 	// must not be empty or contain control characters.
 	UserAgent string `yaml:"user_agent"`
+	// MaxCrawlDelay caps the Crawl-delay a robots.txt may ask for (for our
+	// user agent, or *): a host's Crawl-delay larger than Delay replaces
+	// Delay for that host, up to this cap (a larger request is logged and
+	// the cap used). Read only with ObeyRobots. Default 30s; must be >= 0
+	// (0 ignores Crawl-delay).
+	MaxCrawlDelay Duration `yaml:"max_crawl_delay"`
+	// ObeyMetaRobots obeys <meta name="robots"> (and a meta named for our
+	// user agent's product token) and the X-Robots-Tag header: "nofollow"
+	// (or "none"): the page's links are not followed; "noindex" (or
+	// "none"): the page is fetched and its links followed but it is not
+	// stored (its URL is recorded with reason "noindex"). Default true.
+	ObeyMetaRobots bool `yaml:"obey_meta_robots"`
+	// FollowNofollowLinks follows links marked rel="nofollow" (and
+	// rel="sponsored" or "ugc"). Default false.
+	FollowNofollowLinks bool `yaml:"follow_nofollow_links"`
 }
 
 // Fetch limits each HTTP request.
@@ -221,6 +244,8 @@ func Default() *Config {
 			PerHostParallelism: DefaultPerHostParallelism,
 			Concurrency:        DefaultConcurrency,
 			UserAgent:          DefaultUserAgent,
+			MaxCrawlDelay:      DefaultMaxCrawlDelay,
+			ObeyMetaRobots:     true,
 		},
 		Fetch: Fetch{
 			Timeout:      DefaultTimeout,

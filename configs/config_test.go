@@ -92,6 +92,10 @@ func TestDefaults(t *testing.T) {
 		{"per_host_parallelism", d.Politeness.PerHostParallelism, 2},
 		{"concurrency", d.Politeness.Concurrency, 16},
 		{"user_agent", d.Politeness.UserAgent, "bloomcrawl/0.1 (+https://github.com/bloomcrawl/bloomcrawl)"},
+		{"max_crawl_delay", d.Politeness.MaxCrawlDelay.Std(), 30 * time.Second},
+		{"obey_meta_robots", d.Politeness.ObeyMetaRobots, true},
+		{"follow_nofollow_links", d.Politeness.FollowNofollowLinks, false},
+		{"sitemaps", d.Scope.Sitemaps.Auto(), true},
 		{"timeout", d.Fetch.Timeout.Std(), 30 * time.Second},
 		{"max_body_bytes", d.Fetch.MaxBodyBytes, int64(10 << 20)},
 		{"content_types", d.Fetch.ContentTypes, []string{"text/html", "application/xhtml+xml"}},
@@ -249,7 +253,7 @@ func TestParseErrors(t *testing.T) {
 		{"store reserve", "store:\n  min_free_bytes: -2\n", "crawl.yaml:2: store.min_free_bytes: must be >= 0 (0 = automatic) or -1 (off), got -2"},
 		// Several problems: all reported, in line order.
 		{"several", "dedup:\n  simhash_threshold: 9\nscope:\n  max_depth: -1\n", "crawl.yaml:2: dedup.simhash_threshold: must be between 0 and 6\ncrawl.yaml:4: scope.max_depth: must be >= 0"},
-		{"several unknown", "scope:\n  a: 1\n  max_depth: x\n", "crawl.yaml:2: scope.a: unknown field (known fields: allowed_hosts, denied_hosts, include, exclude, max_depth, max_pages, max_pages_per_host, max_url_length)\ncrawl.yaml:3: scope.max_depth: cannot use \"x\" as an integer"},
+		{"several unknown", "scope:\n  a: 1\n  max_depth: x\n", "crawl.yaml:2: scope.a: unknown field (known fields: allowed_hosts, denied_hosts, include, exclude, max_depth, max_pages, max_pages_per_host, max_url_length, sitemaps)\ncrawl.yaml:3: scope.max_depth: cannot use \"x\" as an integer"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -374,4 +378,44 @@ func FuzzParse(f *testing.F) {
 		}
 		assertEqualConfig(t, back, cfg)
 	})
+}
+
+// TestSitemapsField: scope.sitemaps reads auto, off or a list of URLs,
+// marshals back to the same, and bad values name the line and field.
+func TestSitemapsField(t *testing.T) {
+	for _, c := range []struct {
+		yaml string
+		want Sitemaps
+		err  string
+	}{
+		{"scope:\n  sitemaps: auto\n", Sitemaps{}, ""},
+		{"scope:\n  sitemaps: off\n", Sitemaps{Off: true}, ""},
+		{"scope:\n  sitemaps: [http://a.example/s.xml, https://b.example/i.xml.gz]\n", Sitemaps{URLs: []string{"http://a.example/s.xml", "https://b.example/i.xml.gz"}}, ""},
+		{"scope:\n  sitemaps: yes\n", Sitemaps{}, `c.yaml:2: scope.sitemaps: expected auto, off or a list of sitemap URLs, got "yes"`},
+		{"scope:\n  sitemaps:\n    - http://a.example/s.xml\n    - /relative.xml\n", Sitemaps{}, `c.yaml:4: scope.sitemaps[1]: "/relative.xml" is not an absolute http(s) URL`},
+		{"scope:\n  sitemaps:\n", Sitemaps{}, `c.yaml:2: scope.sitemaps: no value given`},
+	} {
+		cfg, err := Parse("c.yaml", []byte(c.yaml))
+		if c.err != "" {
+			if err == nil || !strings.Contains(err.Error(), c.err) {
+				t.Errorf("%q: err = %v, want %s", c.yaml, err, c.err)
+			}
+			continue
+		}
+		if err != nil || !reflect.DeepEqual(cfg.Scope.Sitemaps, c.want) {
+			t.Errorf("%q: got %+v, %v; want %+v", c.yaml, cfg.Scope.Sitemaps, err, c.want)
+			continue
+		}
+		out, err := cfg.Marshal()
+		if err != nil {
+			t.Fatal(err)
+		}
+		back, err := Parse("back.yaml", out)
+		if err != nil || !reflect.DeepEqual(back.Scope.Sitemaps, c.want) {
+			t.Errorf("%q: round trip gave %+v, %v", c.yaml, back.Scope.Sitemaps, err)
+		}
+	}
+	if _, err := Parse("c.yaml", []byte("politeness:\n  max_crawl_delay: -1s\n")); err == nil || !strings.Contains(err.Error(), "c.yaml:2: politeness.max_crawl_delay: must be >= 0") {
+		t.Errorf("negative max_crawl_delay: %v", err)
+	}
 }

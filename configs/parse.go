@@ -148,7 +148,10 @@ func (d *decoder) fail(n *yaml.Node, path, format string, a ...any) {
 
 func (d *decoder) joined() error { return join(d.errs) }
 
-var durationType = reflect.TypeFor[Duration]()
+var (
+	durationType = reflect.TypeFor[Duration]()
+	sitemapsType = reflect.TypeFor[Sitemaps]()
+)
 
 // decode stores node n into v, whose field path is path.
 func (d *decoder) decode(n *yaml.Node, v reflect.Value, path string) {
@@ -173,6 +176,22 @@ func (d *decoder) decode(n *yaml.Node, v reflect.Value, path string) {
 			return
 		}
 		v.Set(reflect.ValueOf(dur))
+	case t == sitemapsType:
+		if isNull {
+			d.fail(n, path, "no value given (leave the key out to use the default auto)")
+			return
+		}
+		var sm Sitemaps
+		if err := sm.UnmarshalYAML(n); err != nil {
+			d.fail(n, path, "%s", err.Error())
+			return
+		}
+		if n.Kind == yaml.SequenceNode {
+			for i, e := range n.Content {
+				d.lines[fmt.Sprintf("%s[%d]", path, i)] = e.Line
+			}
+		}
+		v.Set(reflect.ValueOf(sm))
 	case t.Kind() == reflect.Struct:
 		if isNull {
 			return // "scope:" with nothing under it: keep the defaults

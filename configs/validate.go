@@ -77,10 +77,21 @@ func (c *Config) check(requireSeeds bool) []*Error {
 	if s.MaxURLLength <= 0 {
 		bad("scope.max_url_length", "must be > 0")
 	}
+	if s.Sitemaps.Off && len(s.Sitemaps.URLs) > 0 {
+		bad("scope.sitemaps", "off and a list of URLs at once")
+	}
+	for i, u := range s.Sitemaps.URLs {
+		if err := checkSeed(u); err != "" {
+			bad(fmt.Sprintf("scope.sitemaps[%d]", i), "%q %s", u, err)
+		}
+	}
 
 	p := &c.Politeness
 	if p.Delay < 0 {
 		bad("politeness.delay", "must be >= 0")
+	}
+	if p.MaxCrawlDelay < 0 {
+		bad("politeness.max_crawl_delay", "must be >= 0 (0 ignores Crawl-delay)")
 	}
 	if p.PerHostParallelism < 1 {
 		bad("politeness.per_host_parallelism", "must be >= 1")

@@ -108,7 +108,16 @@ const (
 	ReasonURL     Reason = "url"     // the same URL was checked before
 	ReasonTitle   Reason = "title"   // same title and content within TitleContentThreshold
 	ReasonContent Reason = "content" // content within Threshold
+	// ReasonCanonical: the page declared a canonical URL (rel=canonical)
+	// that was checked before, and its content agrees with that
+	// document's loosely (see CheckCanonical).
+	ReasonCanonical Reason = "canonical"
 )
+
+// CanonicalJaccard is the estimated Jaccard similarity (word 3-shingle
+// sketches) at or above which a page joins the document of the canonical
+// URL it declares (CheckCanonical), whatever their SimHash distance.
+const CanonicalJaccard = 0.5
 
 // Verdict is the decision of [Deduper.Check] for one document.
 type Verdict struct {
@@ -445,6 +454,22 @@ func urlKey(url string) uint64 { return xxhash.Sum64String(url) }
 // under its docId too, unless Options.NoIndexDuplicates (a caller that keeps
 // a store records Verdict.Sig and gives it back with RestoreAlias).
 func (d *Deduper) Check(url, title, text string) Verdict {
+	return d.CheckCanonical(url, "", title, text)
+}
+
+// CheckCanonical is Check for a page at url that declares canonical as its
+// canonical URL (<link rel="canonical">): the site saying both URLs are
+// one document. A step between the url and title steps uses it: when
+// canonical is not url and was checked (or restored) before, the page
+// joins canonical's document if their contents agree loosely — both
+// sketches (word 3-shingles) estimate a Jaccard similarity of at least
+// CanonicalJaccard, at any SimHash distance; without sketches, content
+// within TitleContentThreshold; short texts (exact hashes) must be equal;
+// two empty texts agree — and the verdict's reason is ReasonCanonical.
+// Otherwise (canonical unknown, or contents that clearly differ: the
+// common misuse of pointing every page at the home page) the title and
+// content steps decide as in Check. canonical "" is Check.
+func (d *Deduper) CheckCanonical(url, canonical, title, text string) Verdict {
 	sig := d.Sign(title, text)
 	uk := urlKey(url)
 	d.mu.Lock()
@@ -456,6 +481,22 @@ func (d *Deduper) Check(url, title, text string) Verdict {
 			v.MatchURL = d.urlOf(m)
 		}
 		return v
+	}
+	if canonical != "" && canonical != url {
+		if id, ok := d.urls.get(urlKey(canonical)); ok {
+			if m, ok := d.docEntry(id); ok {
+				msig := d.sigOf(m)
+				if cd, ok := d.canonicalAgreesLocked(&sig, &msig); ok {
+					if url != "" {
+						d.urls.set(uk, id)
+					}
+					if !d.o.NoIndexDuplicates && sig != msig {
+						d.addAliasLocked(m, sig)
+					}
+					return Verdict{DocID: id, Duplicate: true, Reason: ReasonCanonical, MatchURL: d.urlOf(m), Distance: cd, Sig: sig}
+				}
+			}
+		}
 	}
 	if m, msig, dist := d.matchLocked(sig); m != none {
 		reason := ReasonContent
@@ -590,6 +631,25 @@ func (d *Deduper) acceptLocked(a, b *Signature, cd, limit, sketchLimit int) (flo
 		return j, true
 	}
 	return j, cd <= sketchLimit && j >= d.sketchJaccard
+}
+
+// canonicalAgreesLocked is CheckCanonical's test of a page's signature a
+// against the declared canonical document's b; it returns their content
+// distance.
+func (d *Deduper) canonicalAgreesLocked(a, b *Signature) (int, bool) {
+	cd, ok := contentDistance(*a, b.Content, b.Flags)
+	if !ok {
+		return 0, false
+	}
+	if a.Flags&(FlagContentExact|FlagContentEmpty) != 0 {
+		return cd, true // equal exact hashes, or both empty
+	}
+	if !d.o.NoSketch {
+		if j, n := SketchJaccard(&a.Sketch, &b.Sketch); n > 0 {
+			return cd, j >= CanonicalJaccard
+		}
+	}
+	return cd, cd <= d.titleThreshold
 }
 
 // contentDistance returns the distance between the contents of a and b, and

@@ -43,7 +43,7 @@ type pageStore interface {
 // deduper is the part of *contentdedup.Deduper the crawler needs: Check
 // and AddURL while crawling, the Restore methods when resuming.
 type deduper interface {
-	Check(url, title, text string) contentdedup.Verdict
+	CheckCanonical(url, canonical, title, text string) contentdedup.Verdict
 	AddURL(url string, docID uint64)
 	RestoreDoc(docID uint64, url string, sig contentdedup.Signature)
 	RestoreURL(url string, docID uint64)
@@ -123,7 +123,7 @@ type Options struct {
 // Stats are a crawl's counters. Counters cover this run only, except
 // Resumed* which describe what the store held when the run started.
 type Stats struct {
-	Fetched    int64 `json:"fetched"`     // URLs requested that got an HTTP response
+	Fetched    int64 `json:"fetched"`     // page URLs requested that got an HTTP response (not robots.txt, not sitemaps)
 	Stored     int64 `json:"stored"`      // new documents stored
 	Duplicates int64 `json:"duplicates"`  // pages mapped to an existing document
 	Errors     int64 `json:"errors"`      // network errors, HTTP >= 400, undecodable pages
@@ -132,6 +132,14 @@ type Stats struct {
 	Redirected int64 `json:"redirected"`  // fetches that followed at least one redirect
 	Retries    int64 `json:"retries"`     // requests tried again after a transient failure (fetch.retries)
 	Queued     int64 `json:"queued_left"` // entries pending in the queue
+	// NoIndex are pages fetched, their links followed, not stored (robots
+	// meta / X-Robots-Tag noindex); Sitemaps the sitemap files read (any
+	// outcome, scope.sitemaps; not a guessed /sitemap.xml that is
+	// missing) and SitemapURLs the URLs they listed (before scope and the
+	// seen-filter).
+	NoIndex     int64 `json:"noindex"`
+	Sitemaps    int64 `json:"sitemaps"`
+	SitemapURLs int64 `json:"sitemap_urls"`
 	// FalsePositives are the URL filter's false positives: "seen" answers
 	// for URLs never admitted before, counted with dedup.verify (the store
 	// did not know them: they were crawled anyway) or Options.Audit (the
@@ -166,7 +174,14 @@ type Crawler struct {
 	parseBudget int64
 	archiveErr  atomic.Pointer[error] // first failed write of an exchange outside a job
 
+	// robotsTxt reads each host's robots.txt (rules, Crawl-delay,
+	// Sitemap: lines); client fetches it and the sitemaps.
+	robotsTxt *robotsCache
+	client    *http.Client
+	agent     string // the user agent's product token, lowercase
+
 	fetched, stored, dups, errs, nonHTML, robots, redirected, retries, queued, done atomic.Int64
+	noindex, sitemaps, sitemapURLs                                                  atomic.Int64
 	fpBase                                                                          atomic.Uint64 // filter false positives while restoring
 	resumedURLs, resumedQueue                                                       int64
 	start                                                                           time.Time
@@ -265,6 +280,9 @@ func New(o Options) (*Crawler, error) {
 		MaxDepth:           cfg.Scope.MaxDepth,
 		MaxPerHost:         cfg.Scope.MaxPagesPerHost,
 		MaxTotal:           cfg.Scope.MaxPages,
+		// a host's Crawl-delay is known once its robots.txt is read, while
+		// its first URL is fetched
+		HoldNewHosts: cfg.Politeness.ObeyRobots,
 	})
 	if err != nil {
 		return nil, fmt.Errorf("crawler: %w", err)
@@ -283,9 +301,25 @@ func (q queueAdapter) QueueScan(after uint64, limit int) ([]frontier.Entry, erro
 	}
 	out := make([]frontier.Entry, len(batch))
 	for i, e := range batch {
-		out[i] = frontier.Entry{Seq: e.Seq, URL: e.URL, Depth: e.Depth, Referrer: e.Referrer}
+		out[i] = frontier.Entry{Seq: e.Seq, URL: e.URL, Depth: e.Depth, Referrer: e.Referrer, Hints: frontierHints(e.Hints)}
 	}
 	return out, nil
+}
+
+// frontierHints and storageHints convert a queue entry's hints between
+// the store and the frontier (nil for none).
+func frontierHints(h storage.Hints) *frontier.Hints {
+	if h.IsZero() {
+		return nil
+	}
+	return &frontier.Hints{Sitemap: h.Sitemap, Probe: h.Probe, LastMod: h.LastMod, NewsPublished: h.NewsPublished, NewsTitle: h.NewsTitle}
+}
+
+func storageHints(h *frontier.Hints) storage.Hints {
+	if h == nil {
+		return storage.Hints{}
+	}
+	return storage.Hints{Sitemap: h.Sitemap, Probe: h.Probe, LastMod: h.LastMod, NewsPublished: h.NewsPublished, NewsTitle: h.NewsTitle}
 }
 
 // newCollector builds the colly collector shared by all workers. Workers
@@ -301,7 +335,8 @@ func (c *Crawler) newCollector(fetchCtx context.Context) *colly.Collector {
 		colly.MaxBodySize(int(cfg.Fetch.MaxBodyBytes+1)),
 		colly.StdlibContext(fetchCtx),
 	)
-	col.IgnoreRobotsTxt = !cfg.Politeness.ObeyRobots
+	// robots.txt is read by c.robotsTxt (fetchOnce), not colly
+	col.IgnoreRobotsTxt = true
 	conc := cfg.Politeness.Concurrency
 	var rt http.RoundTripper = &http.Transport{
 		DialContext:           (&net.Dialer{Timeout: 10 * time.Second, KeepAlive: 30 * time.Second}).DialContext,
@@ -316,6 +351,10 @@ func (c *Crawler) newCollector(fetchCtx context.Context) *colly.Collector {
 		rt = &archive.Recorder{Next: rt, Done: c.recorded}
 	}
 	col.WithTransport(rt)
+	// robots.txt and sitemaps go through the same transport (archived too)
+	c.client = &http.Client{Transport: rt, Timeout: time.Duration(cfg.Fetch.Timeout)}
+	c.agent = agentToken(cfg.Politeness.UserAgent)
+	c.robotsTxt = newRobotsCache(c.client, cfg.Politeness.UserAgent, c.learnHost)
 	col.SetRequestTimeout(time.Duration(cfg.Fetch.Timeout))
 	col.SetRedirectHandler(func(req *http.Request, via []*http.Request) error {
 		if err := c.checkRedirect(req, via); err != nil {
@@ -347,6 +386,7 @@ func (c *Crawler) newCollector(fetchCtx context.Context) *colly.Collector {
 	})
 	col.OnResponse(func(r *colly.Response) {
 		j := r.Ctx.GetAny("job").(*job)
+		j.robotsTag = r.Headers.Values("X-Robots-Tag")
 		j.status = r.StatusCode
 		j.contentType = r.Headers.Get("Content-Type")
 		j.body = r.Body
@@ -385,7 +425,8 @@ type job struct {
 	tooLarge      int64         // Content-Length over fetch.max_body_bytes; -1: read past it
 	retryAfter    time.Duration // the response's Retry-After, if hasRetryAfter
 	hasRetryAfter bool
-	abandoned     bool // a retry given up because the crawl is stopping
+	abandoned     bool     // a retry given up because the crawl is stopping
+	robotsTag     []string // X-Robots-Tag header values
 	err           error
 	exchanges     []*archive.Exchange // with Options.Archive: what the transport saw, in order
 }
@@ -452,9 +493,9 @@ func (c *Crawler) allowedType(contentType string) bool {
 // transient failure (see retryable). It stops retrying when ctx (the
 // crawl: Ctrl-C or a fatal error) ends and then marks the job abandoned,
 // so that the URL stays queued instead of being recorded as failed.
-func (c *Crawler) fetch(ctx context.Context, e frontier.Entry) *job {
+func (c *Crawler) fetch(ctx, fetchCtx context.Context, e frontier.Entry) *job {
 	for attempt := 0; ; attempt++ {
-		j := c.fetchOnce(e)
+		j := c.fetchOnce(fetchCtx, e)
 		if attempt >= c.cfg.Fetch.Retries || !retryable(j) {
 			return j
 		}
@@ -464,7 +505,7 @@ func (c *Crawler) fetch(ctx context.Context, e frontier.Entry) *job {
 		if j.hasRetryAfter {
 			wait = j.retryAfter
 		}
-		wait = min(max(wait, time.Duration(c.cfg.Politeness.Delay)), maxRetryWait)
+		wait = min(max(wait, c.front.HostDelay(hostOf(e.URL))), maxRetryWait)
 		if c.o.Archive != nil {
 			c.archiveLoose(j.exchanges) // the failed try, as the server answered it
 		}
@@ -547,8 +588,14 @@ func retryAfter(v string) (d time.Duration, ok bool) {
 	return 0, false
 }
 
-func (c *Crawler) fetchOnce(e frontier.Entry) *job {
+func (c *Crawler) fetchOnce(fetchCtx context.Context, e frontier.Entry) *job {
 	j := &job{}
+	if c.cfg.Politeness.ObeyRobots {
+		if err := c.robotsAllow(fetchCtx, e.URL); err != nil {
+			j.err = err
+			return j
+		}
+	}
 	ctx := colly.NewContext()
 	ctx.Put("job", j)
 	err := c.col.Request("GET", e.URL, nil, ctx, nil)
@@ -652,6 +699,7 @@ func (c *Crawler) Stats() Stats {
 		Fetched: c.fetched.Load(), Stored: c.stored.Load(), Duplicates: c.dups.Load(),
 		Errors: c.errs.Load(), NonHTML: c.nonHTML.Load(), Robots: c.robots.Load(),
 		Redirected: c.redirected.Load(), Retries: c.retries.Load(), Queued: c.queued.Load(),
+		NoIndex: c.noindex.Load(), Sitemaps: c.sitemaps.Load(), SitemapURLs: c.sitemapURLs.Load(),
 		ResumedURLs: c.resumedURLs, ResumedQueue: c.resumedQueue,
 		Elapsed: el, Seconds: el.Seconds(),
 	}

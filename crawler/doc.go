@@ -9,8 +9,10 @@
 //
 //  1. fetch with a shared colly.Collector, synchronously from a fixed pool of
 //     workers (Politeness.Concurrency); colly's visited set is off because
-//     the frontier already deduplicates; robots.txt via colly when
-//     politeness.obey_robots; redirects counted (fetch.max_redirects), kept
+//     the frontier already deduplicates; robots.txt, when
+//     politeness.obey_robots, read by the crawler itself (once per host,
+//     before the host's first page; its Crawl-delay becomes the host's
+//     frontier delay, capped by politeness.max_crawl_delay); redirects counted (fetch.max_redirects), kept
 //     in scope, loops stopped, and the chain recorded; network errors and
 //     408/429/500/502/503/504 tried again fetch.retries times (backoff
 //     doubling from Options.RetryBackoff, or Retry-After; never sooner than
@@ -24,9 +26,15 @@
 //     undeclared GBK/GB18030/Big5 pages) and extract title, main text
 //     (script, style, nav, header, footer, aside and forms removed; <main> or
 //     a single <article> preferred) and links (see Extract);
-//  4. contentdedup's Check: a new docId or the docId of a near-duplicate;
-//  5. canonicalize links (urlfilter), check scope, test-and-add them to the
-//     seen-filter and reserve queue entries (frontier);
+//  4. robots meta / X-Robots-Tag (politeness.obey_meta_robots): noindex
+//     records the URL with reason "noindex" and stores nothing, nofollow
+//     drops the page's links; otherwise contentdedup's CheckCanonical (the
+//     page's <link rel=canonical>, see there): a new docId or the docId of a
+//     duplicate;
+//  5. canonicalize links (rel=nofollow ones only with
+//     politeness.follow_nofollow_links) and the declared canonical URL
+//     (urlfilter), check scope, test-and-add them to the seen-filter and
+//     reserve queue entries (frontier);
 //  6. one storage.Commit: the page (or the URL's record), every URL of the
 //     redirect chain as an alias of the document, the new queue entries, the
 //     dequeue of this URL and the trace of the URLs tested.
@@ -34,6 +42,16 @@
 // Because of that single commit a crash (kill -9) loses at most the pages in
 // flight: a stored page's outlinks are always queued, and a queued URL is
 // dequeued only when its result is stored.
+//
+// # Sitemaps
+//
+// Sitemaps (scope.sitemaps; by default each seed host's robots.txt
+// Sitemap: lines and /sitemap.xml) are frontier entries marked as sitemaps,
+// queued with the seeds: fetched with the crawl's politeness, parsed by
+// ParseSitemap (index files, gzip, the protocol's limits), and their URLs
+// reserved and committed like a page's links (in chunks of 10,000, the last
+// with the sitemap's own URL record and dequeue). lastmod and Google News
+// fields travel with the queue entry to the URL record.
 //
 // # Resume
 //
@@ -51,5 +69,8 @@
 //     their own commits before the page's commit; a crash between them leaves
 //     aliases naming a docId that is not stored.
 //   - dedup.recrawl_window is not implemented: every URL is fetched once per
-//     store.
+//     store; so a sitemap is read once per store too, and a newer lastmod
+//     changes nothing yet.
+//   - A rel=canonical in a Link: HTTP header is not read, nor robots.txt
+//     rules for redirect targets.
 package crawler

@@ -21,9 +21,21 @@ import (
 type Document struct {
 	Title string   // <title>, or the first <h1> when the title is empty
 	Text  string   // main text: boilerplate (script, style, nav, header, footer, aside, forms) removed
-	Links []string // href values of <a> and <area>, as written (resolve them against Base)
-	Base  *url.URL // the URL relative links resolve against (<base href> or the page URL)
-	HTML  []byte   // the page as UTF-8
+	Links []string // href values of <a> and <area>, as written (resolve them against Base); not rel=nofollow ones
+	// NofollowLinks are the href values of links marked rel="nofollow",
+	// "sponsored" or "ugc" (followed only with
+	// politeness.follow_nofollow_links).
+	NofollowLinks []string
+	Base          *url.URL // the URL relative links resolve against (<base href> or the page URL)
+	// Canonical is the href of the first <link rel="canonical">, as
+	// written ("" when none); resolve it against Base.
+	Canonical string
+	// RobotsMeta are the <meta name=... content=...> elements whose content
+	// holds a robots directive (noindex, nofollow or none), name
+	// lowercased: the caller decides which names apply to it ("robots",
+	// its own user agent's token).
+	RobotsMeta []RobotsMeta
+	HTML       []byte // the page as UTF-8
 	// Charset is the encoding the page was decoded from ("utf-8" when it
 	// needed no decoding).
 	Charset string
@@ -55,22 +67,96 @@ func Extract(body []byte, contentType string, alreadyUTF8 bool, pageURL *url.URL
 	}
 	d.Title = pageTitle(collapse(nodeText(sc.title)), collapse(nodeText(sc.h1)))
 	for _, a := range sc.links {
-		if rel, _ := attr(a, "rel"); strings.Contains(rel, "nofollow") {
+		href, _ := attr(a, "href")
+		if href = strings.TrimSpace(href); href == "" || strings.HasPrefix(href, "#") {
 			continue
 		}
-		href, _ := attr(a, "href")
-		if href = strings.TrimSpace(href); href != "" && !strings.HasPrefix(href, "#") {
+		if rel, _ := attr(a, "rel"); isNofollow(rel) {
+			d.NofollowLinks = append(d.NofollowLinks, href)
+		} else {
 			d.Links = append(d.Links, href)
+		}
+	}
+	if sc.canonical != nil {
+		href, _ := attr(sc.canonical, "href")
+		d.Canonical = strings.TrimSpace(href)
+	}
+	for _, m := range sc.metas {
+		name, _ := attr(m, "name")
+		content, _ := attr(m, "content")
+		if hasRobotsDirective(content) {
+			d.RobotsMeta = append(d.RobotsMeta, RobotsMeta{Name: strings.ToLower(strings.TrimSpace(name)), Content: content})
 		}
 	}
 	d.Text = mainText(doc, &sc)
 	return d, nil
 }
 
+// RobotsMeta is one <meta name=NAME content=CONTENT> with a robots
+// directive in its content.
+type RobotsMeta struct{ Name, Content string }
+
+// isNofollow reports whether a rel attribute marks a link not to be
+// followed: nofollow, or sponsored or ugc (which imply it).
+func isNofollow(rel string) bool {
+	for _, v := range strings.Fields(strings.ToLower(rel)) {
+		if v == "nofollow" || v == "sponsored" || v == "ugc" {
+			return true
+		}
+	}
+	return false
+}
+
+// Directives are the robots directives that apply to a page.
+type Directives struct {
+	NoIndex  bool // do not store the page
+	NoFollow bool // do not follow its links
+}
+
+// ParseDirectives adds the directives of a robots meta content or an
+// X-Robots-Tag value ("noindex, nofollow", "none") to d. An X-Robots-Tag
+// value may name a user agent first ("otherbot: noindex"); such a value
+// applies only when that agent is agent (our user agent's product token,
+// lowercase) — pass its directives with the agent prefix as written.
+func (d *Directives) ParseDirectives(v, agent string) {
+	if name, rest, ok := strings.Cut(v, ":"); ok && !strings.ContainsAny(name, ",") {
+		n := strings.ToLower(strings.TrimSpace(name))
+		switch n {
+		case "noindex", "nofollow", "none", "all", "index", "follow", "noarchive", "nosnippet", "unavailable_after", "max-snippet", "max-image-preview", "max-video-preview", "notranslate", "noimageindex", "indexifembedded":
+			// a directive with a value ("unavailable_after: date"), not an agent
+		default:
+			if n != agent {
+				return
+			}
+			v = rest
+		}
+	}
+	for _, t := range strings.Split(v, ",") {
+		switch strings.ToLower(strings.TrimSpace(t)) {
+		case "noindex":
+			d.NoIndex = true
+		case "nofollow":
+			d.NoFollow = true
+		case "none":
+			d.NoIndex, d.NoFollow = true, true
+		}
+	}
+}
+
+// hasRobotsDirective reports whether content holds noindex, nofollow or
+// none.
+func hasRobotsDirective(content string) bool {
+	var d Directives
+	d.ParseDirectives(content, "")
+	return d.NoIndex || d.NoFollow
+}
+
 // scan is what one walk over the parsed page finds (one walk instead of a
 // selector query per item: the queries each walked the whole tree).
 type scan struct {
 	base, title, h1 *html.Node   // the first <base href>, <title>, <h1>
+	canonical       *html.Node   // the first <link rel=canonical href>
+	metas           []*html.Node // <meta name content>
 	links           []*html.Node // <a href> and <area href>, in document order
 	mains, articles []*html.Node // <main> or [role=main] elements; <article>s
 	body            *html.Node
@@ -87,6 +173,14 @@ func (s *scan) walk(n *html.Node) {
 		case atom.Title:
 			if s.title == nil {
 				s.title = n
+			}
+		case atom.Link:
+			if rel, _ := attr(n, "rel"); hasHref && s.canonical == nil && hasToken(rel, "canonical") {
+				s.canonical = n
+			}
+		case atom.Meta:
+			if _, ok := attr(n, "name"); ok {
+				s.metas = append(s.metas, n)
 			}
 		case atom.H1:
 			if s.h1 == nil {
@@ -110,6 +204,17 @@ func (s *scan) walk(n *html.Node) {
 	for c := n.FirstChild; c != nil; c = c.NextSibling {
 		s.walk(c)
 	}
+}
+
+// hasToken reports whether the space-separated list v holds tok (ASCII
+// case-insensitive).
+func hasToken(v, tok string) bool {
+	for _, f := range strings.Fields(v) {
+		if strings.EqualFold(f, tok) {
+			return true
+		}
+	}
+	return false
 }
 
 // attr returns the value of n's first attribute named key, in any

@@ -204,3 +204,49 @@ func TestExtractSVGLink(t *testing.T) {
 		t.Fatalf("links %q", d.Links)
 	}
 }
+
+// TestExtractConventions: rel=canonical, robots meta tags and nofollow
+// links are extracted as written; ParseDirectives reads meta contents and
+// X-Robots-Tag values (agent-prefixed ones only for our agent).
+func TestExtractConventions(t *testing.T) {
+	page := `<html><head><title>t</title>
+<link rel="stylesheet" href="/s.css"><link rel="Canonical" href=" /article ">
+<link rel="canonical" href="/second">
+<meta name="ROBOTS" content="NoIndex, follow"><meta name="bloomcrawl" content="nofollow">
+<meta name="description" content="not a directive"><meta name="googlebot" content="none">
+</head><body><a href="/a">a</a><a rel="nofollow" href="/b">b</a><a rel="external UGC" href="/c">c</a>
+<a rel="sponsored" href="/d">d</a><a rel="noopener" href="/e">e</a></body></html>`
+	base, _ := url.Parse("http://example.com/article?ref=x")
+	d, err := Extract([]byte(page), "text/html", false, base)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if d.Canonical != "/article" {
+		t.Errorf("Canonical = %q, want the first one, trimmed", d.Canonical)
+	}
+	if !slices.Equal(d.Links, []string{"/a", "/e"}) || !slices.Equal(d.NofollowLinks, []string{"/b", "/c", "/d"}) {
+		t.Errorf("Links %v, NofollowLinks %v", d.Links, d.NofollowLinks)
+	}
+	want := []RobotsMeta{{"robots", "NoIndex, follow"}, {"bloomcrawl", "nofollow"}, {"googlebot", "none"}}
+	if !slices.Equal(d.RobotsMeta, want) {
+		t.Errorf("RobotsMeta = %v, want %v", d.RobotsMeta, want)
+	}
+	for _, c := range []struct {
+		v    string
+		want Directives
+	}{
+		{"noindex", Directives{NoIndex: true}},
+		{"NOFOLLOW", Directives{NoFollow: true}},
+		{"none", Directives{true, true}},
+		{"index, follow, noarchive", Directives{}},
+		{"bloomcrawl: noindex", Directives{NoIndex: true}},
+		{"otherbot: noindex, nofollow", Directives{}},
+		{"unavailable_after: 25 Jun 2030 15:00:00 PST", Directives{}},
+	} {
+		var got Directives
+		got.ParseDirectives(c.v, "bloomcrawl")
+		if got != c.want {
+			t.Errorf("ParseDirectives(%q) = %+v, want %+v", c.v, got, c.want)
+		}
+	}
+}

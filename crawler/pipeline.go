@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"net/http"
 	"net/url"
+	"slices"
 	"time"
 
 	"github.com/gocolly/colly/v2"
@@ -41,8 +42,9 @@ func (c *Crawler) restore(ctx context.Context) error {
 	return nil
 }
 
-// queueSeeds offers the configured seeds (depth 0). On a resumed crawl they
-// are already in the seen-filter and nothing is queued.
+// queueSeeds offers the configured seeds (depth 0) and the sitemaps to read
+// (sitemapSeeds). On a resumed crawl they are already in the seen-filter
+// and nothing is queued.
 func (c *Crawler) queueSeeds(ctx context.Context) error {
 	var cands []frontier.Candidate
 	for i, s := range c.cfg.Seeds {
@@ -55,6 +57,7 @@ func (c *Crawler) queueSeeds(ctx context.Context) error {
 		}
 		cands = append(cands, frontier.Candidate{URL: u.String()})
 	}
+	cands = append(cands, c.sitemapSeeds(ctx)...)
 	fresh, tested, err := c.front.Reserve(ctx, cands)
 	if err != nil {
 		return fmt.Errorf("crawler: queue seeds: %w", err)
@@ -95,7 +98,10 @@ func (c *Crawler) process(ctx, fetchCtx context.Context, e frontier.Entry) error
 		c.front.Done(e)
 		return *err
 	}
-	j := c.fetch(ctx, e)
+	if e.Hints != nil && e.Hints.Sitemap {
+		return c.processSitemap(ctx, fetchCtx, e)
+	}
+	j := c.fetch(ctx, fetchCtx, e)
 	if j.abandoned || fetchCtx.Err() != nil && j.err != nil {
 		// Aborted at shutdown, or a retry given up because the crawl is
 		// stopping: leave it queued for the next run.
@@ -167,7 +173,7 @@ func (c *Crawler) countFetch(j *job) {
 // alias (out.claimed is then still to be released).
 func (c *Crawler) record(ctx, fetchCtx context.Context, e frontier.Entry, j *job) (out outcome, err error) {
 	now := time.Now().UTC()
-	rec := &storage.URLRecord{URL: e.URL, Status: j.status, ContentType: j.contentType, FetchedAt: now}
+	rec := &storage.URLRecord{URL: e.URL, Status: j.status, ContentType: j.contentType, FetchedAt: now, Hints: storageHints(e.Hints)}
 	out.cm = storage.Commit{Dequeue: []uint64{e.Seq}}
 	if !c.classify(e, j, rec) {
 		out.cm.URL = rec
@@ -187,13 +193,66 @@ func (c *Crawler) record(ctx, fetchCtx context.Context, e frontier.Entry, j *job
 		out.cm.URL = rec
 		return out, nil
 	}
-	v := c.judge(e, j, rec, doc, final, &out.cm)
-	out.verdict = &v
-	if err := c.recordAliases(ctx, e, j, rec, v.DocID, &out); err != nil {
-		return out, err
+	rec.Hints.Canonical = c.declaredCanonical(e, doc, final)
+	dir := c.directives(j, doc)
+	if dir.NoIndex {
+		// fetched and its links followed, but not stored
+		rec.Reason = ReasonNoIndex
+		c.noindex.Add(1)
+		out.cm.URL = rec
+	} else {
+		v := c.judge(e, j, rec, doc, final, &out.cm)
+		out.verdict = &v
+		if err := c.recordAliases(ctx, e, j, rec, v.DocID, &out); err != nil {
+			return out, err
+		}
 	}
-	out.links = c.links(e, doc)
+	if !dir.NoFollow {
+		out.links = c.links(e, doc, rec.Hints.Canonical)
+	}
 	return out, nil
+}
+
+// ReasonNoIndex is the reason of the URL record of a page that asked not
+// to be indexed (robots meta or X-Robots-Tag noindex): fetched, links
+// followed, not stored.
+const ReasonNoIndex = "noindex"
+
+// directives returns the robots directives that apply to the page: its
+// X-Robots-Tag headers and its <meta name="robots"> or <meta name=AGENT>
+// (our user agent's product token), when politeness.obey_meta_robots.
+func (c *Crawler) directives(j *job, doc *Document) Directives {
+	var d Directives
+	if !c.cfg.Politeness.ObeyMetaRobots {
+		return d
+	}
+	for _, v := range j.robotsTag {
+		d.ParseDirectives(v, c.agent)
+	}
+	for _, m := range doc.RobotsMeta {
+		if m.Name == "robots" || m.Name == c.agent {
+			d.ParseDirectives(m.Content, c.agent)
+		}
+	}
+	return d
+}
+
+// declaredCanonical returns the canonical URL the page declares
+// (<link rel="canonical">), canonicalized, or "" when it declares none,
+// an unusable one, or its own URL.
+func (c *Crawler) declaredCanonical(e frontier.Entry, doc *Document, final *url.URL) string {
+	if doc.Canonical == "" {
+		return ""
+	}
+	u, err := c.canon.Canonicalize(doc.Base, doc.Canonical)
+	if err != nil {
+		return ""
+	}
+	s := u.String()
+	if s == e.URL || s == final.String() {
+		return ""
+	}
+	return s
 }
 
 // classify sorts out the fetches that are not parsed, filling in rec and
@@ -251,7 +310,7 @@ var errStopping = errors.New("crawler: stopping")
 // (new) or URL record (a duplicate, naming its document). It returns the
 // deduper's verdict.
 func (c *Crawler) judge(e frontier.Entry, j *job, rec *storage.URLRecord, doc *Document, final *url.URL, cm *storage.Commit) contentdedup.Verdict {
-	v := c.o.Dedup.Check(e.URL, doc.Title, doc.Text)
+	v := c.o.Dedup.CheckCanonical(e.URL, rec.Hints.Canonical, doc.Title, doc.Text)
 	if v.Duplicate {
 		rec.DocID, rec.Duplicate, rec.Reason, rec.Distance = storage.DocID(v.DocID), true, string(v.Reason), v.Distance
 		if v.Reason != contentdedup.ReasonURL {
@@ -267,7 +326,7 @@ func (c *Crawler) judge(e frontier.Entry, j *job, rec *storage.URLRecord, doc *D
 		DocID: storage.DocID(v.DocID), URL: e.URL, Status: j.status, ContentType: rec.ContentType, FetchedAt: rec.FetchedAt,
 		Title: doc.Title, Text: doc.Text, HTML: doc.HTML,
 		TitleFP: v.Sig.Title, ContentFP: v.Sig.Content, FPFlags: v.Sig.Flags, Sketch: v.Sig.Sketch.Bytes(),
-		Depth: e.Depth, Referrer: e.Referrer,
+		Depth: e.Depth, Referrer: e.Referrer, Hints: rec.Hints,
 	}
 	if final.String() != e.URL {
 		cm.Page.FinalURL = final.String()
@@ -348,12 +407,21 @@ func (c *Crawler) commit(ctx context.Context, e frontier.Entry, out outcome) err
 	return nil
 }
 
-// links canonicalizes the page's links, keeps those in scope and returns
-// them once each, in page order, as candidates one level deeper.
-func (c *Crawler) links(e frontier.Entry, doc *Document) []frontier.Candidate {
-	seen := make(map[string]struct{}, len(doc.Links))
+// links canonicalizes the page's links (with politeness.follow_nofollow_links
+// also its rel=nofollow ones) and its declared canonical URL (already
+// canonical; "" for none), keeps those in scope and returns them once each,
+// in page order, as candidates one level deeper.
+func (c *Crawler) links(e frontier.Entry, doc *Document, canonical string) []frontier.Candidate {
+	hrefs := doc.Links
+	if c.cfg.Politeness.FollowNofollowLinks && len(doc.NofollowLinks) > 0 {
+		hrefs = append(slices.Clip(hrefs), doc.NofollowLinks...)
+	}
+	if canonical != "" {
+		hrefs = append(slices.Clip(hrefs), canonical)
+	}
+	seen := make(map[string]struct{}, len(hrefs))
 	var out []frontier.Candidate
-	for _, href := range doc.Links {
+	for _, href := range hrefs {
 		u, err := c.canon.Canonicalize(doc.Base, href)
 		if err != nil || c.scope.Check(u) != nil {
 			continue
@@ -374,7 +442,7 @@ func queueEntries(es []frontier.Entry) []storage.QueueEntry {
 	}
 	out := make([]storage.QueueEntry, len(es))
 	for i, e := range es {
-		out[i] = storage.QueueEntry{Seq: e.Seq, URL: e.URL, Depth: e.Depth, Referrer: e.Referrer}
+		out[i] = storage.QueueEntry{Seq: e.Seq, URL: e.URL, Depth: e.Depth, Referrer: e.Referrer, Hints: storageHints(e.Hints)}
 	}
 	return out
 }

@@ -20,6 +20,7 @@ type Entry struct {
 	URL      string // canonical absolute URL
 	Depth    int    // link distance from a seed (seeds are 0)
 	Referrer string // canonical URL of the page the link was found on ("" for seeds)
+	Hints    *Hints // what a sitemap said about the URL; nil for none
 }
 
 // Candidate is a URL offered to Reserve.
@@ -27,6 +28,17 @@ type Candidate struct {
 	URL      string // canonical absolute URL (the seen-set key)
 	Depth    int
 	Referrer string
+	Hints    *Hints // carried to the Entry
+}
+
+// Hints are what a sitemap said about a URL. The frontier carries them
+// with the URL's entry and does not read them.
+type Hints struct {
+	Sitemap       bool      // the URL is a sitemap (or sitemap index) to read, not a page
+	Probe         bool      // a sitemap guessed, not declared (a host's /sitemap.xml)
+	LastMod       time.Time // the sitemap's <lastmod>
+	NewsPublished time.Time // a Google News sitemap's <news:publication_date>
+	NewsTitle     string    // and <news:title>
 }
 
 // seenSet is the URL seen-filter: TestAndAdd reports whether key was (or,
@@ -363,7 +375,7 @@ func (f *Frontier) Reserve(ctx context.Context, cands []Candidate) (fresh []Entr
 				continue
 			}
 			f.account(host)
-			e := Entry{Seq: f.nextSeq, URL: c.URL, Depth: c.Depth, Referrer: c.Referrer}
+			e := Entry{Seq: f.nextSeq, URL: c.URL, Depth: c.Depth, Referrer: c.Referrer, Hints: c.Hints}
 			f.nextSeq++
 			f.pending[e.Seq] = struct{}{}
 			fresh = append(fresh, e)

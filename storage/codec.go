@@ -304,6 +304,9 @@ func (e *enc) hints(h *Hints) {
 	if h.Sitemap {
 		flags |= 1
 	}
+	if h.Probe {
+		flags |= 2
+	}
 	e.byte(flags)
 	e.str(h.Canonical)
 	e.time(h.LastMod)
@@ -313,7 +316,8 @@ func (e *enc) hints(h *Hints) {
 
 func (d *dec) hints() Hints {
 	var h Hints
-	h.Sitemap = d.byte()&1 != 0
+	flags := d.byte()
+	h.Sitemap, h.Probe = flags&1 != 0, flags&2 != 0
 	h.Canonical = d.str()
 	h.LastMod = d.time()
 	h.NewsPublished = d.time()

@@ -58,6 +58,10 @@ type Hints struct {
 	// index) to read rather than a page; on a URL record, that it was
 	// read as one.
 	Sitemap bool
+	// Probe, with Sitemap on a queue entry: the sitemap was not declared
+	// but guessed (a host's /sitemap.xml); the crawler records none when
+	// it is missing.
+	Probe bool
 }
 
 // IsZero reports whether nothing is declared.

@@ -40,7 +40,7 @@ func TestHintsRoundTrip(t *testing.T) {
 	// queue entries: with and without hints
 	seqs, err := db.Commit(ctx, Commit{Enqueue: []QueueEntry{
 		{URL: "http://e.com/n1", Depth: 1, Hints: Hints{LastMod: lm, NewsTitle: "n"}},
-		{URL: "http://e.com/sitemap.xml", Hints: Hints{Sitemap: true}},
+		{URL: "http://e.com/sitemap.xml", Hints: Hints{Sitemap: true, Probe: true}},
 		{URL: "http://e.com/plain", Depth: 2, Referrer: "http://e.com/"},
 	}})
 	if err != nil {
@@ -50,7 +50,7 @@ func TestHintsRoundTrip(t *testing.T) {
 	if err != nil || len(q) != 3 {
 		t.Fatalf("QueueScan: %v, %v", q, err)
 	}
-	if q[0].Hints != (Hints{LastMod: lm, NewsTitle: "n"}) || !q[1].Hints.Sitemap || !q[2].Hints.IsZero() || q[2].Referrer != "http://e.com/" || q[0].Seq != seqs[0] {
+	if q[0].Hints != (Hints{LastMod: lm, NewsTitle: "n"}) || q[1].Hints != (Hints{Sitemap: true, Probe: true}) || !q[2].Hints.IsZero() || q[2].Referrer != "http://e.com/" || q[0].Seq != seqs[0] {
 		t.Fatalf("queue entries: %+v", q)
 	}
 	if v := encodeQueue(&QueueEntry{URL: "u", Depth: 1}); len(v) != 1+2+1+1 {

@@ -73,13 +73,27 @@ type URLView struct {
 	ContentType string    `json:"content_type,omitempty"`
 	FetchedAt   time.Time `json:"fetched_at"`
 	Err         string    `json:"error,omitempty"`
+	// What the site declared about the URL (Hints; absent when nothing).
+	Canonical     string     `json:"canonical,omitempty"` // its <link rel="canonical">
+	Sitemap       bool       `json:"sitemap,omitempty"`   // the URL is a sitemap (read, not stored)
+	LastMod       *time.Time `json:"lastmod,omitempty"`   // a sitemap's <lastmod>
+	NewsPublished *time.Time `json:"news_publication_date,omitempty"`
+	NewsTitle     string     `json:"news_title,omitempty"`
 }
 
 // View returns r as a URLView.
 func (r *URLRecord) View() URLView {
-	return URLView{URL: r.URL, DocID: r.DocID, Duplicate: r.Duplicate, Reason: r.Reason,
+	v := URLView{URL: r.URL, DocID: r.DocID, Duplicate: r.Duplicate, Reason: r.Reason,
 		Distance: r.Distance, Status: r.Status, ContentType: r.ContentType,
-		FetchedAt: r.FetchedAt, Err: r.Err}
+		FetchedAt: r.FetchedAt, Err: r.Err,
+		Canonical: r.Hints.Canonical, Sitemap: r.Hints.Sitemap, NewsTitle: r.Hints.NewsTitle}
+	if t := r.Hints.LastMod; !t.IsZero() {
+		v.LastMod = &t
+	}
+	if t := r.Hints.NewsPublished; !t.IsZero() {
+		v.NewsPublished = &t
+	}
+	return v
 }
 
 // hex64 spells a 64-bit fingerprint as docIds are spelled: 16 lowercase

@@ -412,6 +412,12 @@ func printSummary(w io.Writer, s *crawler.Stats, dir string) {
 	if s.Robots > 0 {
 		fmt.Fprintf(w, "  robots.txt   %d disallowed\n", s.Robots)
 	}
+	if s.NoIndex > 0 {
+		fmt.Fprintf(w, "  noindex      %d (fetched, links followed, not stored)\n", s.NoIndex)
+	}
+	if s.Sitemaps > 0 {
+		fmt.Fprintf(w, "  sitemaps     %d read, %d URLs listed\n", s.Sitemaps, s.SitemapURLs)
+	}
 	fmt.Fprintf(w, "  errors       %d\n", s.Errors)
 	fmt.Fprintf(w, "  queued left  %d\n", s.Queued)
 	if s.FalsePositives != nil {

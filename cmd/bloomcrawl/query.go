@@ -251,6 +251,21 @@ func (q *queryCmd) printURL(r storage.URLRecord) {
 	if r.Err != "" {
 		fmt.Fprintf(tw, "error\t%s\n", r.Err)
 	}
+	switch {
+	case r.Reason == "noindex":
+		fmt.Fprintf(tw, "stored\tno: the page asked not to be indexed (robots meta or X-Robots-Tag noindex); its links were followed\n")
+	case r.Hints.Sitemap:
+		fmt.Fprintf(tw, "sitemap\tyes (read for its URLs, not stored)\n")
+	}
+	if h := r.Hints; h.Canonical != "" {
+		fmt.Fprintf(tw, "declared canonical\t%s\n", h.Canonical)
+	}
+	if h := r.Hints; !h.LastMod.IsZero() {
+		fmt.Fprintf(tw, "sitemap lastmod\t%s\n", h.LastMod.Format(time.RFC3339))
+	}
+	if h := r.Hints; !h.NewsPublished.IsZero() || h.NewsTitle != "" {
+		fmt.Fprintf(tw, "news\t%s  %s\n", h.NewsPublished.Format(time.RFC3339), h.NewsTitle)
+	}
 	tw.Flush()
 }
 

@@ -1,0 +1,386 @@
+package crawler
+
+import (
+	"bytes"
+	"context"
+	"fmt"
+	"log/slog"
+	"net"
+	"net/http"
+	"net/http/httptest"
+	"sort"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/bloomcrawl/bloomcrawl/configs"
+	"github.com/bloomcrawl/bloomcrawl/contentdedup"
+	"github.com/bloomcrawl/bloomcrawl/storage"
+)
+
+// words returns n distinct letter-only words of vocabulary v: pages built
+// from different vocabularies share no text.
+func words(v, n int) string {
+	out := make([]string, n)
+	for i := range out {
+		k := v*1000 + i
+		b := []byte{'z'}
+		for range 4 {
+			b = append(b, byte('a'+k%26))
+			k /= 26
+		}
+		out[i] = string(b)
+	}
+	return strings.Join(out, " ")
+}
+
+// conventionSite is a generated site that uses the web conventions:
+// a sitemap index named in robots.txt listing a gzipped news sitemap and a
+// plain one (their pages are linked from nowhere else); ?ref= variants
+// declaring their canonical; different pages all declaring the home page
+// canonical; nofollow and noindex robots meta tags, an X-Robots-Tag
+// header and rel=nofollow links. It counts every request by path.
+type conventionSite struct {
+	srv  *httptest.Server
+	mu   sync.Mutex
+	hits map[string]int
+	at   []time.Time // request times, robots.txt excluded
+}
+
+func (s *conventionSite) url(p string) string { return s.srv.URL + p }
+
+func (s *conventionSite) count(p string) int {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.hits[p]
+}
+
+func page(title, canonical, meta, body string, links ...string) string {
+	var b strings.Builder
+	fmt.Fprintf(&b, "<!doctype html><html><head><title>%s</title>", title)
+	if canonical != "" {
+		fmt.Fprintf(&b, `<link rel="canonical" href="%s">`, canonical)
+	}
+	if meta != "" {
+		fmt.Fprintf(&b, `<meta name="robots" content="%s">`, meta)
+	}
+	fmt.Fprintf(&b, "</head><body><main><h1>%s</h1><p>%s</p></main><nav>", title, body)
+	for _, l := range links {
+		b.WriteString(l)
+	}
+	b.WriteString("</nav></body></html>")
+	return b.String()
+}
+
+func a(href string) string { return fmt.Sprintf(`<a href="%s">link</a>`, href) }
+
+func newConventionSite(t *testing.T, robots func(base string) string) *conventionSite {
+	t.Helper()
+	s := &conventionSite{hits: map[string]int{}}
+	article := words(1, 120)
+	pages := map[string]string{
+		"/": page("Home", "", "", words(0, 120),
+			a("/article"), a("/list"), a("/p1"), a("/p2"), a("/p3"), a("/p4"),
+			a("/nofollow-page"), a("/noindex-page"), a("/xrobots-page"),
+			`<a rel="nofollow" href="/secret-nofollow">n</a>`, `<a rel="sponsored ugc" href="/ad">ad</a>`),
+		"/article":          page("Article", "/article", "", article),
+		"/list":             page("List", "", "", words(2, 120), a("/article?ref=list"), a("/article?ref=mail")),
+		"/article?ref=list": page("Article", "/article", "", article+" "+words(3, 10)),
+		"/article?ref=mail": page("Article", "/article", "", article),
+		"/nofollow-page":    page("Nofollow", "", "nofollow", words(10, 120), a("/nf-target")),
+		"/noindex-page":     page("Noindex", "", "noindex", words(11, 120), a("/ni-target")),
+		"/xrobots-page":     page("X-Robots", "", "", words(12, 120), a("/xr-target")),
+		"/nf-target":        page("NF target", "", "", words(13, 120)),
+		"/ni-target":        page("NI target", "", "", words(14, 120)),
+		"/xr-target":        page("XR target", "", "", words(15, 120)),
+		"/secret-nofollow":  page("Secret", "", "", words(16, 120)),
+		"/ad":               page("Ad", "", "", words(17, 120)),
+		"/news/1":           page("News one", "", "", words(20, 120)),
+		"/news/2":           page("News two", "", "", words(21, 120)),
+		"/only-sitemap":     page("Only in the sitemap", "", "", words(22, 120)),
+		"/private/x":        page("Private", "", "", words(23, 120)),
+	}
+	for i := 1; i <= 4; i++ { // different pages, all declaring the home page
+		pages[fmt.Sprintf("/p%d", i)] = page(fmt.Sprintf("Post %d", i), "/", "", words(30+i, 120))
+	}
+	var mux http.ServeMux
+	mux.HandleFunc("/", func(w http.ResponseWriter, r *http.Request) {
+		p := r.URL.RequestURI()
+		s.mu.Lock()
+		s.hits[p]++
+		if p != "/robots.txt" {
+			s.at = append(s.at, time.Now())
+		}
+		s.mu.Unlock()
+		base := "http://" + r.Host
+		switch p {
+		case "/robots.txt":
+			fmt.Fprint(w, robots(base))
+			return
+		case "/sitemap-index.xml":
+			fmt.Fprintf(w, `<?xml version="1.0"?><sitemapindex xmlns="http://www.sitemaps.org/schemas/sitemap/0.9">
+<sitemap><loc>%s/sitemaps/news.xml.gz</loc><lastmod>2026-11-22</lastmod></sitemap>
+<sitemap><loc>%s/sitemaps/pages.xml</loc></sitemap>
+<sitemap><loc>%s/sitemaps/missing.xml</loc></sitemap></sitemapindex>`, base, base, base)
+			return
+		case "/sitemaps/news.xml.gz":
+			w.Header().Set("Content-Type", "application/gzip")
+			w.Write(gz(t, []byte(fmt.Sprintf(`<urlset xmlns="http://www.sitemaps.org/schemas/sitemap/0.9" xmlns:news="http://www.google.com/schemas/sitemap-news/0.9">
+<url><loc>%s/news/1</loc><lastmod>2026-11-22T08:00:00Z</lastmod><news:news><news:publication_date>2026-11-22T07:30:00Z</news:publication_date><news:title>News one</news:title></news:news></url>
+<url><loc>%s/news/2?utm_source=sitemap</loc></url></urlset>`, base, base))))
+			return
+		case "/sitemaps/pages.xml":
+			fmt.Fprintf(w, `<urlset><url><loc>%s/only-sitemap</loc><lastmod>2026-10-01</lastmod></url>
+<url><loc>%s/private/x</loc></url><url><loc>http://out-of-scope.example/x</loc></url><url><loc>/article</loc></url></urlset>`, base, base)
+			return
+		}
+		body, ok := pages[p]
+		if !ok {
+			http.NotFound(w, r)
+			return
+		}
+		w.Header().Set("Content-Type", "text/html; charset=utf-8")
+		if p == "/xrobots-page" {
+			w.Header().Set("X-Robots-Tag", "noindex, nofollow")
+		}
+		fmt.Fprint(w, body)
+	})
+	s.srv = httptest.NewServer(&mux)
+	t.Cleanup(s.srv.Close)
+	return s
+}
+
+// TestCrawlWebConventions crawls the convention site with the defaults
+// and checks exactly what is fetched (server-side), stored and mapped.
+func TestCrawlWebConventions(t *testing.T) {
+	site := newConventionSite(t, func(base string) string {
+		return "User-agent: *\nDisallow: /private/\nSitemap: " + base + "/sitemap-index.xml\n"
+	})
+	cfg := configs.Default()
+	cfg.Seeds = []string{site.url("/")}
+	cfg.Politeness.PerHostParallelism = 1 // one at a time: /article before its variants
+	cfg.Fetch.Timeout = configs.Duration(5 * time.Second)
+	r := crawlInto(t, context.Background(), cfg, t.TempDir(), nil, nil)
+	if r.err != nil {
+		t.Fatal(r.err)
+	}
+
+	// fetched: exactly these, once each
+	want := []string{"/robots.txt", "/sitemap-index.xml", "/sitemaps/news.xml.gz", "/sitemaps/pages.xml", "/sitemaps/missing.xml", "/sitemap.xml",
+		"/", "/article", "/list", "/article?ref=list", "/article?ref=mail", "/p1", "/p2", "/p3", "/p4",
+		"/nofollow-page", "/noindex-page", "/ni-target", "/xrobots-page", "/news/1", "/news/2", "/only-sitemap"}
+	site.mu.Lock()
+	var got []string
+	for p, n := range site.hits {
+		got = append(got, p)
+		if n != 1 {
+			t.Errorf("%s requested %d times", p, n)
+		}
+	}
+	site.mu.Unlock()
+	sort.Strings(got)
+	sort.Strings(want)
+	if strings.Join(got, " ") != strings.Join(want, " ") {
+		t.Errorf("requested:\n %v\nwant\n %v", got, want)
+	}
+
+	rec := func(p string) storage.URLRecord {
+		t.Helper()
+		x, ok := r.urls[p]
+		if !ok {
+			t.Fatalf("no URL record for %s", p)
+		}
+		return x
+	}
+	// sitemap-only pages: stored, with what the sitemap said
+	n1 := rec("/news/1")
+	if n1.DocID == 0 || n1.Duplicate || !n1.Hints.LastMod.Equal(time.Date(2026, 11, 22, 8, 0, 0, 0, time.UTC)) ||
+		!n1.Hints.NewsPublished.Equal(time.Date(2026, 11, 22, 7, 30, 0, 0, time.UTC)) || n1.Hints.NewsTitle != "News one" {
+		t.Errorf("/news/1: %+v", n1)
+	}
+	if p := r.pages[n1.DocID]; p.Referrer != site.url("/sitemaps/news.xml.gz") || p.Depth != 0 {
+		t.Errorf("/news/1 page: referrer %q depth %d", p.Referrer, p.Depth)
+	}
+	for _, p := range []string{"/news/2", "/only-sitemap"} {
+		if x := rec(p); x.DocID == 0 || x.Duplicate {
+			t.Errorf("%s: %+v, want stored", p, x)
+		}
+	}
+	if x := rec("/only-sitemap"); !x.Hints.LastMod.Equal(time.Date(2026, 10, 1, 0, 0, 0, 0, time.UTC)) {
+		t.Errorf("/only-sitemap lastmod: %+v", x.Hints)
+	}
+	if x := rec("/private/x"); x.Err != "disallowed by robots.txt" {
+		t.Errorf("/private/x (in a sitemap, disallowed): %+v", x)
+	}
+	for _, p := range []string{"/sitemap-index.xml", "/sitemaps/news.xml.gz", "/sitemaps/pages.xml"} {
+		if x := rec(p); x.Reason != ReasonSitemap || !x.Hints.Sitemap || x.Err != "" || x.Status != 200 {
+			t.Errorf("sitemap %s: %+v", p, x)
+		}
+	}
+	if x := rec("/sitemaps/missing.xml"); x.Reason != ReasonSitemap || x.Err != "HTTP 404" || x.Status != 404 {
+		t.Errorf("declared sitemap that is missing: %+v", x)
+	}
+	if x, ok := r.urls["/sitemap.xml"]; ok {
+		t.Errorf("/sitemap.xml, guessed and missing, was recorded: %+v", x)
+	}
+
+	// ?ref= variants: one document, reason canonical
+	art := rec("/article")
+	for _, p := range []string{"/article?ref=list", "/article?ref=mail"} {
+		x := rec(p)
+		if x.DocID != art.DocID || x.Reason != string(contentdedup.ReasonCanonical) || x.Hints.Canonical != site.url("/article") {
+			t.Errorf("%s: %+v, want a canonical duplicate of /article (%x)", p, x, art.DocID)
+		}
+	}
+	if art.Duplicate || art.Hints.Canonical != "" {
+		t.Errorf("/article (declares itself): %+v", art)
+	}
+	// pages all declaring the home page: kept apart, declaration recorded
+	home := rec("/")
+	ids := map[storage.DocID]bool{home.DocID: true}
+	for i := 1; i <= 4; i++ {
+		x := rec(fmt.Sprintf("/p%d", i))
+		if x.Duplicate || ids[x.DocID] || x.Hints.Canonical != site.url("/") {
+			t.Errorf("/p%d: %+v, want its own document and canonical %s", i, x, site.url("/"))
+		}
+		ids[x.DocID] = true
+	}
+	// robots meta and X-Robots-Tag
+	if x := rec("/nofollow-page"); x.DocID == 0 || x.Duplicate {
+		t.Errorf("/nofollow-page: %+v, want stored", x)
+	}
+	for _, p := range []string{"/noindex-page", "/xrobots-page"} {
+		if x := rec(p); x.DocID != 0 || x.Reason != ReasonNoIndex || x.Status != 200 {
+			t.Errorf("%s: %+v, want a noindex record", p, x)
+		}
+	}
+	if x := rec("/ni-target"); x.DocID == 0 {
+		t.Errorf("/ni-target (linked from a noindex page): %+v, want stored", x)
+	}
+	st := r.stats
+	if st.Sitemaps != 4 || st.SitemapURLs != 3+2+4 || st.NoIndex != 2 || st.Robots != 1 || st.Queued != 0 {
+		t.Errorf("stats: %+v", st)
+	}
+	if want := len(want) - 6 - 2; int(st.Stored+st.Duplicates) != want {
+		t.Errorf("stored+duplicates = %d, want %d", st.Stored+st.Duplicates, want)
+	}
+
+	// the switches: sitemaps off, meta robots ignored, nofollow links followed
+	site2 := newConventionSite(t, func(base string) string { return "Sitemap: " + base + "/sitemap-index.xml\n" })
+	cfg2 := configs.Default()
+	cfg2.Seeds = []string{site2.url("/")}
+	cfg2.Scope.Sitemaps = configs.Sitemaps{Off: true}
+	cfg2.Politeness.ObeyMetaRobots = false
+	cfg2.Politeness.FollowNofollowLinks = true
+	r2 := crawlInto(t, context.Background(), cfg2, t.TempDir(), nil, nil)
+	if r2.err != nil {
+		t.Fatal(r2.err)
+	}
+	for _, p := range []string{"/nf-target", "/xr-target", "/secret-nofollow", "/ad"} {
+		if site2.count(p) != 1 {
+			t.Errorf("switched: %s requested %d times, want 1", p, site2.count(p))
+		}
+	}
+	for _, p := range []string{"/sitemap-index.xml", "/sitemap.xml", "/news/1"} {
+		if site2.count(p) != 0 {
+			t.Errorf("sitemaps off: %s requested", p)
+		}
+	}
+	if x := r2.urls["/noindex-page"]; x.DocID == 0 {
+		t.Errorf("obey_meta_robots false: /noindex-page %+v, want stored", x)
+	}
+}
+
+// TestCrawlDelay: robots.txt's Crawl-delay spaces the requests to a host
+// (here 1 s, three pages, per_host_parallelism 4), and a Crawl-delay above
+// politeness.max_crawl_delay (our agent's group: 100 s) is capped and
+// logged (a second host on 127.0.0.2, 1.5 s apart).
+func TestCrawlDelay(t *testing.T) {
+	serve := func(t *testing.T, ip, robots string, vocab int) *conventionSite {
+		s := &conventionSite{hits: map[string]int{}}
+		var mux http.ServeMux
+		mux.HandleFunc("/", func(w http.ResponseWriter, r *http.Request) {
+			s.mu.Lock()
+			s.hits[r.URL.Path]++
+			if r.URL.Path != "/robots.txt" {
+				s.at = append(s.at, time.Now())
+			}
+			s.mu.Unlock()
+			switch r.URL.Path {
+			case "/robots.txt":
+				fmt.Fprint(w, robots)
+			case "/":
+				fmt.Fprint(w, page("Home "+ip, "", "", words(vocab, 60), a("/a"), a("/b")))
+			case "/a", "/b":
+				fmt.Fprint(w, page(r.URL.Path, "", "", words(vocab+1+int(r.URL.Path[1]-'a'), 60)))
+			default:
+				http.NotFound(w, r)
+			}
+		})
+		l, err := net.Listen("tcp", ip+":0")
+		if err != nil {
+			t.Fatalf("listen on %s: %v", ip, err)
+		}
+		s.srv = &httptest.Server{Listener: l, Config: &http.Server{Handler: &mux}}
+		s.srv.Start()
+		t.Cleanup(s.srv.Close)
+		return s
+	}
+	slow := serve(t, "127.0.0.1", "User-agent: *\nCrawl-delay: 1\n", 40)
+	capped := serve(t, "127.0.0.2", "User-agent: *\nCrawl-delay: 5\n\nUser-agent: bloomcrawl\nCrawl-delay: 100\n", 50)
+	cfg := configs.Default()
+	cfg.Seeds = []string{slow.url("/"), capped.url("/")}
+	cfg.Scope.Sitemaps = configs.Sitemaps{Off: true}
+	cfg.Politeness.PerHostParallelism = 4
+	cfg.Politeness.MaxCrawlDelay = configs.Duration(1500 * time.Millisecond)
+	var logBuf syncBuffer
+	r := crawlInto(t, context.Background(), cfg, t.TempDir(), nil, nil, func(o *Options) {
+		o.Logger = slog.New(slog.NewTextHandler(&logBuf, &slog.HandlerOptions{Level: slog.LevelWarn}))
+	})
+	if r.err != nil {
+		t.Fatal(r.err)
+	}
+	if log := logBuf.String(); !strings.Contains(log, "Crawl-delay above politeness.max_crawl_delay") ||
+		!strings.Contains(log, "host="+capped.srv.Listener.Addr().String()) || !strings.Contains(log, "crawl_delay=1m40s max_crawl_delay=1.5s") {
+		t.Errorf("no warning about the capped Crawl-delay in the log:\n%s", log)
+	}
+	if r.stats.Stored != 6 {
+		t.Errorf("stored %d pages, want 6", r.stats.Stored)
+	}
+	for _, c := range []struct {
+		s   *conventionSite
+		gap time.Duration
+	}{{slow, time.Second}, {capped, 1500 * time.Millisecond}} {
+		c.s.mu.Lock()
+		at := append([]time.Time(nil), c.s.at...)
+		c.s.mu.Unlock()
+		if len(at) != 3 {
+			t.Fatalf("%s: %d page requests, want 3", c.s.srv.URL, len(at))
+		}
+		sort.Slice(at, func(i, j int) bool { return at[i].Before(at[j]) })
+		for i := 1; i < len(at); i++ {
+			if d := at[i].Sub(at[i-1]); d < c.gap {
+				t.Errorf("%s: requests %d and %d %v apart, want >= %v", c.s.srv.URL, i-1, i, d, c.gap)
+			}
+		}
+	}
+}
+
+// syncBuffer is a bytes.Buffer safe for the crawl's concurrent logging.
+type syncBuffer struct {
+	mu sync.Mutex
+	b  bytes.Buffer
+}
+
+func (s *syncBuffer) Write(p []byte) (int, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.b.Write(p)
+}
+
+func (s *syncBuffer) String() string {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.b.String()
+}

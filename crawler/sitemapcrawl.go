@@ -1,0 +1,186 @@
+package crawler
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"net/http"
+	"time"
+
+	"github.com/gocolly/colly/v2"
+
+	"github.com/bloomcrawl/bloomcrawl/frontier"
+	"github.com/bloomcrawl/bloomcrawl/storage"
+)
+
+// ReasonSitemap is the reason of a sitemap's URL record.
+const ReasonSitemap = "sitemap"
+
+// sitemapCommitChunk is the number of a sitemap's URLs reserved and
+// committed together: a 50,000-URL sitemap is queued in several commits,
+// the last of which also records and dequeues the sitemap (a crash before
+// it leaves the sitemap queued; reading it again queues only what the
+// seen-filter has not seen).
+const sitemapCommitChunk = 10_000
+
+// sitemapSeeds returns the sitemaps a crawl starts with (scope.sitemaps):
+// none ("off"); the configured URLs; or ("auto") for each seed host the
+// Sitemap: lines of its robots.txt and its /sitemap.xml. They are queued
+// like seeds, at depth 0, marked as sitemaps; on a resumed crawl they are
+// already seen and nothing is queued again.
+func (c *Crawler) sitemapSeeds(ctx context.Context) []frontier.Candidate {
+	sm := c.cfg.Scope.Sitemaps
+	var raw []string
+	probe := map[string]bool{}
+	switch {
+	case sm.Off:
+		return nil
+	case len(sm.URLs) > 0:
+		raw = sm.URLs
+	default:
+		origins := map[string]bool{}
+		for _, s := range c.cfg.Seeds {
+			u, err := c.canon.Canonicalize(nil, s)
+			if err != nil || origins[u.Scheme+"://"+u.Host] {
+				continue
+			}
+			origin := u.Scheme + "://" + u.Host
+			origins[origin] = true
+			data, err := c.robotsTxt.get(ctx, u)
+			if err != nil {
+				c.log.Warn("robots.txt unreadable; its Sitemap: lines are not read", "host", u.Host, "err", err)
+			} else {
+				raw = append(raw, data.Sitemaps...)
+			}
+			raw = append(raw, origin+"/sitemap.xml")
+			probe[origin+"/sitemap.xml"] = true
+		}
+	}
+	var out []frontier.Candidate
+	for _, s := range raw {
+		u, err := c.canon.Canonicalize(nil, s)
+		if err != nil {
+			c.log.Warn("sitemap URL unusable", "url", s, "err", err)
+			continue
+		}
+		if err := c.scope.Check(u); err != nil {
+			c.log.Warn("sitemap out of scope; not read", "url", u.String(), "err", err)
+			continue
+		}
+		// (a /sitemap.xml that robots.txt named comes first, as declared;
+		// the guessed one after it is then seen)
+		out = append(out, frontier.Candidate{URL: u.String(), Hints: &frontier.Hints{Sitemap: true, Probe: probe[s]}})
+	}
+	return out
+}
+
+// processSitemap reads the sitemap of entry e and queues what it lists:
+// the URLs of a sitemap (with their lastmod and news fields) through scope,
+// the canonicalizer and the seen-filter like links, at depth 0; the
+// sitemaps of an index (one level: an index listed by an index is not
+// read, as the protocol allows none). The sitemap's URL record (reason
+// "sitemap") says what went wrong, if anything: a failed fetch, a file
+// that is not a sitemap, or a protocol limit exceeded (the URLs before the
+// limit are still queued).
+func (c *Crawler) processSitemap(ctx, fetchCtx context.Context, e frontier.Entry) error {
+	rec := &storage.URLRecord{URL: e.URL, Reason: ReasonSitemap, FetchedAt: time.Now().UTC(), Hints: storageHints(e.Hints)}
+	sm, err := c.readSitemap(fetchCtx, e.URL, rec)
+	if err != nil && fetchCtx.Err() != nil {
+		c.front.Done(e) // aborted at shutdown: left queued
+		return nil
+	}
+	out := outcome{cm: storage.Commit{URL: rec, Dequeue: []uint64{e.Seq}}}
+	rec.Hints.Probe = false
+	if e.Hints.Probe && (rec.Status == http.StatusNotFound || rec.Status == http.StatusGone) {
+		// a guessed /sitemap.xml that is not there: no sitemap, no record
+		// (a later run looks again)
+		out.cm.URL = nil
+		return c.commit(ctx, e, out)
+	}
+	c.sitemaps.Add(1) // (not in Stats.Fetched, which counts pages, as robots.txt is not)
+	switch {
+	case err != nil:
+		rec.Err = err.Error()
+		c.log.Debug("sitemap not read", "url", e.URL, "err", err)
+	case sm.Index && e.Referrer != "":
+		rec.Err = "a sitemap index listed by a sitemap index: not read (the protocol allows one level)"
+	default:
+		if sm.Limit != "" {
+			rec.Err = "sitemap " + sm.Limit
+			c.log.Warn("sitemap exceeds a protocol limit", "url", e.URL, "limit", sm.Limit)
+		}
+		if err != nil {
+			rec.Err = err.Error()
+		}
+		c.sitemapURLs.Add(int64(len(sm.Entries)))
+		out.links = c.sitemapCandidates(e, sm)
+	}
+	for len(out.links) > sitemapCommitChunk {
+		chunk := out.links[:sitemapCommitChunk]
+		out.links = out.links[sitemapCommitChunk:]
+		fresh, tested, err := c.front.Reserve(context.WithoutCancel(ctx), chunk)
+		if err != nil {
+			c.front.Done(e)
+			return fmt.Errorf("crawler: URLs of sitemap %s: %w", e.URL, err)
+		}
+		if _, err := c.o.Store.Commit(context.WithoutCancel(ctx), storage.Commit{Enqueue: queueEntries(fresh), Trace: tested}); err != nil {
+			c.front.Cancel(fresh)
+			c.front.Done(e)
+			return fmt.Errorf("crawler: queue URLs of sitemap %s: %w", e.URL, err)
+		}
+		c.front.Publish(fresh)
+		c.queued.Add(int64(len(fresh)))
+	}
+	return c.commit(ctx, e, out)
+}
+
+// readSitemap fetches and parses one sitemap (robots.txt permitting),
+// setting rec's status and content type. A parse error comes with what was
+// read before it.
+func (c *Crawler) readSitemap(ctx context.Context, rawURL string, rec *storage.URLRecord) (*Sitemap, error) {
+	if c.cfg.Politeness.ObeyRobots {
+		if err := c.robotsAllow(ctx, rawURL); errors.Is(err, colly.ErrRobotsTxtBlocked) {
+			return nil, errors.New("disallowed by robots.txt")
+		} else if err != nil {
+			return nil, err
+		}
+	}
+	req, err := http.NewRequestWithContext(ctx, http.MethodGet, rawURL, nil)
+	if err != nil {
+		return nil, err
+	}
+	req.Header.Set("User-Agent", c.cfg.Politeness.UserAgent)
+	resp, err := c.client.Do(req)
+	if err != nil {
+		return nil, errors.New(errText(err))
+	}
+	defer resp.Body.Close()
+	rec.Status, rec.ContentType = resp.StatusCode, resp.Header.Get("Content-Type")
+	if resp.StatusCode != http.StatusOK {
+		return nil, fmt.Errorf("HTTP %d", resp.StatusCode)
+	}
+	sm, err := ParseSitemap(resp.Body)
+	if err != nil && len(sm.Entries) == 0 {
+		return nil, err
+	}
+	return sm, err
+}
+
+// sitemapCandidates turns a sitemap's entries into frontier candidates:
+// canonical, in scope, at depth 0, referred by the sitemap.
+func (c *Crawler) sitemapCandidates(e frontier.Entry, sm *Sitemap) []frontier.Candidate {
+	base := mustParse(e.URL)
+	out := make([]frontier.Candidate, 0, len(sm.Entries))
+	for _, en := range sm.Entries {
+		u, err := c.canon.Canonicalize(base, en.Loc)
+		if err != nil || c.scope.Check(u) != nil {
+			continue
+		}
+		h := &frontier.Hints{Sitemap: sm.Index, LastMod: en.LastMod, NewsPublished: en.NewsPublished, NewsTitle: en.NewsTitle}
+		if *h == (frontier.Hints{}) {
+			h = nil
+		}
+		out = append(out, frontier.Candidate{URL: u.String(), Referrer: e.URL, Hints: h})
+	}
+	return out
+}
