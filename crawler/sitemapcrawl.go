@@ -26,9 +26,14 @@ const sitemapCommitChunk = 10_000
 // sitemapSeeds returns the sitemaps a crawl starts with (scope.sitemaps):
 // none ("off"); the configured URLs; or ("auto") for each seed host the
 // Sitemap: lines of its robots.txt and its /sitemap.xml. They are queued
-// like seeds, at depth 0, marked as sitemaps; on a resumed crawl they are
-// already seen and nothing is queued again.
+// like seeds, at depth 0, marked as sitemaps, in the seeds' commit. A
+// resumed crawl (a store with URL records or a queue) offers none: the
+// first run queued them with its seeds, so the sitemaps are read once per
+// store.
 func (c *Crawler) sitemapSeeds(ctx context.Context) []frontier.Candidate {
+	if c.resumedURLs > 0 || c.resumedQueue > 0 {
+		return nil
+	}
 	sm := c.cfg.Scope.Sitemaps
 	var raw []string
 	probe := map[string]bool{}
