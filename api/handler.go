@@ -94,6 +94,7 @@ type handler struct {
 //	GET  /v1/pages?host=H[&prefix=P][&since=T][&until=T][&limit=N][&after=C][&text=1]  stored pages, a batch at a time
 //	GET  /v1/pages/{docId}    one stored document (add ?html=1 for its HTML)
 //	GET  /v1/pages/{docId}/urls  every URL recorded for the document
+//	GET  /v1/pages/{docId}/similar[?limit=N]  pages similar to it (MinHash bands, estimated Jaccard; default 10, at most 1000)
 //	POST /v1/seen/{key}       {"ids":[...]}: record ids as seen by key → {"status","added","blocks"}
 //	POST /v1/seen/{key}:test  {"ids":[...]} → {"status","seen":[...],"new":[...]}, each in input order
 //	GET  /v1/seen/{key}       key's record: blocks, counts, expiry (and audit ids when kept)
@@ -127,6 +128,7 @@ func NewHandler(s *Service, db *storage.DB, o HandlerOptions) http.Handler {
 	h.route("GET /v1/pages", h.pages)
 	h.route("GET /v1/pages/{docId}", h.page)
 	h.route("GET /v1/pages/{docId}/urls", h.pageURLs)
+	h.route("GET /v1/pages/{docId}/similar", h.pageSimilar)
 	h.route("GET /v1/stats", h.stats)
 	h.route("POST /v1/seen/{key}", h.seenPost)
 	h.route("GET /v1/seen/{key}", h.seenShow)

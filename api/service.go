@@ -221,7 +221,7 @@ func (s *Service) commitFor(u string, req Request, v contentdedup.Verdict) (stor
 	now := s.now().UTC()
 	switch {
 	case !v.Duplicate:
-		return storage.Commit{Page: &storage.Page{
+		c := storage.Commit{Page: &storage.Page{
 			DocID:     storage.DocID(v.DocID),
 			URL:       u,
 			FetchedAt: now,
@@ -231,7 +231,9 @@ func (s *Service) commitFor(u string, req Request, v contentdedup.Verdict) (stor
 			ContentFP: v.Sig.Content,
 			FPFlags:   v.Sig.Flags,
 			Sketch:    v.Sig.Sketch.Bytes(),
-		}}, true
+		}}
+		dedupstore.SetSimilarity(c.Page, v.Similar)
+		return c, true
 	case v.Reason == "url":
 		// The URL is already recorded (as a page or a duplicate); writing a
 		// duplicate record over it would turn a page's own URL into a

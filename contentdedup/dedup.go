@@ -97,6 +97,11 @@ type Options struct {
 	// sets it to its store's directory: about 170 bytes per document leave
 	// the heap. "" keeps them in memory. Close removes the file.
 	SpillDir string
+	// NoSimilar leaves Verdict.Similar empty. By default Check gives every
+	// new document the MinHash [Similarity] of its word set (seed 003,
+	// p = 4, q = 6), for the "similar pages" index of a store; the
+	// Deduper itself keeps none of it.
+	NoSimilar bool
 }
 
 // Reason says which step of the cascade decided a [Verdict].
@@ -129,6 +134,10 @@ type Verdict struct {
 	// and the document matched (0 for url and for exact-hash matches).
 	Distance int
 	Sig      Signature // the signature of the checked document
+	// Similar is the MinHash of a new document's word set, for a store's
+	// similar-pages index; zero for duplicates, for a text without words,
+	// and with Options.NoSimilar.
+	Similar Similarity
 }
 
 // Signature holds a document's fingerprints as stored.
@@ -157,6 +166,7 @@ type Deduper struct {
 	sketchJaccard       float64 // estimated Jaccard a sketch-confirmed match needs (1: sketches off)
 
 	tok     *Tokenizer
+	sim     *MinHash // nil with NoSimilar
 	mu      sync.Mutex
 	urls    packedMap // xxhash(url) → docId
 	docs    packedMap // docId → its own entry
@@ -341,10 +351,14 @@ func New(o Options) (*Deduper, error) {
 		return nil, err
 	}
 	tok := NewTokenizer()
+	var sim *MinHash
+	if !o.NoSimilar {
+		sim = SimilarMinHash()
+	}
 	ci, _ := NewIndex(sk)
 	ti, _ := NewIndex(k)
 	return &Deduper{
-		o: o, threshold: k, titleThreshold: tk, sketchDistance: sk, sketchTitleDistance: skTK, sketchJaccard: skJ, tok: tok,
+		o: o, threshold: k, titleThreshold: tk, sketchDistance: sk, sketchTitleDistance: skTK, sketchJaccard: skJ, tok: tok, sim: sim,
 		blobs:   blobs,
 		content: ci, title: ti,
 	}, nil
@@ -376,6 +390,12 @@ func (d *Deduper) Threshold() int { return d.threshold }
 // (an exact hash below MinSimHashTokens words, as nearly all titles are),
 // the text's as Options.Fingerprint says.
 func (d *Deduper) Sign(title, text string) Signature {
+	sig, _ := d.sign(title, text)
+	return sig
+}
+
+// sign is Sign, also returning the words of text.
+func (d *Deduper) sign(title, text string) (Signature, []string) {
 	var sig Signature
 	words := d.tok.Tokens(nil, MainTitle(title))
 	fp, exact, empty := FingerprintParams{Shingle: 1, MinTokens: d.o.Fingerprint.MinTokens}.Fingerprint(words)
@@ -398,7 +418,7 @@ func (d *Deduper) Sign(title, text string) Signature {
 	if empty {
 		sig.Flags |= FlagContentEmpty
 	}
-	return sig
+	return sig, words
 }
 
 // titleSeparators split a page title into its own part and the site's.
@@ -470,7 +490,11 @@ func (d *Deduper) Check(url, title, text string) Verdict {
 // common misuse of pointing every page at the home page) the title and
 // content steps decide as in Check. canonical "" is Check.
 func (d *Deduper) CheckCanonical(url, canonical, title, text string) Verdict {
-	sig := d.Sign(title, text)
+	sig, words := d.sign(title, text)
+	var sim Similarity
+	if d.sim != nil {
+		sim = similarity(d.sim, words) // before taking the lock; only a new document keeps it
+	}
 	uk := urlKey(url)
 	d.mu.Lock()
 	defer d.mu.Unlock()
@@ -517,7 +541,7 @@ func (d *Deduper) CheckCanonical(url, canonical, title, text string) Verdict {
 	if url != "" {
 		d.urls.set(uk, id)
 	}
-	return Verdict{DocID: id, Reason: ReasonNew, Sig: sig}
+	return Verdict{DocID: id, Reason: ReasonNew, Sig: sig, Similar: sim}
 }
 
 // matchLocked runs the title and content steps. A title match is returned

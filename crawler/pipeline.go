@@ -328,6 +328,7 @@ func (c *Crawler) judge(e frontier.Entry, j *job, rec *storage.URLRecord, doc *D
 		TitleFP: v.Sig.Title, ContentFP: v.Sig.Content, FPFlags: v.Sig.Flags, Sketch: v.Sig.Sketch.Bytes(),
 		Depth: e.Depth, Referrer: e.Referrer, Hints: rec.Hints,
 	}
+	dedupstore.SetSimilarity(cm.Page, v.Similar)
 	if final.String() != e.URL {
 		cm.Page.FinalURL = final.String()
 	}

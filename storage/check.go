@@ -28,7 +28,8 @@ const maxProblems = 20
 // page decodes (bodies included) and has exactly its fingerprint, URL,
 // host and time index entries; every index entry points at a stored
 // page; every URL record decodes and its docId index entry exists and
-// vice versa; every meta blob file referenced exists. It reads every
+// vice versa; every similar-pages entry belongs to a stored page and its
+// band entries match it; every meta blob file referenced exists. It reads every
 // page, so it takes time linear in the store's size. The error lists up to
 // 20 problems and wraps ErrCorrupt; ctx.Err() is returned when ctx is done
 // first.
@@ -156,6 +157,7 @@ func (db *DB) Check(ctx context.Context) (CheckReport, error) {
 				bad("docId index %s lists %q, whose record maps to %s", id, u, r.DocID)
 			}
 		})
+		checkSimilar(txn, iter, has, bad, &rep)
 		refs, err := referencedBlobs(txn)
 		if err != nil {
 			bad("%v", err)

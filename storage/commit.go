@@ -34,6 +34,12 @@ type Page struct {
 	// return it.
 	Sketch []byte
 
+	// MinHash and MinHashBands are the page's entry in the similar-pages
+	// index (contentdedup.Similarity: the signature of its word set and
+	// its band keys; optional, nil = none). They are kept in their own
+	// entries, written in the page's transaction ([DB.Similar]).
+	MinHash, MinHashBands []uint64
+
 	// Hints are what the site declared about the page's URL. They are
 	// kept in the URL record written for Page.URL (not in the page
 	// record): PageByURL returns them with the URL record.
@@ -319,6 +325,9 @@ func putPage(txn *badger.Txn, p *Page, pageVal, fpVal []byte) error {
 		if err := txn.Set(s.k, s.v); err != nil {
 			return err
 		}
+	}
+	if err := putMinHash(txn, p.DocID, p.MinHashBands, p.MinHash); err != nil {
+		return err
 	}
 	return putURL(txn, &URLRecord{
 		URL: p.URL, DocID: p.DocID, Reason: ReasonNew,

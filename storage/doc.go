@@ -57,6 +57,8 @@
 //	b <key>                    reference (SHA-256, size) to a meta value of 256 KiB or more,
 //	                           kept as the file DIR/blobs/<sha256>.blob (filter snapshots)
 //	s <key>                    seen-record of a consumer key (package seen's value), with Badger's TTL
+//	w <docID>                  similar pages: the page's MinHash band keys and signature (optional)
+//	n <band> <docID>           similar pages: band key → pages (written with w, in the page's transaction)
 //
 // Every page has exactly one p, f, c, h and t entry, written in the same
 // transaction; [DB.Check] verifies that invariant.

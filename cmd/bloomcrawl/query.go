@@ -25,6 +25,7 @@ subcommands:
   url URL                     the page stored for URL (a duplicate URL shows its original)
   doc ID                      the page with docId ID (16 hex digits as printed, or 0x-hex)
   dups ID|URL                 every URL mapped to a docId (the original and its duplicates)
+  similar ID|URL [--limit N]  pages similar to it (MinHash bands shared, estimated Jaccard)
   list [--host H] [--prefix P] [--since T] [--until T] [--limit N] [--after CURSOR]
                               pages by host, URL prefix or fetch time (RFC 3339), paginated
   export [--html]             every page as JSON lines (docId order)
@@ -38,7 +39,7 @@ while a crawl holds the store.`
 func init() {
 	register(command{
 		name:    "query",
-		summary: "query a crawl store: stats, url, doc, dups, list, export, check",
+		summary: "query a crawl store: stats, url, doc, dups, similar, list, export, check",
 		run:     runQuery,
 	})
 }
@@ -61,7 +62,7 @@ func runQuery(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	rest := fs.Args()
 	if len(rest) == 0 {
 		fs.Usage()
-		return usagef("missing subcommand (stats, url, doc, dups, list, export, check)")
+		return usagef("missing subcommand (stats, url, doc, dups, similar, list, export, check)")
 	}
 	sub, subArgs := rest[0], rest[1:]
 
@@ -82,6 +83,9 @@ func runQuery(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 		run = func(q *queryCmd, args []string) error { return q.doc(args, *text, *html) }
 	case "dups":
 		run = func(q *queryCmd, args []string) error { return q.dups(args) }
+	case "similar":
+		limit := sfs.Int("limit", 10, "most pages to list (0 = all that share a band)")
+		run = func(q *queryCmd, args []string) error { return q.similar(ctx, args, *limit) }
 	case "list":
 		var o listFlags
 		sfs.StringVar(&o.host, "host", "", "only pages on this host (any port, unless host:port)")
@@ -103,7 +107,7 @@ func runQuery(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 			return q.export(ctx, args, *html)
 		}
 	default:
-		return usagef("unknown query subcommand %q (stats, url, doc, dups, list, export, check)", sub)
+		return usagef("unknown query subcommand %q (stats, url, doc, dups, similar, list, export, check)", sub)
 	}
 	// Flags may come before and after the arguments.
 	var positional []string
@@ -358,21 +362,9 @@ func (q *queryCmd) dups(args []string) error {
 	if err := wantArgs(args, 1, "one document id or URL"); err != nil {
 		return err
 	}
-	var id storage.DocID
-	if strings.Contains(args[0], "://") {
-		_, rec, err := q.db.PageByURL(args[0])
-		if rec.DocID == 0 {
-			if err == nil {
-				err = storage.ErrNotFound
-			}
-			return fmt.Errorf("URL %q maps to no document: %w", args[0], err)
-		}
-		id = rec.DocID
-	} else {
-		var err error
-		if id, err = parseDocID(args[0]); err != nil {
-			return err
-		}
+	id, err := q.docIDOrURL(args[0])
+	if err != nil {
+		return err
 	}
 	urls, err := q.db.URLs(id)
 	if err != nil {
@@ -399,6 +391,57 @@ func (q *queryCmd) dups(args []string) error {
 			role = "duplicate"
 		}
 		fmt.Fprintf(tw, "%s\t%s\t%s\t%d\n", r.URL, role, r.Reason, r.Distance)
+	}
+	return tw.Flush()
+}
+
+// docIDOrURL reads a docId, or the docId a URL maps to.
+func (q *queryCmd) docIDOrURL(arg string) (storage.DocID, error) {
+	if !strings.Contains(arg, "://") {
+		return parseDocID(arg)
+	}
+	_, rec, err := q.db.PageByURL(arg)
+	if rec.DocID == 0 {
+		if err == nil {
+			err = storage.ErrNotFound
+		}
+		return 0, fmt.Errorf("URL %q maps to no document: %w", arg, err)
+	}
+	return rec.DocID, nil
+}
+
+// similar lists the pages similar to a document (seed 003's MinHash
+// bands; the document's own near-duplicates share its docId and are not
+// listed).
+func (q *queryCmd) similar(ctx context.Context, args []string, limit int) error {
+	if err := wantArgs(args, 1, "one document id or URL"); err != nil {
+		return err
+	}
+	if limit < 0 {
+		return usagef("--limit %d: want 0 (all) or more", limit)
+	}
+	id, err := q.docIDOrURL(args[0])
+	if err != nil {
+		return err
+	}
+	sims, err := q.db.Similar(ctx, id, limit)
+	if err != nil {
+		return err
+	}
+	if q.json {
+		return q.printJSON(struct {
+			DocID   storage.DocID         `json:"doc_id"`
+			Similar []storage.SimilarPage `json:"similar"`
+		}{id, sims})
+	}
+	if len(sims) == 0 {
+		fmt.Fprintf(q.stdout, "no page shares a MinHash band with %s\n", id)
+		return nil
+	}
+	tw := tabwriter.NewWriter(q.stdout, 0, 0, 2, ' ', 0)
+	fmt.Fprintf(tw, "DOCID\tBANDS\tJACCARD~\tURL\tTITLE\n")
+	for _, p := range sims {
+		fmt.Fprintf(tw, "%s\t%d\t%.2f\t%s\t%s\n", p.DocID, p.Bands, p.Jaccard, p.URL, truncateRunes(p.Title, 60))
 	}
 	return tw.Flush()
 }

@@ -31,8 +31,10 @@ type Index interface {
 // duplicates alike), with the content signature of each near-duplicate that
 // has one stored (see [DuplicateSignature]). onURL, if not nil, sees every
 // URL record as it is read (the crawler rebuilds its seen-filter from the
-// same scan). Cancelling ctx stops it with ctx.Err() (the scans check it);
-// a damaged sketch is an error naming the document or URL.
+// same scan). When src is also a [SimilarStore] and idx a [Similarizer]
+// (a *storage.DB and a *contentdedup.Deduper), it then runs
+// [IndexSimilar]. Cancelling ctx stops it with ctx.Err() (the scans check
+// it); a damaged sketch is an error naming the document or URL.
 func Restore(ctx context.Context, idx Index, src Source, onURL func(storage.URLRecord)) error {
 	err := src.ForEachFingerprint(ctx, func(f storage.Fingerprint) error {
 		sk, err := contentdedup.SketchFromBytes(f.Sketch)
@@ -64,6 +66,15 @@ func Restore(ctx context.Context, idx Index, src Source, onURL func(storage.URLR
 	})
 	if err != nil {
 		return fmt.Errorf("restore dedup index: urls: %w", err)
+	}
+	// The similar-pages index lives in the store; fill in pages stored
+	// before it existed when both sides can.
+	if sst, ok := src.(SimilarStore); ok {
+		if sim, ok := idx.(Similarizer); ok {
+			if _, err := IndexSimilar(ctx, sim, sst); err != nil {
+				return err
+			}
+		}
 	}
 	return nil
 }
