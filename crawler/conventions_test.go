@@ -384,3 +384,140 @@ func (s *syncBuffer) String() string {
 	defer s.mu.Unlock()
 	return s.b.String()
 }
+
+// TestSitemapResume: a sitemap's URLs are queued through the frontier's
+// reserve → commit (here in chunks of 3) with their lastmod; a crawl
+// stopped after reading it and resumed fetches every page exactly once,
+// reads the sitemap once, and the pages fetched by the second run still
+// carry their sitemap lastmod.
+func TestSitemapResume(t *testing.T) {
+	old := sitemapCommitChunk
+	sitemapCommitChunk = 3
+	defer func() { sitemapCommitChunk = old }()
+
+	const n = 10
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	var mu sync.Mutex
+	hits := map[string]int{}
+	var mux http.ServeMux
+	mux.HandleFunc("/", func(w http.ResponseWriter, r *http.Request) {
+		mu.Lock()
+		hits[r.URL.Path]++
+		mu.Unlock()
+		switch {
+		case r.URL.Path == "/robots.txt":
+			fmt.Fprintf(w, "Sitemap: http://%s/sm.xml\n", r.Host)
+		case r.URL.Path == "/sm.xml":
+			fmt.Fprint(w, "<urlset>")
+			for i := range n {
+				fmt.Fprintf(w, "<url><loc>http://%s/s/%d</loc><lastmod>2026-11-%02dT00:00:00Z</lastmod></url>", r.Host, i, i+1)
+			}
+			fmt.Fprint(w, "</urlset>")
+		case r.URL.Path == "/":
+			fmt.Fprint(w, page("Home", "", "", words(60, 60)))
+		case strings.HasPrefix(r.URL.Path, "/s/"):
+			if r.URL.Path == "/s/0" {
+				cancel() // stop the first run at its first sitemap page
+			}
+			var i int
+			fmt.Sscan(r.URL.Path[3:], &i)
+			fmt.Fprint(w, page(r.URL.Path, "", "", words(61+i, 60)))
+		default:
+			http.NotFound(w, r)
+		}
+	})
+	srv := httptest.NewServer(&mux)
+	defer srv.Close()
+	cfg := configs.Default()
+	cfg.Seeds = []string{srv.URL + "/"}
+	cfg.Politeness.PerHostParallelism = 1
+	dir := t.TempDir()
+	r1 := crawlInto(t, ctx, cfg, dir, nil, nil)
+	if r1.err == nil || r1.queue == 0 {
+		t.Fatalf("first run: err %v, %d queued; want it stopped with sitemap URLs queued", r1.err, r1.queue)
+	}
+	r2 := crawlInto(t, context.Background(), cfg, dir, nil, nil)
+	if r2.err != nil || r2.queue != 0 {
+		t.Fatalf("resumed run: err %v, %d queued", r2.err, r2.queue)
+	}
+	mu.Lock()
+	defer mu.Unlock()
+	for p, c := range hits {
+		if c != 1 && p != "/robots.txt" {
+			t.Errorf("%s requested %d times over both runs", p, c)
+		}
+	}
+	for i := range n {
+		p := fmt.Sprintf("/s/%d", i)
+		rec, ok := r2.urls[p]
+		if hits[p] != 1 || !ok || rec.DocID == 0 {
+			t.Errorf("%s: requested %d times, record %+v", p, hits[p], rec)
+			continue
+		}
+		if want := time.Date(2026, 11, i+1, 0, 0, 0, 0, time.UTC); !rec.Hints.LastMod.Equal(want) {
+			t.Errorf("%s: lastmod %v, want %v", p, rec.Hints.LastMod, want)
+		}
+	}
+	if hits["/sm.xml"] != 1 || r1.stats.Sitemaps != 1 || r2.stats.Sitemaps != 0 {
+		t.Errorf("sitemap read %d times (run 1: %d, run 2: %d)", hits["/sm.xml"], r1.stats.Sitemaps, r2.stats.Sitemaps)
+	}
+	t.Logf("first run stopped with %d queued; the resumed run fetched %d", r1.queue, r2.stats.Fetched)
+}
+
+// TestSitemapLimitsRecorded: a sitemap over the protocol's 50,000 URLs
+// is read up to the limit and its URL record says so; a sitemap index
+// listed by a sitemap index is not read (the protocol allows one level)
+// and its record says so; configured sitemap URLs replace auto.
+func TestSitemapLimitsRecorded(t *testing.T) {
+	var mu sync.Mutex
+	hits := map[string]int{}
+	var mux http.ServeMux
+	mux.HandleFunc("/", func(w http.ResponseWriter, r *http.Request) {
+		mu.Lock()
+		hits[r.URL.Path]++
+		mu.Unlock()
+		switch r.URL.Path {
+		case "/big.xml.gz":
+			var b strings.Builder
+			b.WriteString("<urlset>")
+			for i := range SitemapMaxURLs + 1 {
+				fmt.Fprintf(&b, "<url><loc>http://%s/big/%d</loc></url>", r.Host, i)
+			}
+			b.WriteString("</urlset>")
+			w.Write(gz(t, []byte(b.String())))
+		case "/index.xml":
+			fmt.Fprintf(w, "<sitemapindex><sitemap><loc>http://%s/nested.xml</loc></sitemap></sitemapindex>", r.Host)
+		case "/nested.xml":
+			fmt.Fprintf(w, "<sitemapindex><sitemap><loc>http://%s/deep.xml</loc></sitemap></sitemapindex>", r.Host)
+		case "/":
+			fmt.Fprint(w, page("Home", "", "", words(70, 60)))
+		default:
+			http.NotFound(w, r)
+		}
+	})
+	srv := httptest.NewServer(&mux)
+	defer srv.Close()
+	cfg := configs.Default()
+	cfg.Seeds = []string{srv.URL + "/"}
+	cfg.Scope.Exclude = []string{"/big/"} // read the list, fetch none of it
+	cfg.Scope.Sitemaps = configs.Sitemaps{URLs: []string{srv.URL + "/big.xml.gz", srv.URL + "/index.xml"}}
+	r := crawlInto(t, context.Background(), cfg, t.TempDir(), nil, nil)
+	if r.err != nil {
+		t.Fatal(r.err)
+	}
+	if x := r.urls["/big.xml.gz"]; !strings.Contains(x.Err, "sitemap more than 50000 URLs (the protocol's limit): the first 50000 read") || !x.Hints.Sitemap {
+		t.Errorf("/big.xml.gz: %+v", x)
+	}
+	if x := r.urls["/nested.xml"]; !strings.Contains(x.Err, "a sitemap index listed by a sitemap index: not read") {
+		t.Errorf("/nested.xml: %+v", x)
+	}
+	mu.Lock()
+	defer mu.Unlock()
+	if hits["/deep.xml"] != 0 || hits["/sitemap.xml"] != 0 || hits["/robots.txt"] != 1 || hits["/big/0"] != 0 {
+		t.Errorf("requests: %v", hits)
+	}
+	if r.stats.Sitemaps != 3 || r.stats.SitemapURLs != SitemapMaxURLs+1 { // 50,000 read of big, 1 of the index
+		t.Errorf("stats: %+v", r.stats)
+	}
+}

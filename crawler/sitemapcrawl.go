@@ -21,7 +21,7 @@ const ReasonSitemap = "sitemap"
 // the last of which also records and dequeues the sitemap (a crash before
 // it leaves the sitemap queued; reading it again queues only what the
 // seen-filter has not seen).
-const sitemapCommitChunk = 10_000
+var sitemapCommitChunk = 10_000 // (a variable for the tests)
 
 // sitemapSeeds returns the sitemaps a crawl starts with (scope.sitemaps):
 // none ("off"); the configured URLs; or ("auto") for each seed host the
