@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"io"
 	"log/slog"
+	"math"
 	"net"
 	"os"
 	"runtime"
@@ -117,7 +118,9 @@ func runCrawlCmd(ctx context.Context, args []string, stdout, stderr io.Writer) e
 	// Without a limit the GC lets the heap grow to twice the live heap, and
 	// a multi-MB page parsed into a DOM makes that peak high.
 	if *memLimit > 0 && os.Getenv("GOMEMLIMIT") == "" {
-		go followMemLimit(ctx, *memLimit<<20, time.Second)
+		ceiling, source := memCeiling()
+		warn := slog.New(slog.NewTextHandler(stderr, nil)).With("memory_ceiling_from", source).Warn
+		go followMemLimit(ctx, *memLimit<<20, ceiling, time.Second, warn)
 	}
 	if *memProfile != "" {
 		go profileHeapPeaks(ctx, *memProfile+".peak", 5*time.Second)
@@ -441,12 +444,24 @@ func printSummary(w io.Writer, s *crawler.Stats, dir string) {
 // would make the GC run continuously instead of bounding memory. The live
 // heap is what the last collection marked, so a sample is taken only after
 // a new collection.
-func followMemLimit(ctx context.Context, base int64, every time.Duration) {
-	limit := base
+//
+// The limit never goes above 3/4 of ceiling (memCeiling: the cgroup limit
+// or the RAM, 0 = unknown; the rest is for Badger's mapped files, caches
+// and the runtime). When the lasting heap needs more, the limit stays there:
+// the GC then runs more often and the crawl slows down instead of being
+// OOM-killed without a word, and warn is called to say so (once, and again
+// each time the lasting heap has grown by another tenth).
+func followMemLimit(ctx context.Context, base, ceiling int64, every time.Duration, warn func(msg string, args ...any)) {
+	maxLimit := int64(math.MaxInt64)
+	if ceiling > 0 {
+		maxLimit = ceiling / 4 * 3
+	}
+	limit := min(base, maxLimit)
 	debug.SetMemoryLimit(limit)
 	sample := []metrics.Sample{{Name: "/gc/heap/live:bytes"}, {Name: "/gc/cycles/total:gc-cycles"}}
 	var recent [10]int64 // live heap after the last collections, a ring
 	var n, lastCycle uint64
+	var warned int64 // lasting heap at the last warning
 	t := time.NewTicker(every)
 	defer t.Stop()
 	for {
@@ -468,8 +483,21 @@ func followMemLimit(ctx context.Context, base int64, every time.Duration) {
 		if n++; n < uint64(len(recent)) {
 			continue
 		}
-		if lasting := slices.Min(recent[:]); lasting > limit*6/10 {
-			limit = lasting * 10 / 6
+		lasting := slices.Min(recent[:])
+		if lasting <= limit*6/10 {
+			continue
+		}
+		want := lasting * 10 / 6
+		if want > maxLimit {
+			want = maxLimit
+			if warn != nil && lasting > warned+warned/10 {
+				warned = lasting
+				warn("memory: the crawl's lasting state is near the memory available; the garbage collector runs more often and the crawl slows down (lower politeness.concurrency or dedup.capacity, or give it more memory)",
+					"live_heap", storage.FormatBytes(lasting), "heap_limit", storage.FormatBytes(maxLimit), "ceiling", storage.FormatBytes(ceiling))
+			}
+		}
+		if want != limit {
+			limit = want
 			debug.SetMemoryLimit(limit)
 		}
 	}
