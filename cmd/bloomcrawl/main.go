@@ -15,6 +15,7 @@ import (
 	"os"
 	"os/signal"
 	"sort"
+	"strings"
 	"syscall"
 
 	"github.com/bloomcrawl/bloomcrawl/storage"
@@ -60,7 +61,7 @@ func main() {
 // Exit codes besides 0 (success), 1 (failure), 2 (bad usage) and 130
 // (interrupted).
 const (
-	// exitIOError: a write to the store failed with EIO (sysexits EX_IOERR).
+	// exitIOError: a write failed with EIO (sysexits EX_IOERR).
 	exitIOError = 74
 	// exitNoSpace: the store's disk is (nearly) full; the command stopped
 	// cleanly and running it again after freeing space resumes (sysexits
@@ -99,7 +100,12 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	case errors.As(err, &nse):
 		fmt.Fprintf(stderr, "bloomcrawl %s: %s\n", c.name, noSpaceLine(c.name, nse))
 		return exitNoSpace
-	case errors.Is(err, storage.ErrIO):
+	case isDiskFull(err):
+		// A write outside the store (a WARC file) hit a full disk; the
+		// error names the file.
+		fmt.Fprintf(stderr, "bloomcrawl %s: disk full: %v; %s\n", c.name, err, resumeHint(c.name))
+		return exitNoSpace
+	case errors.Is(err, storage.ErrIO), errors.Is(err, syscall.EIO):
 		fmt.Fprintf(stderr, "bloomcrawl %s: %v; the command stopped: check the disk (dmesg), then run it again to resume\n", c.name, err)
 		return exitIOError
 	case errors.Is(err, context.Canceled):
@@ -129,16 +135,30 @@ func noSpaceLine(cmd string, e *storage.NoSpaceError) string {
 		what = fmt.Sprintf("disk full: %s free on %s, below the %s the store keeps (%s + %s of memtables to flush at close)",
 			storage.FormatBytes(e.Free), where, storage.FormatBytes(e.Reserve+e.Memtables), reserve, storage.FormatBytes(e.Memtables))
 	}
+	return what + "; " + resumeHint(cmd)
+}
+
+// resumeHint says how to go on after a command stopped on a full disk.
+func resumeHint(cmd string) string {
 	switch cmd {
 	case "crawl":
-		return what + "; stopped cleanly, unfinished URLs stay queued: free some space and run the same command again to resume"
+		return "stopped cleanly, unfinished URLs stay queued: free some space and run the same command again to resume"
 	case "dedup":
-		return what + "; stopped: lines answered so far are recorded; free some space and run again with the lines after the last answer"
+		return "stopped: lines answered so far are recorded; free some space and run again with the lines after the last answer"
 	case "serve":
-		return what + "; stopped cleanly: free some space and start it again"
+		return "stopped cleanly: free some space and start it again"
 	default:
-		return what + "; free some space and run the same command again"
+		return "free some space and run the same command again"
 	}
+}
+
+// isDiskFull reports whether err is a write that failed for want of space
+// (ENOSPC, EDQUOT), also when a library formatted the cause into its
+// message instead of wrapping it.
+func isDiskFull(err error) bool {
+	msg := err.Error()
+	return errors.Is(err, syscall.ENOSPC) || errors.Is(err, syscall.EDQUOT) ||
+		strings.Contains(msg, syscall.ENOSPC.Error()) || strings.Contains(msg, syscall.EDQUOT.Error())
 }
 
 func printUsage(w io.Writer) {
