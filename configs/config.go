@@ -97,8 +97,9 @@ type Scope struct {
 	// must be > 0.
 	MaxURLLength int `yaml:"max_url_length"`
 	// Sitemaps says which sitemaps are read: "auto" (the default: the
-	// Sitemap: lines of each seed host's robots.txt, or its /sitemap.xml
-	// when robots.txt names none), "off", or a list of sitemap URLs (which
+	// Sitemap: lines of each seed host's robots.txt and its /sitemap.xml,
+	// which leaves no record when missing), "off", or a list of sitemap
+	// URLs (which
 	// must be absolute http(s) URLs). Sitemap index files and gzipped
 	// sitemaps are read; the URLs they list go through scope, the
 	// canonicalizer and the seen-filter like links, at depth 0.

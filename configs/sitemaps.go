@@ -18,7 +18,7 @@ type Sitemaps struct {
 }
 
 // Auto reports whether the sitemaps are found automatically: the
-// Sitemap: lines of each seed host's robots.txt, else its /sitemap.xml.
+// Sitemap: lines of each seed host's robots.txt and its /sitemap.xml.
 func (s Sitemaps) Auto() bool { return !s.Off && len(s.URLs) == 0 }
 
 // String is "auto", "off" or the URLs.
