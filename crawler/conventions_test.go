@@ -85,7 +85,8 @@ func newConventionSite(t *testing.T, robots func(base string) string) *conventio
 			a("/nofollow-page"), a("/noindex-page"), a("/xrobots-page"),
 			`<a rel="nofollow" href="/secret-nofollow">n</a>`, `<a rel="sponsored ugc" href="/ad">ad</a>`),
 		"/article":          page("Article", "/article", "", article),
-		"/list":             page("List", "", "", words(2, 120), a("/article?ref=list"), a("/article?ref=mail")),
+		"/list":             page("List", "", "", words(2, 120), a("/article?ref=list"), a("/article?ref=mail"), a("/article?ref=hdr")),
+		"/article?ref=hdr":  page("Article", "", "", article), // declared by a Link header
 		"/article?ref=list": page("Article", "/article", "", article+" "+words(3, 10)),
 		"/article?ref=mail": page("Article", "/article", "", article),
 		"/nofollow-page":    page("Nofollow", "", "nofollow", words(10, 120), a("/nf-target")),
@@ -144,6 +145,9 @@ func newConventionSite(t *testing.T, robots func(base string) string) *conventio
 		if p == "/xrobots-page" {
 			w.Header().Set("X-Robots-Tag", "noindex, nofollow")
 		}
+		if p == "/article?ref=hdr" {
+			w.Header().Set("Link", `</style.css>; rel=preload, </article>; rel="canonical"`)
+		}
 		fmt.Fprint(w, body)
 	})
 	s.srv = httptest.NewServer(&mux)
@@ -168,7 +172,7 @@ func TestCrawlWebConventions(t *testing.T) {
 
 	// fetched: exactly these, once each
 	want := []string{"/robots.txt", "/sitemap-index.xml", "/sitemaps/news.xml.gz", "/sitemaps/pages.xml", "/sitemaps/missing.xml", "/sitemap.xml",
-		"/", "/article", "/list", "/article?ref=list", "/article?ref=mail", "/p1", "/p2", "/p3", "/p4",
+		"/", "/article", "/list", "/article?ref=list", "/article?ref=mail", "/article?ref=hdr", "/p1", "/p2", "/p3", "/p4",
 		"/nofollow-page", "/noindex-page", "/ni-target", "/xrobots-page", "/news/1", "/news/2", "/only-sitemap"}
 	site.mu.Lock()
 	var got []string
@@ -227,7 +231,7 @@ func TestCrawlWebConventions(t *testing.T) {
 
 	// ?ref= variants: one document, reason canonical
 	art := rec("/article")
-	for _, p := range []string{"/article?ref=list", "/article?ref=mail"} {
+	for _, p := range []string{"/article?ref=list", "/article?ref=mail", "/article?ref=hdr"} {
 		x := rec(p)
 		if x.DocID != art.DocID || x.Reason != string(contentdedup.ReasonCanonical) || x.Hints.Canonical != site.url("/article") {
 			t.Errorf("%s: %+v, want a canonical duplicate of /article (%x)", p, x, art.DocID)

@@ -387,6 +387,7 @@ func (c *Crawler) newCollector(fetchCtx context.Context) *colly.Collector {
 	col.OnResponse(func(r *colly.Response) {
 		j := r.Ctx.GetAny("job").(*job)
 		j.robotsTag = r.Headers.Values("X-Robots-Tag")
+		j.linkHeader = r.Headers.Values("Link")
 		j.status = r.StatusCode
 		j.contentType = r.Headers.Get("Content-Type")
 		j.body = r.Body
@@ -427,6 +428,7 @@ type job struct {
 	hasRetryAfter bool
 	abandoned     bool     // a retry given up because the crawl is stopping
 	robotsTag     []string // X-Robots-Tag header values
+	linkHeader    []string // Link header values (a rel=canonical there)
 	err           error
 	exchanges     []*archive.Exchange // with Options.Archive: what the transport saw, in order
 }

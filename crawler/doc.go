@@ -71,6 +71,6 @@
 //   - dedup.recrawl_window is not implemented: every URL is fetched once per
 //     store; so a sitemap is read once per store too, and a newer lastmod
 //     changes nothing yet.
-//   - A rel=canonical in a Link: HTTP header is not read, nor robots.txt
-//     rules for redirect targets.
+//   - robots.txt rules are not checked for redirect targets (as with
+//     colly before).
 package crawler

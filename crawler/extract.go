@@ -206,6 +206,38 @@ func (s *scan) walk(n *html.Node) {
 	}
 }
 
+// LinkHeaderCanonical returns the target of the first rel="canonical" link
+// in HTTP Link header values (`<https://e.com/a>; rel="canonical"`), as
+// written, or "".
+func LinkHeaderCanonical(values []string) string {
+	for _, v := range values {
+		for v != "" {
+			i := strings.IndexByte(v, '<')
+			if i < 0 {
+				break
+			}
+			j := strings.IndexByte(v[i:], '>')
+			if j < 0 {
+				break
+			}
+			target := v[i+1 : i+j]
+			rest := v[i+j+1:]
+			params := rest
+			if k := strings.IndexByte(rest, '<'); k >= 0 {
+				params = rest[:k]
+			}
+			for _, p := range strings.Split(params, ";") {
+				name, val, ok := strings.Cut(strings.TrimSpace(p), "=")
+				if ok && strings.EqualFold(strings.TrimSpace(name), "rel") && hasToken(strings.Trim(strings.TrimSpace(val), `"`), "canonical") {
+					return strings.TrimSpace(target)
+				}
+			}
+			v = rest
+		}
+	}
+	return ""
+}
+
 // hasToken reports whether the space-separated list v holds tok (ASCII
 // case-insensitive).
 func hasToken(v, tok string) bool {

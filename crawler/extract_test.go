@@ -250,3 +250,20 @@ func TestExtractConventions(t *testing.T) {
 		}
 	}
 }
+
+func TestLinkHeaderCanonical(t *testing.T) {
+	for _, c := range []struct {
+		in   []string
+		want string
+	}{
+		{nil, ""},
+		{[]string{`<https://e.com/a>; rel="canonical"`}, "https://e.com/a"},
+		{[]string{`<https://e.com/s.css>; rel=preload; as=style, </b?x=1,2>; rel=canonical`}, "/b?x=1,2"},
+		{[]string{`<https://e.com/n>; rel="next"`, `<https://e.com/c>; REL="alternate canonical"`}, "https://e.com/c"},
+		{[]string{`<https://e.com/n>; rel="next"`}, ""},
+	} {
+		if got := LinkHeaderCanonical(c.in); got != c.want {
+			t.Errorf("LinkHeaderCanonical(%q) = %q, want %q", c.in, got, c.want)
+		}
+	}
+}

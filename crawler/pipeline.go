@@ -193,7 +193,7 @@ func (c *Crawler) record(ctx, fetchCtx context.Context, e frontier.Entry, j *job
 		out.cm.URL = rec
 		return out, nil
 	}
-	rec.Hints.Canonical = c.declaredCanonical(e, doc, final)
+	rec.Hints.Canonical = c.declaredCanonical(e, j, doc, final)
 	dir := c.directives(j, doc)
 	if dir.NoIndex {
 		// fetched and its links followed, but not stored
@@ -238,13 +238,18 @@ func (c *Crawler) directives(j *job, doc *Document) Directives {
 }
 
 // declaredCanonical returns the canonical URL the page declares
-// (<link rel="canonical">), canonicalized, or "" when it declares none,
-// an unusable one, or its own URL.
-func (c *Crawler) declaredCanonical(e frontier.Entry, doc *Document, final *url.URL) string {
-	if doc.Canonical == "" {
+// (<link rel="canonical">, else a rel=canonical Link header),
+// canonicalized, or "" when it declares none, an unusable one, or its own
+// URL.
+func (c *Crawler) declaredCanonical(e frontier.Entry, j *job, doc *Document, final *url.URL) string {
+	href, base := doc.Canonical, doc.Base
+	if href == "" {
+		href, base = LinkHeaderCanonical(j.linkHeader), final
+	}
+	if href == "" {
 		return ""
 	}
-	u, err := c.canon.Canonicalize(doc.Base, doc.Canonical)
+	u, err := c.canon.Canonicalize(base, href)
 	if err != nil {
 		return ""
 	}
