@@ -36,6 +36,9 @@ type Options struct {
 	// Seed of the hash functions; default contentdedup.SimilarOptions.Seed
 	// (so that p = 4, q = 6 is exactly the store's index).
 	Seed uint64
+	// HighJaccard is the similarity of the pairs Result.HighRecall counts.
+	// Default 0.5.
+	HighJaccard float64
 }
 
 // Result is one setting's measurement.
@@ -58,6 +61,9 @@ type Result struct {
 	Candidates float64
 	// MeanJaccard is the mean exact Jaccard of the returned neighbours.
 	MeanJaccard float64
+	// HighRecall is the fraction of the pairs of Jaccard ≥ HighJaccard
+	// that share a band (found, whatever K): what banding is built for.
+	HighRecall float64
 	// IndexBytes is the size of the index: Rows·Bands minimums of 8 bytes
 	// per document plus a 16-byte posting (band key, docId) per band.
 	IndexBytes int64
@@ -79,7 +85,10 @@ type Report struct {
 	ExactTime  time.Duration
 	// TrueMeanJaccard is the mean Jaccard of the true top-K neighbours.
 	TrueMeanJaccard float64
-	Results         []Result
+	// HighPairs is the number of pairs of Jaccard ≥ HighJaccard.
+	HighJaccard float64
+	HighPairs   int
+	Results     []Result
 }
 
 // DefaultSettings is the default sweep.
@@ -110,7 +119,10 @@ func Evaluate(ctx context.Context, docs []Doc, o Options) (Report, error) {
 	if o.Seed == 0 {
 		o.Seed = contentdedup.SimilarOptions.Seed
 	}
-	rep := Report{Docs: len(docs), K: o.K}
+	if o.HighJaccard == 0 {
+		o.HighJaccard = 0.5
+	}
+	rep := Report{Docs: len(docs), K: o.K, HighJaccard: o.HighJaccard}
 
 	// Exact truth.
 	t0 := time.Now()
@@ -133,7 +145,11 @@ func Evaluate(ctx context.Context, docs []Doc, o Options) (Report, error) {
 		}
 		for j := i + 1; j < len(docs); j++ {
 			rep.Pairs++
-			if v := jaccard(sets[i], sets[j]); v > 0 {
+			v := jaccard(sets[i], sets[j])
+			if v >= o.HighJaccard {
+				rep.HighPairs++
+			}
+			if v > 0 {
 				all[i] = append(all[i], neighbour{j, v})
 				all[j] = append(all[j], neighbour{i, v})
 			}
@@ -186,7 +202,7 @@ func Evaluate(ctx context.Context, docs []Doc, o Options) (Report, error) {
 		if ctx.Err() != nil {
 			return rep, ctx.Err()
 		}
-		r, err := evalSetting(docs, sigs, truth, exact, s, o)
+		r, err := evalSetting(docs, sigs, truth, exact, rep.HighPairs, s, o)
 		if err != nil {
 			return rep, err
 		}
@@ -196,7 +212,7 @@ func Evaluate(ctx context.Context, docs []Doc, o Options) (Report, error) {
 	return rep, nil
 }
 
-func evalSetting(docs []Doc, sigs [][]uint64, truth [][]neighbour, exact []map[int]float64, s Setting, o Options) (Result, error) {
+func evalSetting(docs []Doc, sigs [][]uint64, truth [][]neighbour, exact []map[int]float64, highPairs int, s Setting, o Options) (Result, error) {
 	res := Result{Setting: s}
 	m, err := contentdedup.NewMinHash(contentdedup.MinHashOptions{Rows: s.Rows, Bands: s.Bands, Shingle: 1, Seed: o.Seed})
 	if err != nil {
@@ -212,6 +228,7 @@ func evalSetting(docs []Doc, sigs [][]uint64, truth [][]neighbour, exact []map[i
 	}
 	answers := make([][]contentdedup.Neighbor, len(docs))
 	var cands float64
+	high := 0 // ordered pairs (i, j), i < j, of Jaccard ≥ HighJaccard found
 	for i := range docs {
 		if sigs[i] == nil {
 			continue
@@ -219,6 +236,11 @@ func evalSetting(docs []Doc, sigs [][]uint64, truth [][]neighbour, exact []map[i
 		ns := idx.Similar(sigs[i][:pq], 0)
 		ns = slices.DeleteFunc(ns, func(n contentdedup.Neighbor) bool { return n.DocID == uint64(i) })
 		cands += float64(len(ns))
+		for _, n := range ns {
+			if int(n.DocID) > i && exact[i][int(n.DocID)] >= o.HighJaccard {
+				high++
+			}
+		}
 		answers[i] = ns[:min(len(ns), o.K)]
 	}
 	res.Time = time.Since(t0)
@@ -265,6 +287,9 @@ func evalSetting(docs []Doc, sigs [][]uint64, truth [][]neighbour, exact []map[i
 	}
 	if nRet > 0 {
 		res.MeanJaccard = jsum / float64(nRet)
+	}
+	if highPairs > 0 {
+		res.HighRecall = float64(high) / float64(highPairs)
 	}
 	return res, nil
 }

@@ -51,6 +51,9 @@ func TestEvaluateClusters(t *testing.T) {
 	if one.Recall > 0.5 || one.Recall < 0.1 || one.Precision != 1 {
 		t.Errorf("p=6, q=1: recall %.3f precision %.3f; want about 0.3 and 1", one.Recall, one.Precision)
 	}
+	if rep.HighPairs != 90 || seed.HighRecall < 0.9 || one.HighRecall > 0.5 {
+		t.Errorf("pairs of Jaccard ≥ 0.5: %d (want 90), found %.3f at p=4 q=6, %.3f at p=6 q=1", rep.HighPairs, seed.HighRecall, one.HighRecall)
+	}
 	if seed.IndexBytes != 90*(8*24+16*6) {
 		t.Errorf("index bytes %d", seed.IndexBytes)
 	}
