@@ -1,5 +1,7 @@
 // Package api is bloomcrawl's HTTP interface: the seed-004 document-id
-// service and read access to the stored pages.
+// service, read access to the stored pages (with their similar pages,
+// seed 003), and the seed-001 seen-records of package seen
+// (HandlerOptions.Seen).
 //
 // It owns two things that the command line shares:
 //
