@@ -151,6 +151,8 @@ func printDemo(w io.Writer, rep *demoReport, kept bool) {
 			why = "same URL"
 		case "redirect":
 			why = "redirects there"
+		case "canonical":
+			why = fmt.Sprintf("declares it rel=canonical, content %d bits apart", d.Distance)
 		}
 		fmt.Fprintf(w, "  %-*s -> %s  %-*s  %s\n", width, d.URL, d.DocID, keptWidth, d.KeptURL, why)
 	}
@@ -158,6 +160,10 @@ func printDemo(w io.Writer, rep *demoReport, kept bool) {
 	for _, d := range rep.NotStored {
 		what := d.Err
 		switch {
+		case d.Reason == "noindex":
+			what = "noindex: the page asked not to be stored (links followed)"
+		case d.Reason == "sitemap" && what == "":
+			what = "sitemap (read for its URLs)"
 		case what == "" && d.Type != "":
 			what = "non-HTML: " + d.Type
 		case d.Status != 0:
