@@ -44,6 +44,17 @@
 // when the window drains. Resume starts a frontier on a store that already
 // holds pending entries.
 //
+// # Politeness
+//
+// Each host gets at most Options.PerHostParallelism entries in flight and
+// Options.Delay between two hand-outs. SetHostDelay gives one host a longer
+// delay (robots.txt's Crawl-delay): that host then gets one entry at a time,
+// each handed out at least the delay after the previous one's Done. With
+// Options.HoldNewHosts a host gets one entry at a time until SetHostDelay
+// has been called for it, so a delay learnt while its first entry is
+// fetched holds from the second on. Entries carry Hints (what a sitemap
+// said about the URL) that the frontier passes along without reading.
+//
 // # Caveats
 //
 // Breadth-first order is approximate: entries are ordered by sequence number,
