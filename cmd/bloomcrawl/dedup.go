@@ -32,11 +32,12 @@ var dedupStdin io.Reader = os.Stdin
 const defaultMaxLine = 16 << 20
 
 func runDedup(ctx context.Context, args []string, stdout, stderr io.Writer) error {
-	fs := newFlagSet("dedup", "dedup [--threshold K] [--store DIR] [--in FILE] < requests.jsonl > answers.jsonl", stderr)
+	fs := newFlagSet("dedup", "dedup [--threshold K] [--store DIR [--min-free-bytes N]] [--in FILE] < requests.jsonl > answers.jsonl", stderr)
 	threshold := fs.Int("threshold", contentdedup.DefaultThreshold, "largest Hamming distance between content fingerprints that counts as a near-duplicate (0..6)")
 	in := fs.String("in", "-", `read requests from FILE ("-" = stdin)`)
 	store := fs.String("store", "", "record documents in this store and compare with everything stored before (default: in memory only)")
 	maxLine := fs.Int("max-line", defaultMaxLine, "longest accepted input line in bytes (a longer line gets an error answer)")
+	minFree := minFreeFlag(fs)
 	if err := parseFlags(fs, args); err != nil {
 		return err
 	}
@@ -45,6 +46,9 @@ func runDedup(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	}
 	if *threshold < 0 || *threshold > contentdedup.MaxThreshold {
 		return usagef("--threshold %d: must be 0..%d", *threshold, contentdedup.MaxThreshold)
+	}
+	if *minFree < -1 {
+		return usagef("--min-free-bytes %d: want >= 0 (0 = default) or -1 (off)", *minFree)
 	}
 	if *maxLine < 1 {
 		return usagef("--max-line %d: must be positive", *maxLine)
@@ -64,7 +68,7 @@ func runDedup(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	}
 	var db *storage.DB
 	if *store != "" {
-		db, err = storage.Open(*store, nil)
+		db, err = storage.Open(*store, &storage.Options{MinFreeBytes: *minFree})
 		if errors.Is(err, storage.ErrLocked) {
 			return fmt.Errorf("open store %s: %w (one process owns a store: stop the crawl or server that holds it)", *store, err)
 		}

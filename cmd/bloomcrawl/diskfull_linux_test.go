@@ -3,19 +3,24 @@
 package main
 
 import (
+	"bufio"
+	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
+	"net/http"
 	"net/http/httptest"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"regexp"
 	"sort"
 	"strings"
 	"syscall"
 	"testing"
+	"time"
 
 	"github.com/bloomcrawl/bloomcrawl/storage"
 )
@@ -244,4 +249,139 @@ func TestFullTmpfsFaultIsAnError(t *testing.T) {
 		t.Fatalf("query on the full tmpfs: exit %d %s, want %d and a disk-full line about the fault; stderr:\n%s", r.code, r.signal, exitNoSpace, tail(r.stderr, 20))
 	}
 	t.Log(strings.TrimSpace(r.stderr))
+}
+
+// TestDedupStoreDiskFull: `dedup --store` on a filesystem that fills up
+// stops at the line that found it out (answered with an error), exits 75
+// with one line, keeps what it answered before (query check), and a
+// second run with the remaining lines after the filesystem grew records
+// every document.
+func TestDedupStoreDiskFull(t *testing.T) {
+	const docs = 3000
+	mnt := mountTmpfs(t, "12m")
+	store := filepath.Join(mnt, "s")
+	in := filepath.Join(t.TempDir(), "docs.jsonl")
+	var lines []string
+	page := treeSite(docs, 400)
+	for i := 0; i < docs; i++ {
+		rec := httptest.NewRecorder()
+		page.ServeHTTP(rec, httptest.NewRequest("GET", fmt.Sprintf("/p/%d", i), nil))
+		b, _ := json.Marshal(map[string]any{"id": i, "url": fmt.Sprintf("http://docs.example/%d", i), "title": fmt.Sprintf("Document %d", i), "content": rec.Body.String()})
+		lines = append(lines, string(b))
+	}
+	if err := os.WriteFile(in, []byte(strings.Join(lines, "\n")+"\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	args := []string{"dedup", "--store", store, "--min-free-bytes", fmt.Sprint(8 << 20), "--in", in}
+	r := runChild(t, nil, args...)
+	if r.crashed() || r.code != exitNoSpace {
+		t.Fatalf("dedup --store on a full disk: exit %d %s, want %d; stderr:\n%s", r.code, r.signal, exitNoSpace, tail(r.stderr, 20))
+	}
+	errLine := strings.TrimSpace(r.stderr)
+	if strings.Count(errLine, "\n") != 0 || !strings.HasPrefix(errLine, "bloomcrawl dedup: disk full: ") ||
+		!strings.Contains(errLine, "--min-free-bytes 8.0 MiB") || !strings.Contains(errLine, "run again from the line of the last answer") {
+		t.Errorf("stderr %q; want one disk-full line naming --min-free-bytes", errLine)
+	}
+	answers := strings.Split(strings.TrimSpace(r.stdout), "\n")
+	n := len(answers)
+	if n >= docs || !strings.Contains(answers[n-1], `"status":"error"`) {
+		t.Fatalf("%d answers, the last %q; want fewer than %d, the last an error", n, answers[n-1], docs)
+	}
+	for _, a := range answers[:n-1] {
+		if !strings.Contains(a, `"status":"success"`) {
+			t.Fatalf("answer before the disk filled: %s", a)
+		}
+	}
+	t.Logf("stopped at line %d of %d: %s", n, docs, errLine)
+	queryCheck(t, store)
+	if got := len(storeURLs(t, store)); got != n-1 {
+		t.Errorf("store records %d documents, want the %d answered with success", got, n-1)
+	}
+
+	// Grow the filesystem, send the lines from the failed one on.
+	if err := syscall.Mount("tmpfs", mnt, "tmpfs", syscall.MS_REMOUNT, "size=64m,mode=0755"); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(in, []byte(strings.Join(lines[n-1:], "\n")+"\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	r = runChild(t, nil, args...)
+	if r.code != 0 {
+		t.Fatalf("dedup after the remount: exit %d; stderr:\n%s", r.code, tail(r.stderr, 20))
+	}
+	if got := len(storeURLs(t, store)); got != docs {
+		t.Errorf("after the second run the store records %d documents, want %d", got, docs)
+	}
+	queryCheck(t, store)
+}
+
+// TestServeDiskFull: `serve` whose store's filesystem fills up answers 507,
+// stops by itself (in-flight requests finish, the store closes) and exits
+// 75 with one line; the store is consistent.
+func TestServeDiskFull(t *testing.T) {
+	mnt := mountTmpfs(t, "12m")
+	store := filepath.Join(mnt, "s")
+	a, _ := json.Marshal([]string{"serve", "--store", store, "--addr", "127.0.0.1:0", "--min-free-bytes", fmt.Sprint(8 << 20)})
+	cmd := exec.Command(os.Args[0], "-test.run=^$")
+	cmd.Env = append(os.Environ(), childArgsEnv+"="+string(a))
+	stdout, err := cmd.StdoutPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	var stderr strings.Builder
+	cmd.Stderr = &stderr
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	exited := make(chan error, 1)
+	listening := make(chan string, 1)
+	go func() {
+		sc := bufio.NewScanner(stdout)
+		for sc.Scan() {
+			if _, after, ok := strings.Cut(sc.Text(), "listening on "); ok {
+				listening <- strings.Fields(after)[0]
+			}
+		}
+		exited <- cmd.Wait()
+	}()
+	var base string
+	select {
+	case base = <-listening:
+	case err := <-exited:
+		t.Fatalf("serve exited before listening: %v\n%s", err, stderr.String())
+	case <-time.After(60 * time.Second):
+		cmd.Process.Kill()
+		t.Fatalf("serve did not start listening in 60s:\n%s", stderr.String())
+	}
+	page := treeSite(5000, 400)
+	got507 := false
+	for i := 0; i < 5000 && !got507; i++ {
+		rec := httptest.NewRecorder()
+		page.ServeHTTP(rec, httptest.NewRequest("GET", fmt.Sprintf("/p/%d", i), nil))
+		body, _ := json.Marshal(map[string]any{"url": fmt.Sprintf("http://docs.example/%d", i), "title": fmt.Sprintf("Document %d", i), "content": rec.Body.String()})
+		resp, err := http.Post(strings.TrimSuffix(base, "/")+"/v1/docid", "application/json", bytes.NewReader(body))
+		if err != nil {
+			t.Fatalf("POST %d before any 507: %v", i, err)
+		}
+		io.Copy(io.Discard, resp.Body)
+		resp.Body.Close()
+		got507 = resp.StatusCode == http.StatusInsufficientStorage
+	}
+	if !got507 {
+		cmd.Process.Kill()
+		t.Fatal("5000 documents fitted: the filesystem never filled")
+	}
+	select {
+	case <-exited:
+	case <-time.After(30 * time.Second):
+		cmd.Process.Kill()
+		t.Fatalf("serve still running 30s after a 507:\n%s", stderr.String())
+	}
+	r := childResult{code: cmd.ProcessState.ExitCode(), stderr: stderr.String()}
+	last := tail(strings.TrimSpace(r.stderr), 1)
+	if r.crashed() || r.code != exitNoSpace || !strings.HasPrefix(last, "bloomcrawl serve: disk full: ") ||
+		!strings.Contains(last, "--min-free-bytes 8.0 MiB") || !strings.HasSuffix(last, "stopped cleanly: free some space and start it again") {
+		t.Fatalf("serve after a 507: exit %d, last line %q; want %d and the disk-full line\n%s", r.code, last, exitNoSpace, tail(r.stderr, 20))
+	}
+	queryCheck(t, store)
 }

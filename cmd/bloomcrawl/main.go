@@ -129,13 +129,22 @@ func noSpaceLine(cmd string, e *storage.NoSpaceError) string {
 		what = fmt.Sprintf("disk full: %s free on %s: %v", storage.FormatBytes(e.Free), where, e.Err)
 	} else {
 		reserve := "reserve " + storage.FormatBytes(e.Reserve)
-		if cmd == "crawl" || cmd == "demo" {
+		switch cmd {
+		case "crawl", "demo":
 			reserve = "store.min_free_bytes " + storage.FormatBytes(e.Reserve)
+		case "serve", "dedup":
+			reserve = "--min-free-bytes " + storage.FormatBytes(e.Reserve)
 		}
 		what = fmt.Sprintf("disk full: %s free on %s, below the %s the store keeps (%s + %s of memtables to flush at close)",
 			storage.FormatBytes(e.Free), where, storage.FormatBytes(e.Reserve+e.Memtables), reserve, storage.FormatBytes(e.Memtables))
 	}
 	return what + "; " + resumeHint(cmd)
+}
+
+// minFreeFlag adds --min-free-bytes (storage.Options.MinFreeBytes) to a
+// command that writes to a store.
+func minFreeFlag(fs *flag.FlagSet) *int64 {
+	return fs.Int64("min-free-bytes", 0, fmt.Sprintf("free space kept on the store's filesystem besides the memtables to flush; below it the command stops with status 75 (0 = %d, one Badger value-log file + 1 MiB; -1 = off)", storage.DefaultMinFreeBytes))
 }
 
 // resumeHint says how to go on after a command stopped on a full disk.
@@ -144,7 +153,7 @@ func resumeHint(cmd string) string {
 	case "crawl":
 		return "stopped cleanly, unfinished URLs stay queued: free some space and run the same command again to resume"
 	case "dedup":
-		return "stopped: lines answered so far are recorded; free some space and run again with the lines after the last answer"
+		return "stopped: the lines answered with success are recorded; free some space and run again from the line of the last answer (an error)"
 	case "serve":
 		return "stopped cleanly: free some space and start it again"
 	default:

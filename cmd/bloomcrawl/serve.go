@@ -26,13 +26,14 @@ func init() {
 }
 
 func runServe(ctx context.Context, args []string, stdout, stderr io.Writer) error {
-	fs := newFlagSet("serve", "serve --store DIR [--addr 127.0.0.1:8080] [--token T] [--threshold K] [--max-body BYTES] [--max-batch N] [--seen-capacity N --seen-fp F --seen-blocks N --seen-ttl D --seen-audit]", stderr)
+	fs := newFlagSet("serve", "serve --store DIR [--addr 127.0.0.1:8080] [--token T] [--threshold K] [--max-body BYTES] [--max-batch N] [--min-free-bytes N] [--seen-capacity N --seen-fp F --seen-blocks N --seen-ttl D --seen-audit]", stderr)
 	store := fs.String("store", "", "store directory (created if missing; required)")
 	addr := fs.String("addr", "127.0.0.1:8080", "listen address host:port; a non-loopback host needs --token")
 	token := fs.String("token", "", "bearer token required on every request except /healthz (default $BLOOMCRAWL_TOKEN)")
 	threshold := fs.Int("threshold", contentdedup.DefaultThreshold, fmt.Sprintf("SimHash Hamming distance at or below which documents are near-duplicates (0 = exact only .. %d)", contentdedup.MaxThreshold))
 	maxBody := fs.Int64("max-body", api.DefaultMaxBody, "largest request body in bytes (413 above)")
 	maxBatch := fs.Int("max-batch", api.DefaultMaxBatch, "most documents in one POST /v1/docid:batch (413 above)")
+	minFree := minFreeFlag(fs)
 	seenOpts := seenFlags(fs, "seen-")
 	if err := parseFlags(fs, args); err != nil {
 		return err
@@ -48,6 +49,9 @@ func runServe(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	}
 	if *threshold < 0 || *threshold > contentdedup.MaxThreshold {
 		return usagef("--threshold %d: want 0..%d", *threshold, contentdedup.MaxThreshold)
+	}
+	if *minFree < -1 {
+		return usagef("--min-free-bytes %d: want >= 0 (0 = default) or -1 (off)", *minFree)
 	}
 	if *maxBody <= 0 {
 		return usagef("--max-body %d: want a positive number of bytes", *maxBody)
@@ -69,7 +73,7 @@ func runServe(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	}
 	log := slog.New(slog.NewTextHandler(stderr, nil))
 
-	db, err := storage.Open(*store, nil)
+	db, err := storage.Open(*store, &storage.Options{MinFreeBytes: *minFree})
 	if errors.Is(err, storage.ErrLocked) {
 		return fmt.Errorf("open store %s: %w (one process owns a store: to serve a store while crawling it, run the crawl with --serve ADDR)", *store, err)
 	}
