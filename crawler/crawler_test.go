@@ -472,6 +472,7 @@ func TestResumeAfterKill(t *testing.T) {
 		t.Errorf("resume found %d URLs and %d queued; the kill came too late or too early", r.stats.ResumedURLs, r.stats.ResumedQueue)
 	}
 	checkManifest(t, m, r)
+	checkSimilarIndex(t, dir, r) // written in each page's commit: complete across the kill
 
 	// Only what was in flight at the kill may be fetched twice: at most
 	// one page per child worker.

@@ -25,6 +25,14 @@ func TestCrawlIndexesSimilarPages(t *testing.T) {
 	if r.err != nil {
 		t.Fatal(r.err)
 	}
+	checkSimilarIndex(t, dir, r)
+}
+
+// checkSimilarIndex asserts that every stored page of the crawl in dir has
+// its similar-pages entry, that the store's check finds the band index
+// consistent, and that no page lists itself or a non-page as similar.
+func checkSimilarIndex(t *testing.T, dir string, r crawlResult) {
+	t.Helper()
 	db, err := storage.Open(dir, nil)
 	if err != nil {
 		t.Fatal(err)
