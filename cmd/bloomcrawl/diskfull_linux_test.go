@@ -85,8 +85,9 @@ store:
 	}
 	lines := strings.Split(strings.TrimSpace(r.stderr), "\n")
 	last := lines[len(lines)-1]
-	want := regexp.MustCompile(`^bloomcrawl crawl: disk full: [0-9.]+ [KM]iB free on ` + regexp.QuoteMeta(mnt) +
-		` \(store ` + regexp.QuoteMeta(store) + `\), below the [0-9.]+ MiB the store keeps \(store\.min_free_bytes 4\.0 MiB \+ [0-9.]+ [KM]iB of memtables to flush at close\); stopped cleanly, unfinished URLs stay queued: free some space and run the same command again to resume$`)
+	size := `(?:[0-9.]+ [KM]iB|[0-9]+ bytes)`
+	want := regexp.MustCompile(`^bloomcrawl crawl: disk full: ` + size + ` free on ` + regexp.QuoteMeta(mnt) +
+		` \(store ` + regexp.QuoteMeta(store) + `\), below the ` + size + ` the store keeps \(store\.min_free_bytes 4\.0 MiB \+ [0-9.]+ [KM]iB of memtables to flush at close\); stopped cleanly, unfinished URLs stay queued: free some space and run the same command again to resume$`)
 	if !want.MatchString(last) {
 		t.Errorf("last stderr line:\n%s\nwant it to match %s", last, want)
 	}

@@ -135,8 +135,12 @@ func noSpaceLine(cmd string, e *storage.NoSpaceError) string {
 		case "serve", "dedup":
 			reserve = "--min-free-bytes " + storage.FormatBytes(e.Reserve)
 		}
+		free, need := storage.FormatBytes(e.Free), storage.FormatBytes(e.Reserve+e.Memtables)
+		if free == need { // equal when rounded: say it in bytes
+			free, need = fmt.Sprintf("%d bytes", e.Free), fmt.Sprintf("%d bytes", e.Reserve+e.Memtables)
+		}
 		what = fmt.Sprintf("disk full: %s free on %s, below the %s the store keeps (%s + %s of memtables to flush at close)",
-			storage.FormatBytes(e.Free), where, storage.FormatBytes(e.Reserve+e.Memtables), reserve, storage.FormatBytes(e.Memtables))
+			free, where, need, reserve, storage.FormatBytes(e.Memtables))
 	}
 	return what + "; " + resumeHint(cmd)
 }
