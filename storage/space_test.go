@@ -7,6 +7,8 @@ import (
 	"path/filepath"
 	"runtime"
 	"strings"
+	"sync"
+	"sync/atomic"
 	"syscall"
 	"testing"
 	"time"
@@ -134,6 +136,48 @@ func TestSpaceSampling(t *testing.T) {
 	if err := off.admit(1 << 30); err != nil {
 		t.Error(err)
 	}
+}
+
+// TestSpaceWatchConcurrent: writers admitted concurrently (as the crawl's
+// workers commit) all see the refusal once the disk is low, and none
+// before (run with -race).
+func TestSpaceWatchConcurrent(t *testing.T) {
+	var free atomic.Int64
+	free.Store(100 << 20)
+	w := newSpaceWatch("/nowhere", 10<<20, 0)
+	w.statfs = func(string) (int64, error) { return free.Load(), nil }
+	var wg sync.WaitGroup
+	var refusedEarly atomic.Int64
+	for g := 0; g < 8; g++ {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for i := 0; i < 1000; i++ {
+				if w.admit(4<<10) != nil {
+					refusedEarly.Add(1)
+				}
+			}
+		}()
+	}
+	wg.Wait()
+	if n := refusedEarly.Load(); n != 0 {
+		t.Fatalf("%d writes refused with 100 MiB free", n)
+	}
+	free.Store(1 << 20)
+	w.admit(2 << 20) // crosses a sample boundary: the next sample sees the low disk
+	for g := 0; g < 8; g++ {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for i := 0; i < 100; i++ {
+				if !errors.Is(w.admit(4<<10), ErrNoSpace) {
+					t.Error("a write admitted with 1 MiB free and a 10 MiB reserve")
+					return
+				}
+			}
+		}()
+	}
+	wg.Wait()
 }
 
 // TestDiskErrorClassifies maps the errors a full or failing disk gives
