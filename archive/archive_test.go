@@ -293,3 +293,28 @@ func TestConcurrentIdenticalPayloads(t *testing.T) {
 		}
 	}
 }
+
+// TestRevisitsPastTheIndexBatch: the digest map is saved to the store in
+// batches; payloads from saved batches and from the unsaved one are all
+// found again.
+func TestRevisitsPastTheIndexBatch(t *testing.T) {
+	db := mustOpen(t, t.TempDir())
+	defer db.Close()
+	w := open(t, t.TempDir(), db, 0)
+	now := time.Now().UTC()
+	for round := range 2 {
+		for i := range 600 {
+			ex := exchange(fmt.Sprintf("http://x/%d/%d", round, i), fmt.Sprintf("payload %d", i), now)
+			if err := w.Write(context.Background(), archive.Fetch{Exchanges: []*archive.Exchange{ex}}); err != nil {
+				t.Fatal(err)
+			}
+		}
+	}
+	if err := w.Close(); err != nil {
+		t.Fatal(err)
+	}
+	if st := w.Stats(); st.Responses != 600 || st.Revisits != 600 {
+		t.Errorf("%+v, want 600 responses and 600 revisits", st)
+	}
+	readAll(t, w.Files())
+}

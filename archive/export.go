@@ -56,10 +56,7 @@ var exportNS = uuid.MustParse("6f1c5a4e-2b1d-5f0e-9a7c-1b0c0de0a7c1")
 // info are extra warcinfo fields.
 func Export(ctx context.Context, st Store, w io.Writer, filename string, info map[string]string) (ExportStats, error) {
 	var stats ExportStats
-	gw, err := gowarc.NewWriter(io.Discard, "", gowarc.SHA1, gowarc.CompressionGzip, false, nil)
-	if err != nil {
-		return stats, fmt.Errorf("archive: export: %w", err)
-	}
+	gw := newGzipWriter(io.Discard)
 	cw := &countWriter{w: w}
 	var buf bytes.Buffer
 	emit := func(r *gowarc.Record) error {
@@ -87,7 +84,7 @@ func Export(ctx context.Context, st Store, w io.Writer, filename string, info ma
 		return stats, fmt.Errorf("archive: export: %w", err)
 	}
 
-	err = st.ForEachURL(ctx, func(u storage.URLRecord) error {
+	err := st.ForEachURL(ctx, func(u storage.URLRecord) error {
 		switch {
 		case u.DocID != 0 && !u.Duplicate:
 			p, err := st.Page(u.DocID)
