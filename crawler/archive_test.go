@@ -30,17 +30,19 @@ func TestCrawlWritesWARC(t *testing.T) {
 	defer stop()
 	m := site.Manifest()
 	dir, warcDir := t.TempDir(), t.TempDir()
-	var aw *archive.Writer
-	r := crawlInto(t, context.Background(), siteConfig(base), dir, nil, nil, func(o *Options) {
-		var err error
-		aw, err = archive.Open(archive.Options{Dir: warcDir, MaxBytes: 32 << 10, Index: o.Store.(*storage.DB)})
-		if err != nil {
-			t.Fatal(err)
-		}
-		o.Archive = aw
-	})
-	// Close writes nothing to the index (the store is closed by now).
-	if err := aw.Close(); err != nil {
+	cfg := siteConfig(base)
+	cfg.Store.Dir = dir
+	db, err := storage.Open(dir, StoreOptions(cfg.Store))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer db.Close()
+	aw, err := archive.Open(archive.Options{Dir: warcDir, MaxBytes: 32 << 10, Index: db})
+	if err != nil {
+		t.Fatal(err)
+	}
+	r := crawlDB(t, context.Background(), cfg, db, nil, nil, func(o *Options) { o.Archive = aw })
+	if err := aw.Close(); err != nil { // saves its index entries to the store: before db.Close
 		t.Fatal(err)
 	}
 	files, ws := aw.Files(), aw.Stats()

@@ -61,6 +61,12 @@ func crawlInto(t *testing.T, ctx context.Context, cfg *configs.Config, dir strin
 		t.Fatal(err)
 	}
 	defer db.Close()
+	return crawlDB(t, ctx, cfg, db, seen, fp, mods...)
+}
+
+// crawlDB is crawlInto on an open store.
+func crawlDB(t *testing.T, ctx context.Context, cfg *configs.Config, db *storage.DB, seen seenSet, fp func() uint64, mods ...func(*Options)) crawlResult {
+	t.Helper()
 	o := Options{Config: cfg, Store: db, Seen: seen, FalsePositives: fp, Grace: time.Second, RetryBackoff: 10 * time.Millisecond}
 	for _, m := range mods {
 		m(&o)
