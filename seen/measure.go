@@ -108,7 +108,7 @@ func Measure(ctx context.Context, st Store, ro Options, o MeasureOptions) (Measu
 	for i := range added {
 		added[i] = measureID("id", i, o.IDLen)
 	}
-	for c := range chunks(added, ro.MaxIDs) {
+	for c := range slices.Chunk(added, ro.MaxIDs) {
 		if _, err := r.Add(ctx, bloomKey, c); err != nil {
 			return m, err
 		}
@@ -179,7 +179,7 @@ func Measure(ctx context.Context, st Store, ro Options, o MeasureOptions) (Measu
 	for i := range probes {
 		probes[i] = measureID("fp", i, o.IDLen)
 	}
-	for c := range chunks(probes, ro.MaxIDs) {
+	for c := range slices.Chunk(probes, ro.MaxIDs) {
 		got, err := r.Test(ctx, bloomKey, c)
 		if err != nil {
 			return m, err
@@ -208,14 +208,14 @@ func Measure(ctx context.Context, st Store, ro Options, o MeasureOptions) (Measu
 		for len(stream) < n {
 			stream = append(stream, measureID("w", len(stream), o.IDLen))
 		}
-		for c := range chunks(stream[len(stream)-(n-lastAfter(m.Window)):], ro.MaxIDs) {
+		for c := range slices.Chunk(stream[len(stream)-(n-lastAfter(m.Window)):], ro.MaxIDs) {
 			if _, err := r.Add(ctx, bloomKey, c); err != nil {
 				return m, err
 			}
 		}
 		p := WindowPoint{After: n, Last: min(n, (ro.Blocks-1)*ro.Capacity)}
 		hits := make([]bool, 0, n)
-		for c := range chunks(stream, ro.MaxIDs) {
+		for c := range slices.Chunk(stream, ro.MaxIDs) {
 			got, err := r.Test(ctx, bloomKey, c)
 			if err != nil {
 				return m, err
@@ -261,17 +261,4 @@ func median(v []float64) float64 {
 	s := slices.Clone(v)
 	slices.Sort(s)
 	return s[len(s)/2]
-}
-
-// chunks yields ids in slices of at most n.
-func chunks(ids []string, n int) func(func([]string) bool) {
-	return func(yield func([]string) bool) {
-		for len(ids) > 0 {
-			k := min(n, len(ids))
-			if !yield(ids[:k]) {
-				return
-			}
-			ids = ids[k:]
-		}
-	}
 }

@@ -479,12 +479,8 @@ func deleteQueue(txn *badger.Txn, seq uint64) error {
 	if err != nil {
 		return err
 	}
-	var u string
-	if err := item.Value(func(v []byte) error {
-		q, err := decodeQueue(seq, v)
-		u = q.URL
-		return err
-	}); err != nil {
+	u, err := queuedURL(item, seq)
+	if err != nil {
 		return err
 	}
 	if err := txn.Delete(queueKey(seq)); err != nil {
@@ -509,4 +505,15 @@ func deleteQueue(txn *badger.Txn, seq uint64) error {
 		return nil
 	}
 	return txn.Delete(ik)
+}
+
+// queuedURL returns the URL of queue entry seq, whose item it is.
+func queuedURL(item *badger.Item, seq uint64) (string, error) {
+	var u string
+	err := item.Value(func(v []byte) error {
+		q, err := decodeQueue(seq, v)
+		u = q.URL
+		return err
+	})
+	return u, err
 }

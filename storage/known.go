@@ -74,12 +74,8 @@ func indexQueue(bdb *badger.DB) error {
 		for it.Rewind(); it.Valid(); it.Next() {
 			item := it.Item()
 			seq := seqSuffix(item.Key())
-			var u string
-			if err := item.Value(func(v []byte) error {
-				q, err := decodeQueue(seq, v)
-				u = q.URL
-				return err
-			}); err != nil {
+			u, err := queuedURL(item, seq)
+			if err != nil {
 				return err
 			}
 			if err := wb.Set(queuedKey(u), u64key(0, seq)[1:]); err != nil {

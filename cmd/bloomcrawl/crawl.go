@@ -327,6 +327,24 @@ func writeHeapProfile(path string) error {
 func profileHeapPeaks(ctx context.Context, path string, every time.Duration) {
 	sample := []metrics.Sample{{Name: "/gc/heap/live:bytes"}}
 	var high uint64
+	readMetricsEvery(ctx, every, sample, func() bool {
+		if live := sample[0].Value.Uint64(); live > high+high/10 {
+			high = live
+			f, err := os.Create(path)
+			if err != nil {
+				return false
+			}
+			pprof.WriteHeapProfile(f)
+			f.Close()
+		}
+		return true
+	})
+}
+
+// readMetricsEvery reads samples every interval and calls fn, until ctx is
+// done or fn returns false; it stops as well when a sample is not a uint64
+// (a metric this Go version does not have).
+func readMetricsEvery(ctx context.Context, every time.Duration, samples []metrics.Sample, fn func() bool) {
 	t := time.NewTicker(every)
 	defer t.Stop()
 	for {
@@ -335,18 +353,14 @@ func profileHeapPeaks(ctx context.Context, path string, every time.Duration) {
 			return
 		case <-t.C:
 		}
-		metrics.Read(sample)
-		if sample[0].Value.Kind() != metrics.KindUint64 {
-			return
-		}
-		if live := sample[0].Value.Uint64(); live > high+high/10 {
-			high = live
-			f, err := os.Create(path)
-			if err != nil {
+		metrics.Read(samples)
+		for _, s := range samples {
+			if s.Value.Kind() != metrics.KindUint64 {
 				return
 			}
-			pprof.WriteHeapProfile(f)
-			f.Close()
+		}
+		if !fn() {
+			return
 		}
 	}
 }
@@ -462,30 +476,19 @@ func followMemLimit(ctx context.Context, base, ceiling int64, every time.Duratio
 	var recent [10]int64 // live heap after the last collections, a ring
 	var n, lastCycle uint64
 	var warned int64 // lasting heap at the last warning
-	t := time.NewTicker(every)
-	defer t.Stop()
-	for {
-		select {
-		case <-ctx.Done():
-			return
-		case <-t.C:
-		}
-		metrics.Read(sample)
-		if sample[0].Value.Kind() != metrics.KindUint64 || sample[1].Value.Kind() != metrics.KindUint64 {
-			return
-		}
+	readMetricsEvery(ctx, every, sample, func() bool {
 		cycle := sample[1].Value.Uint64()
 		if cycle == lastCycle {
-			continue // no collection since the last sample
+			return true // no collection since the last sample
 		}
 		lastCycle = cycle
 		recent[n%uint64(len(recent))] = int64(sample[0].Value.Uint64())
 		if n++; n < uint64(len(recent)) {
-			continue
+			return true
 		}
 		lasting := slices.Min(recent[:])
 		if lasting <= limit*6/10 {
-			continue
+			return true
 		}
 		want := lasting * 10 / 6
 		if want > maxLimit {
@@ -500,5 +503,6 @@ func followMemLimit(ctx context.Context, base, ceiling int64, every time.Duratio
 			limit = want
 			debug.SetMemoryLimit(limit)
 		}
-	}
+		return true
+	})
 }

@@ -8,6 +8,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"slices"
 	"strings"
 	"time"
 
@@ -107,7 +108,7 @@ func runSeen(ctx context.Context, args []string, stdout, stderr io.Writer) error
 	switch action {
 	case "add":
 		var total seen.AddResult
-		for chunk := range chunks(ids, o.WithDefaults().MaxIDs) {
+		for chunk := range slices.Chunk(ids, o.WithDefaults().MaxIDs) {
 			res, err := recs.Add(ctx, key, chunk)
 			if err != nil {
 				return err
@@ -121,7 +122,7 @@ func runSeen(ctx context.Context, args []string, stdout, stderr io.Writer) error
 		fmt.Fprintf(stdout, "%s: recorded %d ids (%d new to the newest block); %d blocks\n", key, len(ids), total.Added, total.Blocks)
 	case "test":
 		seenIDs, newIDs := []string{}, []string{}
-		for chunk := range chunks(ids, o.WithDefaults().MaxIDs) {
+		for chunk := range slices.Chunk(ids, o.WithDefaults().MaxIDs) {
 			got, err := recs.Test(ctx, key, chunk)
 			if err != nil {
 				return err
@@ -193,17 +194,4 @@ func readIDs(r io.Reader) ([]string, error) {
 		return nil, fmt.Errorf("read ids from stdin: %w", err)
 	}
 	return ids, nil
-}
-
-// chunks yields ids in slices of at most n.
-func chunks(ids []string, n int) func(func([]string) bool) {
-	return func(yield func([]string) bool) {
-		for len(ids) > 0 {
-			k := min(n, len(ids))
-			if !yield(ids[:k]) {
-				return
-			}
-			ids = ids[k:]
-		}
-	}
 }
