@@ -76,7 +76,7 @@
 // accuracy harness measures it beside SimHash.
 //
 // The accuracy harness (`bloomcrawl bench dedup`) and its data generator and
-// exact ground truth live in the subpackage dedupeval.
+// exact ground truth live in internal/bench and internal/bench/dedupeval.
 //
 // # Document ids
 //

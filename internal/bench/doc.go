@@ -15,6 +15,13 @@
 //   - filter.go: [Filter] inserts N keys into each variant and two peers,
 //     tests N fresh keys, and reports memory, measured and predicted FP, and
 //     ns per add and test.
+//   - dedup.go: [Dedup] makes near-duplicate variants of real pages
+//     (package internal/bench/dedupeval), computes the exact word-shingle
+//     Jaccard of every pair and scores each dedup method's clustering by
+//     precision and recall, English and Chinese apart.
+//   - serve.go: [Serve] loads the HTTP API (POST /v1/docid, GET
+//     /v1/pages/{docId}) on loopback over a real store from several
+//     clients: requests/s, latency percentiles, CPU per request.
 //   - synthetic.go: [Synthetic] crawls generated sites (package
 //     internal/synthsite) of several sizes and reports pages/s, RssAnon, the
 //     Go live heap, disk bytes per page and the loss against the site's
@@ -23,7 +30,10 @@
 //
 // # Inputs
 //
-// [URLKeys] and [SyntheticStream] generate deterministic URL-shaped keys and
+// [LoadCorpus] reads a directory tree of HTML pages with the crawler's own
+// extraction (crawler.Extract), the one loader of the corpus benchmarks;
+// [Language] sorts a text into Chinese, English or neither. [URLKeys] and
+// [SyntheticStream] generate deterministic URL-shaped keys and
 // a crawl-like discovery stream; [TraceFromStore] and [ReadURLs] read real
 // ones.
 //
