@@ -589,11 +589,21 @@ func (w *Writer) append(b []byte, n recordCounts) error {
 		}
 	}
 	k, err := w.f.Write(b)
-	w.size += int64(k)
-	w.stats.Bytes += int64(k)
 	if err != nil {
+		// A record cut short (a full disk) would end the file with a
+		// broken gzip member: cut it off, so that the file stays readable
+		// up to its last complete record and later records follow it.
+		if k > 0 {
+			if terr := w.f.Truncate(w.size); terr != nil {
+				err = errors.Join(err, terr)
+			} else if _, serr := w.f.Seek(w.size, io.SeekStart); serr != nil {
+				err = errors.Join(err, serr)
+			}
+		}
 		return fmt.Errorf("archive: write %s: %w", w.f.Name(), err)
 	}
+	w.size += int64(k)
+	w.stats.Bytes += int64(k)
 	w.stats.Requests += n.requests
 	w.stats.Responses += n.responses
 	w.stats.Revisits += n.revisits
@@ -629,6 +639,7 @@ func (w *Writer) openFile() error {
 	k, err := f.Write(buf.Bytes())
 	if err != nil {
 		f.Close()
+		os.Remove(path) // holds no complete record
 		return fmt.Errorf("archive: write %s: %w", path, err)
 	}
 	w.f, w.name, w.size = f, name, int64(k)

@@ -5,6 +5,7 @@ package main
 import (
 	"bufio"
 	"bytes"
+	"compress/gzip"
 	"context"
 	"encoding/json"
 	"errors"
@@ -383,6 +384,61 @@ func TestServeDiskFull(t *testing.T) {
 	if r.crashed() || r.code != exitNoSpace || !strings.HasPrefix(last, "bloomcrawl serve: disk full: ") ||
 		!strings.Contains(last, "--min-free-bytes 8.0 MiB") || !strings.HasSuffix(last, "stopped cleanly: free some space and start it again") {
 		t.Fatalf("serve after a 507: exit %d, last line %q; want %d and the disk-full line\n%s", r.code, last, exitNoSpace, tail(r.stderr, 20))
+	}
+	queryCheck(t, store)
+}
+
+// TestWARCDiskFull: a crawl whose WARC directory (--warc) fills up stops
+// with status 75 naming the file, leaves every WARC file readable to its
+// end (no record cut short), and resumes after the filesystem grew: the
+// store then has every page, and the WARC files hold a response for each.
+func TestWARCDiskFull(t *testing.T) {
+	const pages = 1500
+	srv := httptest.NewServer(treeSite(pages, 400))
+	defer srv.Close()
+	mnt := mountTmpfs(t, "1m")
+	store := filepath.Join(t.TempDir(), "s")
+	args := []string{"crawl", "--seed", srv.URL + "/p/0", "--store", store, "--warc", mnt, "--json", "--mem-limit-mb", "0"}
+	r := runChild(t, nil, args...)
+	last := tail(strings.TrimSpace(r.stderr), 1)
+	if r.crashed() || r.code != exitNoSpace || !strings.HasPrefix(last, "bloomcrawl crawl: disk full: ") ||
+		!strings.Contains(last, mnt) || !strings.Contains(last, "no space left on device") {
+		t.Fatalf("crawl with a full WARC directory: exit %d, last line %q; want %d and a disk-full line naming the file\n%s", r.code, last, exitNoSpace, tail(r.stderr, 20))
+	}
+	responses := func() int {
+		files, _ := filepath.Glob(filepath.Join(mnt, "*.warc.gz*"))
+		n := 0
+		for _, f := range files {
+			data, err := os.ReadFile(f)
+			if err != nil {
+				t.Fatal(err)
+			}
+			zr, err := gzip.NewReader(bytes.NewReader(data))
+			if err != nil {
+				t.Fatalf("%s: %v", f, err)
+			}
+			text, err := io.ReadAll(zr) // every gzip member, to the end
+			if err != nil {
+				t.Fatalf("%s is not readable to its end: %v", f, err)
+			}
+			n += strings.Count(string(text), "WARC-Type: response\r\n")
+		}
+		return n
+	}
+	first := responses()
+	queryCheck(t, store)
+	if err := syscall.Mount("tmpfs", mnt, "tmpfs", syscall.MS_REMOUNT, "size=32m,mode=0755"); err != nil {
+		t.Fatal(err)
+	}
+	r = runChild(t, nil, args...)
+	if r.code != 0 {
+		t.Fatalf("resumed crawl: exit %d\n%s", r.code, tail(r.stderr, 20))
+	}
+	if got := len(storeURLs(t, store)); got != pages {
+		t.Errorf("store records %d URLs after the resume, want %d", got, pages)
+	}
+	if all := responses(); all < pages {
+		t.Errorf("WARC files hold %d responses (%d before the disk filled), want at least %d", all, first, pages)
 	}
 	queryCheck(t, store)
 }
