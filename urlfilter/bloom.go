@@ -27,40 +27,68 @@ func setBit(w []uint64, pos uint64) {
 	atomic.OrUint64(&w[pos>>6], 1<<(pos&63))
 }
 
-// ---------------------------------------------------------------- classic
-
-// classic is the textbook Bloom filter: m bits, k positions per key from
-// Kirsch–Mitzenmacher double hashing g_i = h1 + i·h2 over one 64-bit hash,
-// each reduced onto [0, m) by multiply-shift.
-type classic struct {
-	words    []uint64
-	m        uint64
-	k        int
+// counted is what each one-array filter (classic, blocked, mdbf) keeps
+// besides its bits: how many keys it holds, what it was sized for, and the
+// stripe locks that make a key's test-then-set atomic.
+type counted struct {
 	keys     atomic.Uint64
 	capacity uint64
 	target   float64
 	locks    stripes
 }
 
-func newClassicOpts(capacity uint64, eps, bitsPerKey float64) *classic {
-	if capacity == 0 {
-		capacity = 1
+func (c *counted) load() (uint64, uint64) { return c.keys.Load(), c.capacity }
+
+// addLocked is the second half of TestAndAdd, for a key h whose lock-free
+// test said "new": under h's stripe lock it tests again (another goroutine
+// may have added h meanwhile), sets h and counts it. It returns whether h
+// was there after all.
+func (c *counted) addLocked(h uint64, test func(uint64) bool, set func(uint64)) bool {
+	mu := c.locks.lock(h)
+	defer mu.Unlock()
+	if test(h) {
+		return true
 	}
-	var m uint64
+	set(h)
+	c.keys.Add(1)
+	return false
+}
+
+// ---------------------------------------------------------------- classic
+
+// classic is the textbook Bloom filter: m bits, k positions per key from
+// Kirsch–Mitzenmacher double hashing g_i = h1 + i·h2 over one 64-bit hash,
+// each reduced onto [0, m) by multiply-shift.
+type classic struct {
+	words []uint64
+	m     uint64
+	k     int
+	counted
+}
+
+// sizedBy returns a one-array filter's capacity (at least 1) and, when it
+// is sized by memory (bitsPerKey > 0), its bits, capacity·bitsPerKey
+// rounded up, with target 0; sized by a target rate, bits is 0 and the
+// target is eps.
+func sizedBy(capacity uint64, eps, bitsPerKey float64) (n, bits uint64, target float64) {
+	n = max(capacity, 1)
 	if bitsPerKey > 0 {
-		m = uint64(math.Ceil(float64(capacity) * bitsPerKey))
-		eps = 0
-	} else {
+		return n, uint64(math.Ceil(float64(n) * bitsPerKey)), 0
+	}
+	return n, 0, eps
+}
+
+func newClassicOpts(capacity uint64, eps, bitsPerKey float64) *classic {
+	capacity, m, eps := sizedBy(capacity, eps, bitsPerKey)
+	if m == 0 {
 		m = ClassicBits(capacity, eps)
 	}
-	if m < 64 {
-		m = 64
-	}
+	m = max(m, 64)
 	return newClassic(m, OptimalK(m, capacity), capacity, eps)
 }
 
 func newClassic(m uint64, k int, capacity uint64, eps float64) *classic {
-	return &classic{words: alignedWords((m + 63) / 64), m: m, k: k, capacity: capacity, target: eps}
+	return &classic{words: alignedWords((m + 63) / 64), m: m, k: k, counted: counted{capacity: capacity, target: eps}}
 }
 
 func (c *classic) test(h uint64) bool { return classicTest(c.words, c.m, c.k, h) }
@@ -93,21 +121,7 @@ func (c *classic) Test(key string) bool { return c.test(hashKey(key)) }
 
 func (c *classic) TestAndAdd(key string) bool { return c.testAndAddHash(hashKey(key)) }
 
-func (c *classic) testAndAddHash(h uint64) bool {
-	if c.test(h) {
-		return true
-	}
-	mu := c.locks.lock(h)
-	defer mu.Unlock()
-	if c.test(h) {
-		return true
-	}
-	c.set(h)
-	c.keys.Add(1)
-	return false
-}
-
-func (c *classic) load() (uint64, uint64) { return c.keys.Load(), c.capacity }
+func (c *classic) testAndAddHash(h uint64) bool { return c.test(h) || c.addLocked(h, c.test, c.set) }
 
 func (c *classic) emptyCopy() layer { return newClassic(c.m, c.k, c.capacity, c.target) }
 
@@ -124,36 +138,25 @@ func (c *classic) Stats() Stats {
 // lie in that block, at positions taken 9 bits at a time from a remix of the
 // hash. A test costs one cache miss instead of k.
 type blocked struct {
-	words    []uint64
-	nblocks  uint64
-	k        int
-	keys     atomic.Uint64
-	capacity uint64
-	target   float64
-	locks    stripes
+	words   []uint64
+	nblocks uint64
+	k       int
+	counted
 }
 
 func newBlockedOpts(capacity uint64, eps, bitsPerKey float64) *blocked {
-	if capacity == 0 {
-		capacity = 1
+	capacity, bits, eps := sizedBy(capacity, eps, bitsPerKey)
+	if bits == 0 {
+		nb, k := blockedSize(capacity, eps)
+		return newBlocked(nb, k, capacity, eps)
 	}
-	var nb uint64
-	var k int
-	if bitsPerKey > 0 {
-		nb = uint64(math.Ceil(float64(capacity) * bitsPerKey / blockBits))
-		if nb == 0 {
-			nb = 1
-		}
-		k, _ = blockedBestK(nb, capacity)
-		eps = 0
-	} else {
-		nb, k = blockedSize(capacity, eps)
-	}
+	nb := (bits + blockBits - 1) / blockBits
+	k, _ := blockedBestK(nb, capacity)
 	return newBlocked(nb, k, capacity, eps)
 }
 
 func newBlocked(nblocks uint64, k int, capacity uint64, eps float64) *blocked {
-	return &blocked{words: alignedWords(nblocks * 8), nblocks: nblocks, k: k, capacity: capacity, target: eps}
+	return &blocked{words: alignedWords(nblocks * 8), nblocks: nblocks, k: k, counted: counted{capacity: capacity, target: eps}}
 }
 
 // block returns the key's 512-bit block.
@@ -219,21 +222,7 @@ func (b *blocked) Test(key string) bool { return b.test(hashKey(key)) }
 
 func (b *blocked) TestAndAdd(key string) bool { return b.testAndAddHash(hashKey(key)) }
 
-func (b *blocked) testAndAddHash(h uint64) bool {
-	if b.test(h) {
-		return true
-	}
-	mu := b.locks.lock(h)
-	defer mu.Unlock()
-	if b.test(h) {
-		return true
-	}
-	b.set(h)
-	b.keys.Add(1)
-	return false
-}
-
-func (b *blocked) load() (uint64, uint64) { return b.keys.Load(), b.capacity }
+func (b *blocked) testAndAddHash(h uint64) bool { return b.test(h) || b.addLocked(h, b.test, b.set) }
 
 func (b *blocked) emptyCopy() layer { return newBlocked(b.nblocks, b.k, b.capacity, b.target) }
 
@@ -252,16 +241,13 @@ func (b *blocked) Stats() Stats {
 // present if any group has all its bits set. Routed: the key's hash picks one
 // group, where it is set and tested.
 type mdbf struct {
-	words    []uint64 // group g: V1 at [g*gw, g*gw+w1), V2 after it
-	groups   int
-	n1, n2   uint64
-	k1, k2   int
-	w1, gw   uint64 // words in V1, words per group
-	routed   bool
-	keys     atomic.Uint64
-	capacity uint64
-	target   float64
-	locks    stripes
+	words  []uint64 // group g: V1 at [g*gw, g*gw+w1), V2 after it
+	groups int
+	n1, n2 uint64
+	k1, k2 int
+	w1, gw uint64 // words in V1, words per group
+	routed bool
+	counted
 }
 
 const golden = 0x9e3779b97f4a7c15
@@ -302,7 +288,7 @@ func newMDBF(groups int, n1 uint64, k1 int, n2 uint64, k2 int, routed bool, capa
 	w1 := (n1 + 63) / 64
 	gw := w1 + (n2+63)/64
 	return &mdbf{words: alignedWords(gw * uint64(groups)), groups: groups, n1: n1, n2: n2, k1: k1, k2: k2,
-		w1: w1, gw: gw, routed: routed, capacity: capacity, target: eps}
+		w1: w1, gw: gw, routed: routed, counted: counted{capacity: capacity, target: eps}}
 }
 
 func (f *mdbf) groupTest(g int, h uint64) bool {
@@ -360,23 +346,17 @@ func (f *mdbf) Test(key string) bool { return f.test(hashKey(key)) }
 
 func (f *mdbf) TestAndAdd(key string) bool {
 	h := hashKey(key)
-	if f.test(h) {
-		return true
-	}
-	mu := f.locks.lock(h)
-	defer mu.Unlock()
-	if f.test(h) {
-		return true
-	}
+	return f.test(h) || f.addLocked(h, f.test, f.set)
+}
+
+func (f *mdbf) set(h uint64) {
 	if f.routed {
 		f.groupSet(f.route(h), h)
-	} else {
-		for g := 0; g < f.groups; g++ {
-			f.groupSet(g, h)
-		}
+		return
 	}
-	f.keys.Add(1)
-	return false
+	for g := 0; g < f.groups; g++ {
+		f.groupSet(g, h)
+	}
 }
 
 func (f *mdbf) variant() string {

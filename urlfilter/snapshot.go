@@ -342,7 +342,7 @@ func decodeFilter(d *dec, depth int) Filter {
 		if d.err != nil {
 			return nil
 		}
-		c := &classic{m: m, k: int(k), capacity: capa, target: target}
+		c := &classic{m: m, k: int(k), counted: counted{capacity: capa, target: target}}
 		c.words = d.words("classic bits", (m+63)/64)
 		c.keys.Store(keys)
 		return c
@@ -354,7 +354,7 @@ func decodeFilter(d *dec, depth int) Filter {
 		if d.err != nil {
 			return nil
 		}
-		b := &blocked{nblocks: nb, k: int(k), capacity: capa, target: target}
+		b := &blocked{nblocks: nb, k: int(k), counted: counted{capacity: capa, target: target}}
 		b.words = d.words("blocked bits", nb*8)
 		b.keys.Store(keys)
 		return b
