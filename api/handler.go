@@ -447,6 +447,21 @@ func docIDParam(w http.ResponseWriter, r *http.Request) (storage.DocID, bool) {
 	return id, true
 }
 
+// limitParam reads limit= (absent: def; at most MaxListLimit); a bad one
+// is answered 400 (and false).
+func limitParam(w http.ResponseWriter, q url.Values, def int) (int, bool) {
+	s := q.Get("limit")
+	if s == "" {
+		return def, true
+	}
+	n, err := strconv.Atoi(s)
+	if err != nil || n < 1 || n > MaxListLimit {
+		writeError(w, http.StatusBadRequest, fmt.Sprintf("limit=%q: want an integer from 1 to %d", s, MaxListLimit))
+		return 0, false
+	}
+	return n, true
+}
+
 // boolParam reads a boolean query parameter: absent = def.
 func boolParam(q url.Values, name string, def bool) (bool, error) {
 	v := q.Get(name)
@@ -536,13 +551,8 @@ func (h *handler) pages(w http.ResponseWriter, r *http.Request) {
 		writeError(w, http.StatusBadRequest, "GET /v1/pages needs url=U, or host=H, prefix=P, since=T or until=T to list")
 		return
 	}
-	if s := q.Get("limit"); s != "" {
-		n, err := strconv.Atoi(s)
-		if err != nil || n < 1 || n > MaxListLimit {
-			writeError(w, http.StatusBadRequest, fmt.Sprintf("limit=%q: want an integer from 1 to %d", s, MaxListLimit))
-			return
-		}
-		o.Limit = n
+	if o.Limit, ok = limitParam(w, q, DefaultListLimit); !ok {
+		return
 	}
 	list, next, err := h.db.List(r.Context(), o)
 	if err != nil {

@@ -1,9 +1,7 @@
 package api
 
 import (
-	"fmt"
 	"net/http"
-	"strconv"
 
 	"github.com/bloomcrawl/bloomcrawl/storage"
 )
@@ -27,19 +25,13 @@ func (h *handler) pageSimilar(w http.ResponseWriter, r *http.Request) {
 	if !h.needDB(w) {
 		return
 	}
-	id, err := storage.ParseDocID(r.PathValue("docId"))
-	if err != nil {
-		writeError(w, http.StatusBadRequest, err.Error())
+	id, ok := docIDParam(w, r)
+	if !ok {
 		return
 	}
-	limit := DefaultSimilarLimit
-	if s := r.URL.Query().Get("limit"); s != "" {
-		n, err := strconv.Atoi(s)
-		if err != nil || n < 1 || n > MaxListLimit {
-			writeError(w, http.StatusBadRequest, fmt.Sprintf("limit=%q: want an integer from 1 to %d", s, MaxListLimit))
-			return
-		}
-		limit = n
+	limit, ok := limitParam(w, r.URL.Query(), DefaultSimilarLimit)
+	if !ok {
+		return
 	}
 	sims, err := h.db.Similar(r.Context(), id, limit)
 	if err != nil {
