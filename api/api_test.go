@@ -292,7 +292,7 @@ func TestBadInput(t *testing.T) {
 		code                                  int
 		msg                                   string // substring of the error
 	}{
-		{"malformed", "POST", "/v1/docid", `{"url": "http://x.example/", "title": `, "", 400, "request body: invalid JSON"},
+		{"malformed", "POST", "/v1/docid", `{"url": "http://x.example/", "title": `, "", 400, "request body: invalid JSON: truncated"},
 		{"syntax", "POST", "/v1/docid", `{"url" "http://x.example/"}`, "", 400, "invalid JSON at byte"},
 		{"trailing data", "POST", "/v1/docid", `{` + good + `} {"x":1}`, "", 400, "unexpected data after the object"},
 		{"empty body", "POST", "/v1/docid", ``, "", 400, "empty"},

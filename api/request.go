@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"github.com/bloomcrawl/bloomcrawl/urlfilter"
+	"io"
 	"net/url"
 	"strconv"
 	"strings"
@@ -220,7 +221,7 @@ func jsonError(where string, data []byte, err error) error {
 			return fmt.Errorf("%s: want a JSON object, got %s", where, typ.Value)
 		}
 		return fmt.Errorf("%s: field %s: want %s, got %s", where, typ.Field, typ.Type, typ.Value)
-	case err.Error() == "unexpected EOF":
+	case errors.Is(err, io.ErrUnexpectedEOF):
 		return fmt.Errorf("%s: invalid JSON: truncated", where)
 	default:
 		return fmt.Errorf("%s: invalid JSON: %v", where, err)
