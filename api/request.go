@@ -5,11 +5,12 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"github.com/bloomcrawl/bloomcrawl/urlfilter"
 	"io"
 	"net/url"
 	"strconv"
 	"strings"
+
+	"github.com/bloomcrawl/bloomcrawl/urlfilter"
 )
 
 // Request is one document submitted to the seed-004 service.
