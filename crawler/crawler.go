@@ -650,6 +650,15 @@ func (c *Crawler) Run(ctx context.Context) (Stats, error) {
 		}
 	})
 	defer stopGrace()
+	// A fatal error (a commit that failed for good: the disk is full, say)
+	// aborts the fetches in flight at once: their results could not be
+	// stored either, and they stay queued.
+	stopOnError := context.AfterFunc(crawlCtx, func() {
+		if ctx.Err() == nil {
+			cancelFetch()
+		}
+	})
+	defer stopOnError()
 	for range c.cfg.Politeness.Concurrency {
 		g.Go(func() error { return c.work(crawlCtx, fetchCtx) })
 	}
