@@ -8,6 +8,8 @@ import (
 	"sync"
 
 	"github.com/cespare/xxhash/v2"
+
+	"github.com/bloomcrawl/bloomcrawl/internal/minhash"
 )
 
 // MinHash estimates the Jaccard similarity of the word-shingle sets of two
@@ -130,18 +132,7 @@ func (m *MinHash) Bands(sig []uint64) []uint64 {
 
 // EstimateJaccard returns the fraction of equal positions of two
 // signatures of one MinHash (0 if their lengths differ or are 0).
-func EstimateJaccard(a, b []uint64) float64 {
-	if len(a) != len(b) || len(a) == 0 {
-		return 0
-	}
-	n := 0
-	for i := range a {
-		if a[i] == b[i] {
-			n++
-		}
-	}
-	return float64(n) / float64(len(a))
-}
+func EstimateJaccard(a, b []uint64) float64 { return minhash.Estimate(a, b) }
 
 // MinHashIndex is seed 003's inverted index: band key → documents. It finds
 // the documents sharing at least one band with a query, ranked by how many

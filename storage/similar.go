@@ -10,6 +10,8 @@ import (
 	"slices"
 
 	"github.com/dgraph-io/badger/v4"
+
+	"github.com/bloomcrawl/bloomcrawl/internal/minhash"
 )
 
 // The similar-pages index (seed 003): per stored page its MinHash
@@ -156,7 +158,7 @@ func (db *DB) Similar(ctx context.Context, docID DocID, limit int) ([]SimilarPag
 			}); err != nil {
 				return err
 			}
-			out = append(out, SimilarPage{DocID: id, Bands: n, Jaccard: estimateJaccard(sig, other)})
+			out = append(out, SimilarPage{DocID: id, Bands: n, Jaccard: minhash.Estimate(sig, other)})
 		}
 		slices.SortFunc(out, func(a, b SimilarPage) int {
 			if c := cmp.Compare(b.Bands, a.Bands); c != 0 {
@@ -183,21 +185,6 @@ func (db *DB) Similar(ctx context.Context, docID DocID, limit int) ([]SimilarPag
 		return nil, fmt.Errorf("similar to %s: %w", docID, err)
 	}
 	return out, nil
-}
-
-// estimateJaccard is the fraction of equal positions of two signatures
-// (0 when their lengths differ).
-func estimateJaccard(a, b []uint64) float64 {
-	if len(a) != len(b) || len(a) == 0 {
-		return 0
-	}
-	n := 0
-	for i := range a {
-		if a[i] == b[i] {
-			n++
-		}
-	}
-	return float64(n) / float64(len(a))
 }
 
 // MinHashMissing returns the docIds of the stored pages that have no
