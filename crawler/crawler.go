@@ -613,8 +613,9 @@ func (c *Crawler) fetchOnce(fetchCtx context.Context, e frontier.Entry) *job {
 // Run crawls until the queue is empty or ctx is cancelled, and returns the
 // final counters. On cancellation it stops taking URLs, lets in-flight pages
 // finish for up to Options.Grace (unfinished ones stay queued for the next
-// run), and returns ctx.Err() with the counters. A store error stops the
-// crawl and is returned.
+// run), and returns ctx.Err() with the counters. A store error (a full
+// disk: storage.ErrNoSpace) stops the crawl at once, aborting the fetches
+// in flight, which stay queued, and is returned.
 func (c *Crawler) Run(ctx context.Context) (Stats, error) {
 	c.start = time.Now()
 	fetchCtx, cancelFetch := context.WithCancel(context.WithoutCancel(ctx))
