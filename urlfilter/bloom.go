@@ -39,6 +39,13 @@ type counted struct {
 
 func (c *counted) load() (uint64, uint64) { return c.keys.Load(), c.capacity }
 
+// stats returns the Stats of a one-array filter of the variant with bits
+// bits, whose predicted FP rate at n keys is fp(n).
+func (c *counted) stats(variant string, bits uint64, fp func(n uint64) float64) Stats {
+	n := c.keys.Load()
+	return Stats{Variant: variant, Keys: n, Bits: bits, PredictedFP: fp(n), Capacity: c.capacity, TargetFP: c.target, Layers: 1}
+}
+
 // addLocked is the second half of TestAndAdd, for a key h whose lock-free
 // test said "new": under h's stripe lock it tests again (another goroutine
 // may have added h meanwhile), sets h and counts it. It returns whether h
@@ -126,9 +133,7 @@ func (c *classic) testAndAddHash(h uint64) bool { return c.test(h) || c.addLocke
 func (c *classic) emptyCopy() layer { return newClassic(c.m, c.k, c.capacity, c.target) }
 
 func (c *classic) Stats() Stats {
-	n := c.keys.Load()
-	return Stats{Variant: VariantClassic, Keys: n, Bits: c.m, PredictedFP: ClassicFP(c.m, c.k, n),
-		Capacity: c.capacity, TargetFP: c.target, Layers: 1}
+	return c.stats(VariantClassic, c.m, func(n uint64) float64 { return ClassicFP(c.m, c.k, n) })
 }
 
 // ---------------------------------------------------------------- blocked
@@ -227,9 +232,7 @@ func (b *blocked) testAndAddHash(h uint64) bool { return b.test(h) || b.addLocke
 func (b *blocked) emptyCopy() layer { return newBlocked(b.nblocks, b.k, b.capacity, b.target) }
 
 func (b *blocked) Stats() Stats {
-	n := b.keys.Load()
-	return Stats{Variant: VariantBlocked, Keys: n, Bits: b.nblocks * blockBits, PredictedFP: BlockedFP(b.nblocks, b.k, n),
-		Capacity: b.capacity, TargetFP: b.target, Layers: 1}
+	return b.stats(VariantBlocked, b.nblocks*blockBits, func(n uint64) float64 { return BlockedFP(b.nblocks, b.k, n) })
 }
 
 // ---------------------------------------------------------------- mdbf
@@ -291,12 +294,16 @@ func newMDBF(groups int, n1 uint64, k1 int, n2 uint64, k2 int, routed bool, capa
 		w1: w1, gw: gw, routed: routed, counted: counted{capacity: capacity, target: eps}}
 }
 
+// group returns where group g starts in words and the double-hashing
+// start h1 and step h2 of hash h in it.
+func (f *mdbf) group(g int, h uint64) (base, h1, h2 uint64) {
+	h1 = mix64(h + uint64(g+1)*golden)
+	return uint64(g) * f.gw, h1, mix64(h1) | 1
+}
+
 func (f *mdbf) groupTest(g int, h uint64) bool {
-	base := uint64(g) * f.gw
-	v1 := f.words[base : base+f.w1]
-	v2 := f.words[base+f.w1 : base+f.gw]
-	h1 := mix64(h + uint64(g+1)*golden)
-	h2 := mix64(h1) | 1
+	base, h1, h2 := f.group(g, h)
+	v1, v2 := f.words[base:base+f.w1], f.words[base+f.w1:base+f.gw]
 	for i := 0; i < f.k1; i++ {
 		if !testBit(v1, reduce(h1, f.n1)) {
 			return false
@@ -313,11 +320,8 @@ func (f *mdbf) groupTest(g int, h uint64) bool {
 }
 
 func (f *mdbf) groupSet(g int, h uint64) {
-	base := uint64(g) * f.gw
-	v1 := f.words[base : base+f.w1]
-	v2 := f.words[base+f.w1 : base+f.gw]
-	h1 := mix64(h + uint64(g+1)*golden)
-	h2 := mix64(h1) | 1
+	base, h1, h2 := f.group(g, h)
+	v1, v2 := f.words[base:base+f.w1], f.words[base+f.w1:base+f.gw]
 	for i := 0; i < f.k1; i++ {
 		setBit(v1, reduce(h1, f.n1))
 		h1 += h2
@@ -367,10 +371,9 @@ func (f *mdbf) variant() string {
 }
 
 func (f *mdbf) Stats() Stats {
-	n := f.keys.Load()
-	return Stats{Variant: f.variant(), Keys: n, Bits: uint64(f.groups) * (f.n1 + f.n2),
-		PredictedFP: MDBFFP(f.groups, f.n1, f.k1, f.n2, f.k2, n, f.routed),
-		Capacity:    f.capacity, TargetFP: f.target, Layers: 1}
+	return f.stats(f.variant(), uint64(f.groups)*(f.n1+f.n2), func(n uint64) float64 {
+		return MDBFFP(f.groups, f.n1, f.k1, f.n2, f.k2, n, f.routed)
+	})
 }
 
 // String describes the filter's shape: its variant, groups S, V1 bits N,
