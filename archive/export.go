@@ -67,11 +67,7 @@ func Export(ctx context.Context, st Store, w io.Writer, filename string, info ma
 		_, err := cw.Write(buf.Bytes())
 		return err
 	}
-	wi := gowarc.NewRecord("", false)
-	wi.Header.Set("WARC-Type", "warcinfo")
-	wi.Header.Set("WARC-Record-ID", newID())
-	wi.Header.Set("WARC-Date", warcDate(time.Now()))
-	wi.Header.Set("Content-Type", "application/warc-fields")
+	wi := newRecord("warcinfo", newID(), time.Now(), "", "application/warc-fields")
 	if filename != "" {
 		wi.Header.Set("WARC-Filename", filename)
 	}
@@ -128,12 +124,7 @@ func Export(ctx context.Context, st Store, w io.Writer, filename string, info ma
 
 func exportPage(emit func(*gowarc.Record) error, p *storage.Page) error {
 	id := exportID(p.DocID, p.FetchedAt)
-	r := gowarc.NewRecord("", false)
-	r.Header.Set("WARC-Type", "resource")
-	r.Header.Set("WARC-Record-ID", id)
-	r.Header.Set("WARC-Date", warcDate(p.FetchedAt))
-	r.Header.Set("WARC-Target-URI", pageURI(p))
-	r.Header.Set("Content-Type", utf8Type(p.ContentType))
+	r := newRecord("resource", id, p.FetchedAt, pageURI(p), utf8Type(p.ContentType))
 	r.Header.Set("WARC-Payload-Digest", payloadDigest(p.HTML))
 	r.Content.Write(p.HTML)
 	if err := emit(r); err != nil {
@@ -149,24 +140,13 @@ func exportPage(emit func(*gowarc.Record) error, p *storage.Page) error {
 	}
 	fmt.Fprintf(&b, "depth: %d\r\n", p.Depth)
 	field(&b, "via", p.Referrer)
-	m := gowarc.NewRecord("", false)
-	m.Header.Set("WARC-Type", "metadata")
-	m.Header.Set("WARC-Record-ID", newID())
-	m.Header.Set("WARC-Date", warcDate(p.FetchedAt))
-	m.Header.Set("WARC-Target-URI", pageURI(p))
+	m := exportMeta(pageURI(p), p.FetchedAt, b.Bytes())
 	m.Header.Set("WARC-Refers-To", id)
-	m.Header.Set("Content-Type", "application/warc-fields")
-	m.Content.Write(b.Bytes())
 	return emit(m)
 }
 
 func exportMeta(uri string, at time.Time, fields []byte) *gowarc.Record {
-	m := gowarc.NewRecord("", false)
-	m.Header.Set("WARC-Type", "metadata")
-	m.Header.Set("WARC-Record-ID", newID())
-	m.Header.Set("WARC-Date", warcDate(at))
-	m.Header.Set("WARC-Target-URI", uri)
-	m.Header.Set("Content-Type", "application/warc-fields")
+	m := newRecord("metadata", newID(), at, uri, "application/warc-fields")
 	m.Content.Write(fields)
 	return m
 }

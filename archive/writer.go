@@ -472,14 +472,25 @@ func metaFields(v Verdict, orig *Ref) []byte {
 	return b.Bytes()
 }
 
-func metaRecord(dup Ref, fields []byte) *gowarc.Record {
+// newRecord starts a WARC record: its type ("" = set later), id, date,
+// target URI ("" = none) and content type.
+func newRecord(typ, id string, date time.Time, uri, contentType string) *gowarc.Record {
 	r := gowarc.NewRecord("", false)
-	r.Header.Set("WARC-Type", "metadata")
-	r.Header.Set("WARC-Record-ID", newID())
-	r.Header.Set("WARC-Date", warcDate(dup.Date))
-	r.Header.Set("WARC-Target-URI", dup.URI)
+	if typ != "" {
+		r.Header.Set("WARC-Type", typ)
+	}
+	r.Header.Set("WARC-Record-ID", id)
+	r.Header.Set("WARC-Date", warcDate(date))
+	if uri != "" {
+		r.Header.Set("WARC-Target-URI", uri)
+	}
+	r.Header.Set("Content-Type", contentType)
+	return r
+}
+
+func metaRecord(dup Ref, fields []byte) *gowarc.Record {
+	r := newRecord("metadata", newID(), dup.Date, dup.URI, "application/warc-fields")
 	r.Header.Set("WARC-Concurrent-To", dup.ID)
-	r.Header.Set("Content-Type", "application/warc-fields")
 	r.Content.Write(fields)
 	return r
 }
@@ -490,13 +501,8 @@ func (w *Writer) build(ex *Exchange, resp Ref, digest string, orig *Ref, meta []
 	gw := w.gz(&buf)
 	defer w.pool.Put(gw)
 
-	req := gowarc.NewRecord("", false)
-	req.Header.Set("WARC-Type", "request")
-	req.Header.Set("WARC-Record-ID", newID())
-	req.Header.Set("WARC-Date", warcDate(ex.Date))
-	req.Header.Set("WARC-Target-URI", ex.URL)
+	req := newRecord("request", newID(), ex.Date, ex.URL, "application/http;msgtype=request")
 	req.Header.Set("WARC-Concurrent-To", resp.ID)
-	req.Header.Set("Content-Type", "application/http;msgtype=request")
 	if ex.IP != "" {
 		req.Header.Set("WARC-IP-Address", ex.IP)
 	}
@@ -505,11 +511,7 @@ func (w *Writer) build(ex *Exchange, resp Ref, digest string, orig *Ref, meta []
 		return nil, err
 	}
 
-	r := gowarc.NewRecord("", false)
-	r.Header.Set("WARC-Record-ID", resp.ID)
-	r.Header.Set("WARC-Date", warcDate(ex.Date))
-	r.Header.Set("WARC-Target-URI", ex.URL)
-	r.Header.Set("Content-Type", "application/http;msgtype=response")
+	r := newRecord("", resp.ID, ex.Date, ex.URL, "application/http;msgtype=response") // revisit or response, below
 	r.Header.Set("WARC-Payload-Digest", digest)
 	if ex.IP != "" {
 		r.Header.Set("WARC-IP-Address", ex.IP)
@@ -625,12 +627,8 @@ func (w *Writer) openFile() error {
 	var buf bytes.Buffer
 	gw := w.gz(&buf)
 	defer w.pool.Put(gw)
-	info := gowarc.NewRecord("", false)
-	info.Header.Set("WARC-Type", "warcinfo")
-	info.Header.Set("WARC-Record-ID", newID())
-	info.Header.Set("WARC-Date", warcDate(now))
+	info := newRecord("warcinfo", newID(), now, "", "application/warc-fields")
 	info.Header.Set("WARC-Filename", name)
-	info.Header.Set("Content-Type", "application/warc-fields")
 	info.Content.Write(w.infoFields())
 	if err := writeRecord(gw, &buf, info); err != nil {
 		f.Close()
