@@ -2,6 +2,8 @@
 // that the bloomcrawl binary carries none of their dependencies:
 //
 //	labbench fpchart DIR       draw fp.svg and fp.png from DIR/fp.jsonl (bloomcrawl bench fp --report DIR)
+//	labbench colly [flags] URL the bare Colly crawler bench crawl compares against:
+//	                           bloomcrawl bench crawl --corpus DIR --tools bloomcrawl,wget,colly --tool 'colly=labbench colly {seed}'
 //
 // Run it with go run ./cmd/labbench or build it with go build ./cmd/labbench.
 package main
@@ -22,6 +24,7 @@ type command struct {
 
 var commands = map[string]command{
 	"fpchart": {"fpchart DIR", runFPChart},
+	"colly":   {"colly [--concurrency N] [--max-rss-mb N] [--timeout D] URL", runColly},
 }
 
 // errUsage marks an error as a usage error (exit status 2).
@@ -61,7 +64,7 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 
 func printUsage(w io.Writer) {
 	fmt.Fprintln(w, "usage: labbench <command> [args]\n\ncommands:")
-	for _, name := range []string{"fpchart"} {
+	for _, name := range []string{"fpchart", "colly"} {
 		fmt.Fprintf(w, "  %s\n", commands[name].usage)
 	}
 }

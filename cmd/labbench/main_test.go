@@ -4,6 +4,9 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"fmt"
+	"net/http"
+	"net/http/httptest"
 	"os"
 	"path/filepath"
 	"strings"
@@ -40,5 +43,23 @@ func TestFPChart(t *testing.T) {
 	}
 	if code := run(context.Background(), []string{"fpchart"}, &out, &errOut); code != 2 {
 		t.Errorf("fpchart without a directory: exit %d, want 2", code)
+	}
+}
+
+func TestColly(t *testing.T) {
+	mux := http.NewServeMux()
+	mux.HandleFunc("/", func(w http.ResponseWriter, r *http.Request) {
+		fmt.Fprint(w, `<html><body><a href="/a">a</a> <a href="/b">b</a> <a href="/a">a again</a></body></html>`)
+	})
+	mux.HandleFunc("/a", func(w http.ResponseWriter, r *http.Request) { fmt.Fprint(w, `<a href="/b">b</a>`) })
+	mux.HandleFunc("/b", func(w http.ResponseWriter, r *http.Request) { fmt.Fprint(w, `<a href="/">home</a>`) })
+	srv := httptest.NewServer(mux)
+	defer srv.Close()
+	var out, errOut bytes.Buffer
+	if code := run(context.Background(), []string{"colly", "--concurrency", "2", srv.URL + "/"}, &out, &errOut); code != 0 {
+		t.Fatalf("exit %d: %s", code, errOut.String())
+	}
+	if got := out.String(); got != "done: 3 responses\n" {
+		t.Errorf("output %q, want 3 responses (each page once)", got)
 	}
 }

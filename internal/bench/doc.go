@@ -22,6 +22,12 @@
 //   - serve.go: [Serve] loads the HTTP API (POST /v1/docid, GET
 //     /v1/pages/{docId}) on loopback over a real store from several
 //     clients: requests/s, latency percentiles, CPU per request.
+//   - crawl.go: [Crawl] serves directories of static HTML on loopback
+//     (Go's file server, or nginx when asked) and runs crawlers on them
+//     as child processes: requests, distinct URLs and pages counted from
+//     the server's own log, seconds, peak RSS, and whether every page wget
+//     reached is in bloomcrawl's store. Lab-only crawlers (a bare Colly
+//     crawler) live in cmd/labbench and are passed in as commands.
 //   - synthetic.go: [Synthetic] crawls generated sites (package
 //     internal/synthsite) of several sizes and reports pages/s, RssAnon, the
 //     Go live heap, disk bytes per page and the loss against the site's
