@@ -1,6 +1,7 @@
 package seen
 
 import (
+	"cmp"
 	"context"
 	"encoding/base64"
 	"encoding/binary"
@@ -61,27 +62,13 @@ var ErrCorrupt = errors.New("seen: stored record does not decode")
 
 // WithDefaults returns o with zero fields set to their defaults.
 func (o Options) WithDefaults() Options {
-	if o.Capacity == 0 {
-		o.Capacity = DefaultCapacity
-	}
-	if o.FP == 0 {
-		o.FP = DefaultFP
-	}
-	if o.Blocks == 0 {
-		o.Blocks = DefaultBlocks
-	}
-	if o.TTL == 0 {
-		o.TTL = DefaultTTL
-	}
-	if o.MaxIDs == 0 {
-		o.MaxIDs = DefaultMaxIDs
-	}
-	if o.MaxKey == 0 {
-		o.MaxKey = DefaultMaxKey
-	}
-	if o.MaxID == 0 {
-		o.MaxID = DefaultMaxID
-	}
+	o.Capacity = cmp.Or(o.Capacity, DefaultCapacity)
+	o.FP = cmp.Or(o.FP, DefaultFP)
+	o.Blocks = cmp.Or(o.Blocks, DefaultBlocks)
+	o.TTL = cmp.Or(o.TTL, DefaultTTL)
+	o.MaxIDs = cmp.Or(o.MaxIDs, DefaultMaxIDs)
+	o.MaxKey = cmp.Or(o.MaxKey, DefaultMaxKey)
+	o.MaxID = cmp.Or(o.MaxID, DefaultMaxID)
 	return o
 }
 

@@ -1,6 +1,7 @@
 package urlfilter
 
 import (
+	"cmp"
 	"errors"
 	"fmt"
 	"io"
@@ -130,27 +131,15 @@ func (o Options) withDefaults() Options {
 	if o.Variant == "" || o.Variant == VariantDefault {
 		o.Variant = DefaultVariant
 	}
-	if o.Capacity == 0 {
-		o.Capacity = DefaultCapacity
-	}
+	o.Capacity = cmp.Or(o.Capacity, DefaultCapacity)
 	if o.TargetFP == 0 && o.BitsPerKey == 0 {
 		o.TargetFP = DefaultTargetFP
 	}
-	if o.Groups == 0 {
-		o.Groups = DefaultGroups
-	}
-	if o.Generations == 0 {
-		o.Generations = DefaultGenerations
-	}
-	if o.Growth == 0 {
-		o.Growth = DefaultGrowth
-	}
-	if o.Tightening == 0 {
-		o.Tightening = DefaultTightening
-	}
-	if o.Layer == "" {
-		o.Layer = VariantBlocked
-	}
+	o.Groups = cmp.Or(o.Groups, DefaultGroups)
+	o.Generations = cmp.Or(o.Generations, DefaultGenerations)
+	o.Growth = cmp.Or(o.Growth, DefaultGrowth)
+	o.Tightening = cmp.Or(o.Tightening, DefaultTightening)
+	o.Layer = cmp.Or(o.Layer, VariantBlocked)
 	if o.Now == nil {
 		o.Now = time.Now
 	}
