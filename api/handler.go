@@ -436,9 +436,12 @@ func viewParams(w http.ResponseWriter, q url.Values, text bool) (storage.ViewOpt
 	return o, true
 }
 
-// docIDParam reads the {docId} of the path; a bad one is answered 400
-// (and false).
-func docIDParam(w http.ResponseWriter, r *http.Request) (storage.DocID, bool) {
+// docOf reads the {docId} of a /v1/pages/{docId}... path: 503 without a
+// store, 400 for a bad docId (and false).
+func (h *handler) docOf(w http.ResponseWriter, r *http.Request) (storage.DocID, bool) {
+	if !h.needDB(w) {
+		return 0, false
+	}
 	id, err := storage.ParseDocID(r.PathValue("docId"))
 	if err != nil {
 		writeError(w, http.StatusBadRequest, err.Error())
@@ -585,10 +588,7 @@ type URLsAnswer struct {
 }
 
 func (h *handler) page(w http.ResponseWriter, r *http.Request) {
-	if !h.needDB(w) {
-		return
-	}
-	id, ok := docIDParam(w, r)
+	id, ok := h.docOf(w, r)
 	if !ok {
 		return
 	}
@@ -609,10 +609,7 @@ func (h *handler) page(w http.ResponseWriter, r *http.Request) {
 }
 
 func (h *handler) pageURLs(w http.ResponseWriter, r *http.Request) {
-	if !h.needDB(w) {
-		return
-	}
-	id, ok := docIDParam(w, r)
+	id, ok := h.docOf(w, r)
 	if !ok {
 		return
 	}

@@ -22,10 +22,7 @@ type SimilarAnswer struct {
 }
 
 func (h *handler) pageSimilar(w http.ResponseWriter, r *http.Request) {
-	if !h.needDB(w) {
-		return
-	}
-	id, ok := docIDParam(w, r)
+	id, ok := h.docOf(w, r)
 	if !ok {
 		return
 	}
