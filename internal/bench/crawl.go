@@ -11,6 +11,7 @@ import (
 	"net/http"
 	"os"
 	"os/exec"
+	"os/user"
 	"path"
 	"path/filepath"
 	"sort"
@@ -491,7 +492,18 @@ func startNginx(ctx context.Context, bin, root string, port int) (*nginxServer, 
 		return nil, err
 	}
 	s := &nginxServer{prefix: prefix, addr: net.JoinHostPort("127.0.0.1", strconv.Itoa(port)), logPath: filepath.Join(prefix, "access.log")}
+	// Started as root, nginx's workers would run as nobody and could not
+	// read a corpus only its owner may: run them as the corpus's owner.
+	worker := ""
+	if st, err := os.Stat(root); err == nil && os.Geteuid() == 0 {
+		if sys, ok := st.Sys().(*syscall.Stat_t); ok {
+			if u, err := user.LookupId(strconv.Itoa(int(sys.Uid))); err == nil {
+				worker = "user " + u.Username + ";"
+			}
+		}
+	}
 	conf := fmt.Sprintf(`daemon off;
+%[5]s
 worker_processes 1;
 pid %[1]s/nginx.pid;
 error_log %[1]s/error.log;
@@ -512,7 +524,7 @@ http {
 		index index.html;
 	}
 }
-`, prefix, s.logPath, s.addr, root)
+`, prefix, s.logPath, s.addr, root, worker)
 	confPath := filepath.Join(prefix, "nginx.conf")
 	if err := os.WriteFile(confPath, []byte(conf), 0o644); err != nil {
 		os.RemoveAll(prefix)
