@@ -3,7 +3,6 @@ package main
 import (
 	"context"
 	"io"
-	"slices"
 	"strings"
 
 	"github.com/bloomcrawl/bloomcrawl/internal/bench"
@@ -38,10 +37,8 @@ func runBenchFilter(ctx context.Context, args []string, stdout, stderr io.Writer
 		return usagef("--reps %d: must be at least 1", *reps)
 	}
 	o := bench.FilterOptions{FP: *fp, Variants: splitList(*variants), Reps: *reps, Log: stderr}
-	for _, v := range o.Variants {
-		if !slices.Contains(bench.FilterVariants, v) {
-			return usagef("--variants: unknown row %q (want some of %s)", v, strings.Join(bench.FilterVariants, ","))
-		}
+	if err := bench.CheckVariants(o.Variants, bench.FilterVariants); err != nil {
+		return usagef("--variants: %v", err)
 	}
 	var err error
 	if o.Keys, err = bench.FilterKeys(*urls, *n, stderr); err != nil {

@@ -7,7 +7,6 @@ import (
 	"io"
 	"os"
 	"path/filepath"
-	"slices"
 	"strconv"
 	"strings"
 
@@ -55,10 +54,8 @@ func runBenchFP(ctx context.Context, args []string, stdout, stderr io.Writer) er
 	if len(o.Budgets) == 0 && len(o.Targets) == 0 {
 		return usagef("--bits and --fp are both empty: nothing to measure")
 	}
-	for _, v := range o.Variants {
-		if !slices.Contains(bench.FPVariants, v) {
-			return usagef("--variants: unknown variant %q (want some of %s)", v, strings.Join(bench.FPVariants, ","))
-		}
+	if err := bench.CheckVariants(o.Variants, bench.FPVariants); err != nil {
+		return usagef("--variants: %v", err)
 	}
 	switch {
 	case *store != "":

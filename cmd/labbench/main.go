@@ -17,15 +17,13 @@ import (
 	"os/signal"
 )
 
-type command struct {
-	usage string
-	run   func(ctx context.Context, args []string, stdout, stderr io.Writer) error
-}
+// usage lists the commands, one line each.
+const usage = `usage: labbench <command> [args]
 
-var commands = map[string]command{
-	"fpchart": {"fpchart DIR", runFPChart},
-	"colly":   {"colly [--concurrency N] [--max-rss-mb N] [--timeout D] URL", runColly},
-}
+commands:
+  fpchart DIR
+  colly [--concurrency N] [--max-rss-mb N] [--timeout D] URL
+`
 
 // errUsage marks an error as a usage error (exit status 2).
 var errUsage = errors.New("usage")
@@ -37,34 +35,28 @@ func main() {
 	os.Exit(code)
 }
 
+// run executes labbench with args and returns the exit code: 0 success, 1
+// failure, 2 bad usage, 130 interrupted.
 func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
-	if len(args) == 0 {
-		printUsage(stderr)
+	var err error
+	switch cmd := append(args, "")[0]; cmd {
+	case "fpchart":
+		err = runFPChart(ctx, args[1:], stdout, stderr)
+	case "colly":
+		err = runColly(ctx, args[1:], stdout, stderr)
+	default:
+		fmt.Fprint(stderr, usage)
 		return 2
 	}
-	c, ok := commands[args[0]]
-	if !ok {
-		fmt.Fprintf(stderr, "labbench: unknown command %q\n", args[0])
-		printUsage(stderr)
+	switch {
+	case err == nil:
+		return 0
+	case errors.Is(err, errUsage):
+		fmt.Fprintf(stderr, "labbench %s: %v\n%s", args[0], err, usage)
 		return 2
+	case ctx.Err() != nil:
+		return 130
 	}
-	if err := c.run(ctx, args[1:], stdout, stderr); err != nil {
-		fmt.Fprintf(stderr, "labbench %s: %v\n", args[0], err)
-		if errors.Is(err, errUsage) {
-			fmt.Fprintf(stderr, "usage: labbench %s\n", c.usage)
-			return 2
-		}
-		if ctx.Err() != nil {
-			return 130
-		}
-		return 1
-	}
-	return 0
-}
-
-func printUsage(w io.Writer) {
-	fmt.Fprintln(w, "usage: labbench <command> [args]\n\ncommands:")
-	for _, name := range []string{"fpchart", "colly"} {
-		fmt.Fprintf(w, "  %s\n", commands[name].usage)
-	}
+	fmt.Fprintf(stderr, "labbench %s: %v\n", args[0], err)
+	return 1
 }

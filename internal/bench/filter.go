@@ -7,7 +7,6 @@ import (
 	"math"
 	"runtime"
 	"slices"
-	"strings"
 	"text/tabwriter"
 	"time"
 
@@ -105,14 +104,9 @@ func Filter(ctx context.Context, o FilterOptions) ([]FilterRow, error) {
 	if !(o.FP > 0 && o.FP < 0.5) {
 		return nil, fmt.Errorf("bench filter: FP %g: must be in (0, 0.5)", o.FP)
 	}
-	vs := o.Variants
-	if vs == nil {
-		vs = FilterVariants
-	}
-	for _, v := range vs {
-		if !slices.Contains(FilterVariants, v) {
-			return nil, fmt.Errorf("bench filter: unknown row %q (want some of %s)", v, strings.Join(FilterVariants, ","))
-		}
+	vs, err := pickVariants(o.Variants, FilterVariants)
+	if err != nil {
+		return nil, fmt.Errorf("bench filter: %w", err)
 	}
 	reps := max(o.Reps, 1)
 	log := o.Log

@@ -57,14 +57,9 @@ func FP(ctx context.Context, o FPOptions) ([]FPRow, error) {
 	if len(o.Budgets) == 0 && len(o.Targets) == 0 {
 		return nil, errors.New("bench fp: no budget and no target: nothing to measure")
 	}
-	vs := o.Variants
-	if vs == nil {
-		vs = FPVariants
-	}
-	for _, v := range vs {
-		if !slices.Contains(FPVariants, v) {
-			return nil, fmt.Errorf("bench fp: unknown variant %q (want some of %s)", v, strings.Join(FPVariants, ","))
-		}
+	vs, err := pickVariants(o.Variants, FPVariants)
+	if err != nil {
+		return nil, fmt.Errorf("bench fp: %w", err)
 	}
 	log := o.Log
 	if log == nil {
@@ -102,6 +97,29 @@ func FP(ctx context.Context, o FPOptions) ([]FPRow, error) {
 		}
 	}
 	return rows, nil
+}
+
+// ErrUnknownVariant is returned (wrapped) for a variant a benchmark does
+// not know.
+var ErrUnknownVariant = errors.New("unknown variant")
+
+// CheckVariants returns an error wrapping ErrUnknownVariant, naming the
+// known ones, for the first of given that is not in known.
+func CheckVariants(given, known []string) error {
+	for _, v := range given {
+		if !slices.Contains(known, v) {
+			return fmt.Errorf("%w %q (want some of %s)", ErrUnknownVariant, v, strings.Join(known, ","))
+		}
+	}
+	return nil
+}
+
+// pickVariants returns given (nil: all of known), checked against known.
+func pickVariants(given, known []string) ([]string, error) {
+	if given == nil {
+		return known, nil
+	}
+	return given, CheckVariants(given, known)
 }
 
 // replayPinned replays on one locked OS thread, timing with its CPU clock.
