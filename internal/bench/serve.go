@@ -136,70 +136,26 @@ func Serve(ctx context.Context, o ServeOptions) (ServeReport, error) {
 	client := &http.Client{Transport: &http.Transport{MaxIdleConnsPerHost: o.Clients, MaxConnsPerHost: o.Clients}}
 
 	var docIDs []string
-	var idMu sync.Mutex
 	for _, lang := range []struct {
 		name string
 		arts []article
 	}{{"zh", zh}, {"en", en}} {
 		bodies := postBodies(lang.name, lang.arts, o.Requests, o.Size, o.DupEvery)
-		var good, dup atomic.Int64
-		var reasonMu sync.Mutex
-		reasons := map[string]int{}
-		r, err := load(ctx, o.Clients, len(bodies), func(i int) error {
-			resp, err := client.Post(base+"/v1/docid", "application/json", bytes.NewReader(bodies[i]))
-			if err != nil {
-				return err
-			}
-			defer resp.Body.Close()
-			var ans api.Response
-			if err := json.NewDecoder(resp.Body).Decode(&ans); err != nil {
-				return err
-			}
-			if resp.StatusCode != 200 || ans.Status != api.StatusSuccess {
-				return fmt.Errorf("status %d: %s", resp.StatusCode, ans.Error)
-			}
-			if ans.FilterStatus == api.FilterGood {
-				good.Add(1)
-				idMu.Lock()
-				docIDs = append(docIDs, ans.DocID)
-				idMu.Unlock()
-			} else {
-				dup.Add(1)
-				reasonMu.Lock()
-				reasons[ans.FilterReason]++
-				reasonMu.Unlock()
-			}
-			return nil
-		})
+		r, ids, err := postLoad(ctx, client, base, o.Clients, bodies)
 		if err != nil {
 			return rep, err
 		}
 		r.Name = "POST /v1/docid " + lang.name
-		r.New, r.Duplicates = int(good.Load()), int(dup.Load())
-		r.Note = fmt.Sprintf("%d new, %d duplicate (url %d, title %d, content %d), avg body %d B",
-			r.New, r.Duplicates, reasons["url"], reasons["title"], reasons["content"], avgLen(bodies))
+		docIDs = append(docIDs, ids...)
 		rep.Results = append(rep.Results, r)
 		if dsvc == nil {
 			continue
 		}
-		var dgood, ddup atomic.Int64
-		r, err = load(ctx, o.Clients, len(bodies), func(i int) error {
-			ans := dsvc.SubmitJSON(ctx, bodies[i], "request")
-			if ans.Status != api.StatusSuccess {
-				return errors.New(ans.Error)
-			}
-			if ans.FilterStatus == api.FilterGood {
-				dgood.Add(1)
-			} else {
-				ddup.Add(1)
-			}
-			return nil
-		})
+		r, err = directLoad(ctx, dsvc, o.Clients, bodies)
 		if err != nil {
 			return rep, err
 		}
 		r.Name = "Service.SubmitJSON " + lang.name
-		r.New, r.Duplicates = int(dgood.Load()), int(ddup.Load())
 		r.Note = fmt.Sprintf("same documents in process, no HTTP: %d new; HTTP costs %.2fx the CPU", r.New,
 			float64(rep.Results[len(rep.Results)-1].CPUPerRequest)/float64(max(1, r.CPUPerRequest)))
 		rep.Results = append(rep.Results, r)
@@ -207,13 +163,81 @@ func Serve(ctx context.Context, o ServeOptions) (ServeReport, error) {
 	if len(docIDs) == 0 {
 		return rep, errors.New("bench serve: no document was stored: nothing to GET")
 	}
+	r, err := getLoad(ctx, client, base, o.Clients, o.Requests, docIDs)
+	if err != nil {
+		return rep, err
+	}
+	rep.Results = append(rep.Results, r)
+	return rep, nil
+}
 
+// postLoad POSTs bodies to base/v1/docid from clients and counts the
+// answers as new (their docIds returned) or duplicate, by reason.
+func postLoad(ctx context.Context, client *http.Client, base string, clients int, bodies [][]byte) (ServeResult, []string, error) {
+	var docIDs []string
+	var dup int
+	reasons := map[string]int{}
+	var mu sync.Mutex
+	r, err := load(ctx, clients, len(bodies), func(i int) error {
+		resp, err := client.Post(base+"/v1/docid", "application/json", bytes.NewReader(bodies[i]))
+		if err != nil {
+			return err
+		}
+		defer resp.Body.Close()
+		var ans api.Response
+		if err := json.NewDecoder(resp.Body).Decode(&ans); err != nil {
+			return err
+		}
+		if resp.StatusCode != 200 || ans.Status != api.StatusSuccess {
+			return fmt.Errorf("status %d: %s", resp.StatusCode, ans.Error)
+		}
+		mu.Lock()
+		defer mu.Unlock()
+		if ans.FilterStatus == api.FilterGood {
+			docIDs = append(docIDs, ans.DocID)
+		} else {
+			dup++
+			reasons[ans.FilterReason]++
+		}
+		return nil
+	})
+	if err != nil {
+		return r, nil, err
+	}
+	r.New, r.Duplicates = len(docIDs), dup
+	r.Note = fmt.Sprintf("%d new, %d duplicate (url %d, title %d, content %d), avg body %d B",
+		r.New, r.Duplicates, reasons["url"], reasons["title"], reasons["content"], avgLen(bodies))
+	return r, docIDs, nil
+}
+
+// directLoad sends bodies through svc.SubmitJSON in process, from clients
+// goroutines, and counts the answers as new or duplicate.
+func directLoad(ctx context.Context, svc *api.Service, clients int, bodies [][]byte) (ServeResult, error) {
+	var good, dup atomic.Int64
+	r, err := load(ctx, clients, len(bodies), func(i int) error {
+		ans := svc.SubmitJSON(ctx, bodies[i], "request")
+		if ans.Status != api.StatusSuccess {
+			return errors.New(ans.Error)
+		}
+		if ans.FilterStatus == api.FilterGood {
+			good.Add(1)
+		} else {
+			dup.Add(1)
+		}
+		return nil
+	})
+	r.New, r.Duplicates = int(good.Load()), int(dup.Load())
+	return r, err
+}
+
+// getLoad GETs n pages chosen at random (fixed seed) among docIDs.
+func getLoad(ctx context.Context, client *http.Client, base string, clients, n int, docIDs []string) (ServeResult, error) {
 	rng := rand.New(rand.NewPCG(1, 2))
-	gets := make([]string, o.Requests)
+	gets := make([]string, n)
 	for i := range gets {
 		gets[i] = base + "/v1/pages/" + docIDs[rng.IntN(len(docIDs))]
 	}
-	r, err := load(ctx, o.Clients, len(gets), func(i int) error {
+	r, err := load(ctx, clients, len(gets), func(i int) error {
 		resp, err := client.Get(gets[i])
 		if err != nil {
 			return err
@@ -227,13 +251,9 @@ func Serve(ctx context.Context, o ServeOptions) (ServeReport, error) {
 		}
 		return nil
 	})
-	if err != nil {
-		return rep, err
-	}
 	r.Name = "GET /v1/pages/{docId}"
 	r.Note = fmt.Sprintf("random among %d stored pages", len(docIDs))
-	rep.Results = append(rep.Results, r)
-	return rep, nil
+	return r, err
 }
 
 // WriteServeTable prints rep as the table of 'bloomcrawl bench serve'.
