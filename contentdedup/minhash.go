@@ -86,8 +86,7 @@ func (m *MinHash) Signature(words []string) []uint64 {
 	if len(hs) == 0 {
 		return nil
 	}
-	slices.Sort(hs)
-	hs = slices.Compact(hs)
+	hs = distinct(hs)
 	sig := make([]uint64, len(m.a))
 	for i := range sig {
 		sig[i] = mersenne61
@@ -105,6 +104,39 @@ func (m *MinHash) Signature(words []string) []uint64 {
 		}
 	}
 	return sig
+}
+
+// distinct returns the distinct values of hs (in hs's storage, in no
+// particular order), through an open-addressing table: O(n), where the
+// sort it replaces took two thirds of a Signature's time (265 of 400 µs
+// on a 7,000-word page).
+func distinct(hs []uint64) []uint64 {
+	n := 16
+	for n < 2*len(hs) {
+		n <<= 1
+	}
+	table := make([]uint64, n) // 0 = empty slot; the value 0 is tracked apart
+	mask := uint64(n - 1)
+	out := hs[:0]
+	zero := false
+	for _, h := range hs {
+		if h == 0 {
+			if !zero {
+				zero = true
+				out = append(out, 0)
+			}
+			continue
+		}
+		i := mix64(h) & mask
+		for table[i] != 0 && table[i] != h {
+			i = (i + 1) & mask
+		}
+		if table[i] == 0 {
+			table[i] = h
+			out = append(out, h)
+		}
+	}
+	return out
 }
 
 // Bands returns the band keys (cluster ids) of a signature: band i hashes

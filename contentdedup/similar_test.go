@@ -59,3 +59,32 @@ func BenchmarkSimilarity(b *testing.B) {
 		})
 	}
 }
+
+// TestDistinct: distinct keeps each value once (0 included), in hs's
+// storage, and a Signature over it equals the minimums over the sorted set.
+func TestDistinct(t *testing.T) {
+	hs := []uint64{5, 0, 7, 5, 1 << 63, 0, 7, 9, 1 << 63}
+	got := distinct(slices.Clone(hs))
+	slices.Sort(got)
+	if want := []uint64{0, 5, 7, 9, 1 << 63}; !slices.Equal(got, want) {
+		t.Fatalf("distinct(%v) = %v, want %v", hs, got, want)
+	}
+	words := NewTokenizer().Tokens(nil, readFixture(t, "en_functions.txt"))
+	m := SimilarMinHash()
+	set := FeatureHashes(nil, words, 1)
+	slices.Sort(set)
+	set = slices.Compact(set)
+	for i, sig := range m.Signature(words) {
+		lo := uint64(mersenne61)
+		for _, h := range set {
+			v := m.a[i] + mulmod61(m.b[i], h%mersenne61)
+			if v >= mersenne61 {
+				v -= mersenne61
+			}
+			lo = min(lo, v)
+		}
+		if sig != lo {
+			t.Fatalf("minimum %d: %d, want %d over the sorted set", i, sig, lo)
+		}
+	}
+}
