@@ -657,9 +657,15 @@ func (d *Deduper) acceptLocked(a, b *Signature, cd, limit, sketchLimit int) (flo
 	return j, cd <= sketchLimit && j >= d.sketchJaccard
 }
 
-// canonicalAgreesLocked is CheckCanonical's test of a page's signature a
-// against the declared canonical document's b; it returns their content
-// distance.
+// CanonicalAgrees is CheckCanonical's test of a page's signature a
+// against the signature b of the document its declared canonical URL maps
+// to: whether they agree loosely enough to merge, and their content
+// distance. It reads only the Deduper's options (safe for concurrent use).
+func (d *Deduper) CanonicalAgrees(a, b Signature) (distance int, ok bool) {
+	return d.canonicalAgreesLocked(&a, &b)
+}
+
+// canonicalAgreesLocked is CanonicalAgrees.
 func (d *Deduper) canonicalAgreesLocked(a, b *Signature) (int, bool) {
 	cd, ok := contentDistance(*a, b.Content, b.Flags)
 	if !ok {

@@ -1,0 +1,176 @@
+package bench
+
+import (
+	"context"
+	"fmt"
+	"io/fs"
+	"net/url"
+	"os"
+	"path/filepath"
+	"sort"
+	"strings"
+
+	"github.com/bloomcrawl/bloomcrawl/contentdedup"
+	"github.com/bloomcrawl/bloomcrawl/contentdedup/dedupeval"
+	"github.com/bloomcrawl/bloomcrawl/crawler"
+)
+
+// CanonicalOptions configure [Canonical].
+type CanonicalOptions struct {
+	// Dir holds the HTML pages (*.html, found recursively, taken in path
+	// order). Required.
+	Dir string
+	// Max is the number of pages read (default 300; all pairs of them are
+	// measured).
+	Max int
+	// Home is the page every other page declares canonical in the misuse
+	// measurement, relative to Dir (default "index.html"; it is read even
+	// when beyond Max).
+	Home string
+}
+
+// CanonicalResult is what [Canonical] measured: the rel=canonical guard
+// (contentdedup's CanonicalAgrees, as CheckCanonical applies it) on every
+// pair of real pages, against exact truth: the Jaccard similarity of the
+// pages' word 4-shingles (dedupeval), where J >= 0.5 counts as the same
+// document and J >= 0.9 as a near-duplicate.
+type CanonicalResult struct {
+	Dir   string `json:"dir"`
+	Pages int    `json:"pages"` // pages with text (a signature with a sketch or an exact hash)
+	Pairs int    `json:"pairs"`
+	// If any page declared any other canonical: pairs the guard merges,
+	// and of those the ones that are different documents (exact J < 0.5).
+	Accepted       int `json:"accepted"`
+	FalseMerges    int `json:"false_merges"`
+	SameDocuments  int `json:"same_documents"`  // pairs with exact J >= 0.5
+	NearDuplicates int `json:"near_duplicates"` // pairs with exact J >= 0.9
+	// NearMissed are near-duplicates (exact J >= 0.9) the guard rejects.
+	NearMissed int `json:"near_missed"`
+	// The common misuse: every page declares Home canonical.
+	Home            string `json:"home"`
+	HomeDeclared    int    `json:"home_declared"`
+	HomeMerged      int    `json:"home_merged"`
+	HomeFalseMerges int    `json:"home_false_merges"` // merged although exact J < 0.5
+}
+
+// Canonical measures the rel=canonical guard on the HTML pages of
+// o.Dir: every page is extracted as the crawler extracts it and signed by
+// a default Deduper; every pair is judged by CanonicalAgrees and by the
+// exact Jaccard of word 4-shingles.
+func Canonical(ctx context.Context, o CanonicalOptions) (CanonicalResult, error) {
+	if o.Dir == "" {
+		return CanonicalResult{}, fmt.Errorf("bench canonical: no directory")
+	}
+	if o.Max <= 0 {
+		o.Max = 300
+	}
+	if o.Home == "" {
+		o.Home = "index.html"
+	}
+	root, err := filepath.EvalSymlinks(o.Dir) // (WalkDir does not follow a linked root)
+	if err != nil {
+		return CanonicalResult{}, fmt.Errorf("bench canonical: %w", err)
+	}
+	var paths []string
+	err = filepath.WalkDir(root, func(p string, d fs.DirEntry, err error) error {
+		if err != nil {
+			return err
+		}
+		if !d.IsDir() && strings.HasSuffix(p, ".html") {
+			paths = append(paths, p)
+		}
+		return nil
+	})
+	if err != nil {
+		return CanonicalResult{}, fmt.Errorf("bench canonical: %w", err)
+	}
+	sort.Strings(paths)
+	if len(paths) > o.Max {
+		paths = paths[:o.Max]
+	}
+	d, err := contentdedup.New(contentdedup.Options{})
+	if err != nil {
+		return CanonicalResult{}, err
+	}
+	type page struct {
+		sig    contentdedup.Signature
+		shings []uint64
+	}
+	read := func(p string) (page, bool, error) {
+		body, err := os.ReadFile(p)
+		if err != nil {
+			return page{}, false, fmt.Errorf("bench canonical: %w", err)
+		}
+		doc, err := crawler.Extract(body, "text/html", false, &url.URL{Scheme: "file", Path: p})
+		if err != nil {
+			return page{}, false, fmt.Errorf("bench canonical: %w", err)
+		}
+		sig := d.Sign(doc.Title, doc.Text)
+		if sig.Flags&contentdedup.FlagContentEmpty != 0 {
+			return page{}, false, nil
+		}
+		return page{sig: sig, shings: dedupeval.Shingles(doc.Text, 4)}, true, nil
+	}
+	res := CanonicalResult{Dir: o.Dir, Home: o.Home}
+	var pages []page
+	for _, p := range paths {
+		if err := ctx.Err(); err != nil {
+			return res, err
+		}
+		pg, ok, err := read(p)
+		if err != nil {
+			return res, err
+		}
+		if ok {
+			pages = append(pages, pg)
+		}
+	}
+	res.Pages = len(pages)
+	judge := func(a, b page) (accepted, same, near, bad bool) {
+		_, accepted = d.CanonicalAgrees(a.sig, b.sig)
+		j := dedupeval.Jaccard(a.shings, b.shings)
+		return accepted, j >= 0.5, j >= 0.9, accepted && j < 0.5
+	}
+	for i := range pages {
+		if err := ctx.Err(); err != nil {
+			return res, err
+		}
+		for k := i + 1; k < len(pages); k++ {
+			res.Pairs++
+			acc, same, near, bad := judge(pages[i], pages[k])
+			if acc {
+				res.Accepted++
+			}
+			if bad {
+				res.FalseMerges++
+			}
+			if same {
+				res.SameDocuments++
+			}
+			if near {
+				res.NearDuplicates++
+				if !acc {
+					res.NearMissed++
+				}
+			}
+		}
+	}
+	home, ok, err := read(filepath.Join(root, o.Home))
+	if err != nil || !ok {
+		return res, fmt.Errorf("bench canonical: home page %s: no text or %v", o.Home, err)
+	}
+	for _, pg := range pages {
+		if pg.sig == home.sig {
+			continue // the home page itself
+		}
+		res.HomeDeclared++
+		acc, _, _, bad := judge(pg, home)
+		if acc {
+			res.HomeMerged++
+		}
+		if bad {
+			res.HomeFalseMerges++
+		}
+	}
+	return res, nil
+}
