@@ -28,9 +28,9 @@ func pseudoWords(from, n int) []string {
 func TestCheckCanonical(t *testing.T) {
 	base := pseudoWords(0, 200)
 	article := strings.Join(base, " ")
-	// a quarter of the words replaced by others, in one block: an
-	// estimated Jaccard between 0.5 and 0.7
-	edited := strings.Join(append(append([]string{}, base[:150]...), pseudoWords(1000, 50)...), " ")
+	// a fifth of the words replaced by others, in one block: an estimated
+	// Jaccard between CanonicalJaccard (0.6) and the content step's 0.7
+	edited := strings.Join(append(append([]string{}, base[:160]...), pseudoWords(1000, 40)...), " ")
 	home := strings.Join(pseudoWords(5000, 200), " ")
 	other := strings.Join(pseudoWords(9000, 200), " ")
 
@@ -59,6 +59,15 @@ func TestCheckCanonical(t *testing.T) {
 		t.Fatalf("edited copy declaring its canonical (estimated Jaccard %.2f): %+v", j, v)
 	}
 	t.Logf("edited copy: estimated Jaccard %.2f, SimHash distance %d", j, v.Distance)
+	// a quarter replaced: an estimated Jaccard below 0.6 (0.56): not merged
+	looser := strings.Join(append(append([]string{}, base[:150]...), pseudoWords(2000, 50)...), " ")
+	ls := alone.Sign("Article", looser)
+	if lj, _ := SketchJaccard(&a.Sig.Sketch, &ls.Sketch); lj >= CanonicalJaccard {
+		t.Fatalf("looser copy estimates %.2f: the test needs one below %.1f", lj, CanonicalJaccard)
+	}
+	if v = d.CheckCanonical("http://e.com/article?ref=old", "http://e.com/article", "Article", looser); v.Duplicate {
+		t.Fatalf("copy below CanonicalJaccard merged: %+v", v)
+	}
 	// a different page declaring the home page: not merged
 	v = d.CheckCanonical("http://e.com/other", "http://e.com/", "Other", other)
 	if v.Duplicate {

@@ -5,7 +5,9 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
+	"text/tabwriter"
 
+	"github.com/bloomcrawl/bloomcrawl/contentdedup"
 	"github.com/bloomcrawl/bloomcrawl/internal/bench"
 )
 
@@ -45,5 +47,11 @@ func runBenchCanonical(ctx context.Context, args []string, stdout, stderr io.Wri
 	fmt.Fprintf(stdout, "  near-duplicates (J >= 0.9): %d, rejected by the guard: %d\n", r.NearDuplicates, r.NearMissed)
 	fmt.Fprintf(stdout, "  every page declaring %s: %d pages, %d merged, %d of them different documents\n",
 		r.Home, r.HomeDeclared, r.HomeMerged, r.HomeFalseMerges)
-	return nil
+	fmt.Fprintf(stdout, "  estimated Jaccard threshold sweep (pairs with sketches; the guard uses %.1f):\n", contentdedup.CanonicalJaccard)
+	tw := tabwriter.NewWriter(stdout, 0, 0, 2, ' ', tabwriter.AlignRight)
+	fmt.Fprintf(tw, "    est J >=\taccepted\tfalse merges (J < 0.5)\tsame document missed (J >= 0.5)\t\n")
+	for _, row := range r.Sweep {
+		fmt.Fprintf(tw, "    %.1f\t%d\t%d\t%d\t\n", row.Jaccard, row.Accepted, row.FalseMerges, row.SameMissed)
+	}
+	return tw.Flush()
 }

@@ -46,12 +46,27 @@ type CanonicalResult struct {
 	NearDuplicates int `json:"near_duplicates"` // pairs with exact J >= 0.9
 	// NearMissed are near-duplicates (exact J >= 0.9) the guard rejects.
 	NearMissed int `json:"near_missed"`
+	// Sweep: the same pairs judged by the estimated Jaccard of the two
+	// sketches alone at other thresholds (pairs where both pages have a
+	// sketch), to show what the guard's threshold trades.
+	Sweep []CanonicalSweepRow `json:"sweep"`
 	// The common misuse: every page declares Home canonical.
 	Home            string `json:"home"`
 	HomeDeclared    int    `json:"home_declared"`
 	HomeMerged      int    `json:"home_merged"`
 	HomeFalseMerges int    `json:"home_false_merges"` // merged although exact J < 0.5
 }
+
+// CanonicalSweepRow is one threshold of CanonicalResult.Sweep.
+type CanonicalSweepRow struct {
+	Jaccard     float64 `json:"estimated_jaccard_min"`
+	Accepted    int     `json:"accepted"`
+	FalseMerges int     `json:"false_merges"` // accepted, exact J < 0.5
+	SameMissed  int     `json:"same_missed"`  // exact J >= 0.5, not accepted
+}
+
+// canonicalSweep are the thresholds of CanonicalResult.Sweep.
+var canonicalSweep = []float64{0.3, 0.4, 0.5, 0.6, 0.7, 0.8}
 
 // Canonical measures the rel=canonical guard on the HTML pages of
 // o.Dir: every page is extracted as the crawler extracts it and signed by
@@ -126,10 +141,31 @@ func Canonical(ctx context.Context, o CanonicalOptions) (CanonicalResult, error)
 		}
 	}
 	res.Pages = len(pages)
+	for _, t := range canonicalSweep {
+		res.Sweep = append(res.Sweep, CanonicalSweepRow{Jaccard: t})
+	}
 	judge := func(a, b page) (accepted, same, near, bad bool) {
 		_, accepted = d.CanonicalAgrees(a.sig, b.sig)
 		j := dedupeval.Jaccard(a.shings, b.shings)
 		return accepted, j >= 0.5, j >= 0.9, accepted && j < 0.5
+	}
+	sweep := func(a, b page, same bool) {
+		est, n := contentdedup.SketchJaccard(&a.sig.Sketch, &b.sig.Sketch)
+		if n == 0 {
+			return
+		}
+		for i := range res.Sweep {
+			r := &res.Sweep[i]
+			switch ok := est >= r.Jaccard; {
+			case ok && !same:
+				r.Accepted++
+				r.FalseMerges++
+			case ok:
+				r.Accepted++
+			case same:
+				r.SameMissed++
+			}
+		}
 	}
 	for i := range pages {
 		if err := ctx.Err(); err != nil {
@@ -138,6 +174,7 @@ func Canonical(ctx context.Context, o CanonicalOptions) (CanonicalResult, error)
 		for k := i + 1; k < len(pages); k++ {
 			res.Pairs++
 			acc, same, near, bad := judge(pages[i], pages[k])
+			sweep(pages[i], pages[k], same)
 			if acc {
 				res.Accepted++
 			}

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"reflect"
 	"strings"
 	"testing"
 )
@@ -49,9 +50,21 @@ func TestCanonical(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	sweep := r.Sweep
+	r.Sweep = nil
 	want := CanonicalResult{Dir: dir, Pages: 5, Pairs: 10, Accepted: 1, FalseMerges: 0, SameDocuments: 1, NearDuplicates: 1,
 		NearMissed: 0, Home: "index.html", HomeDeclared: 4, HomeMerged: 0, HomeFalseMerges: 0}
-	if r != want {
+	if !reflect.DeepEqual(r, want) {
 		t.Fatalf("got  %+v\nwant %+v", r, want)
+	}
+	// disjoint vocabularies estimate 0: every threshold accepts exactly
+	// the identical pair
+	for _, row := range sweep {
+		if row.Accepted != 1 || row.FalseMerges != 0 || row.SameMissed != 0 {
+			t.Errorf("sweep row %+v", row)
+		}
+	}
+	if len(sweep) != len(canonicalSweep) {
+		t.Errorf("%d sweep rows", len(sweep))
 	}
 }
