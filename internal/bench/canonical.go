@@ -11,8 +11,8 @@ import (
 	"strings"
 
 	"github.com/bloomcrawl/bloomcrawl/contentdedup"
-	"github.com/bloomcrawl/bloomcrawl/contentdedup/dedupeval"
 	"github.com/bloomcrawl/bloomcrawl/crawler"
+	"github.com/bloomcrawl/bloomcrawl/internal/bench/dedupeval"
 )
 
 // CanonicalOptions configure [Canonical].
