@@ -264,15 +264,8 @@ func New(o Options) (*Crawler, error) {
 	}
 
 	par := cfg.Politeness.PerHostParallelism
-	var confirm interface {
-		Known(context.Context, []string, []bool) error
-	}
-	if cfg.Dedup.Verify {
-		confirm = o.Store
-	}
-	front, err := frontier.New(frontier.Options{
+	fo := frontier.Options{
 		Seen:               o.Seen,
-		Confirm:            confirm,
 		Store:              queueAdapter{o.Store},
 		Window:             o.Window,
 		PerHostParallelism: par,
@@ -283,7 +276,13 @@ func New(o Options) (*Crawler, error) {
 		// a host's Crawl-delay is known once its robots.txt is read, while
 		// its first URL is fetched
 		HoldNewHosts: cfg.Politeness.ObeyRobots,
-	})
+	}
+	if cfg.Dedup.Verify {
+		// The filter's "seen" answers are confirmed against the store's
+		// URL records and queue entries (dedup.verify).
+		fo.Confirm = o.Store
+	}
+	front, err := frontier.New(fo)
 	if err != nil {
 		return nil, fmt.Errorf("crawler: %w", err)
 	}

@@ -219,7 +219,7 @@ func (db *DB) Commit(ctx context.Context, c Commit) ([]uint64, error) {
 				}
 			}
 			for _, s := range c.Dequeue {
-				if err := deleteQueue(txn, s); err != nil {
+				if err := txn.Delete(queueKey(s)); err != nil {
 					return err
 				}
 			}
@@ -456,55 +456,14 @@ func (db *DB) DeleteMeta(key string) error {
 	return nil
 }
 
-// putQueue writes the queue entry q at seq and its URL's index entry
-// (e <url> → seq, what Known looks up). An entry it replaces loses its
-// index entry first.
+// putQueue writes the queue entry q at seq and marks its URL as queued
+// (e <url> → seq, what Known looks up first). The mark stays when the
+// entry is dequeued: it says the URL was admitted to the crawl once.
 func putQueue(txn *badger.Txn, seq uint64, q *QueueEntry) error {
-	if err := deleteQueue(txn, seq); err != nil {
-		return err
-	}
 	if err := txn.Set(queueKey(seq), encodeQueue(q)); err != nil {
 		return err
 	}
 	return txn.Set(queuedKey(q.URL), binary.BigEndian.AppendUint64(nil, seq))
-}
-
-// deleteQueue deletes the queue entry at seq, if any, and its URL's index
-// entry (unless the index already names another seq for that URL).
-func deleteQueue(txn *badger.Txn, seq uint64) error {
-	item, err := txn.Get(queueKey(seq))
-	if errors.Is(err, badger.ErrKeyNotFound) {
-		return nil
-	}
-	if err != nil {
-		return err
-	}
-	u, err := queuedURL(item, seq)
-	if err != nil {
-		return err
-	}
-	if err := txn.Delete(queueKey(seq)); err != nil {
-		return err
-	}
-	ik := queuedKey(u)
-	idx, err := txn.Get(ik)
-	if errors.Is(err, badger.ErrKeyNotFound) {
-		return nil
-	}
-	if err != nil {
-		return err
-	}
-	same := false
-	if err := idx.Value(func(v []byte) error {
-		same = len(v) == 8 && binary.BigEndian.Uint64(v) == seq
-		return nil
-	}); err != nil {
-		return err
-	}
-	if !same {
-		return nil
-	}
-	return txn.Delete(ik)
 }
 
 // queuedURL returns the URL of queue entry seq, whose item it is.

@@ -49,9 +49,10 @@
 //	h <host> 0x00 <url> 0x00 <docID>  host index (list by host, per-host counts)
 //	t <unixnano> <docID>       fetch-time index (list by time range)
 //	q <seq>                    pending frontier queue entry
-//	e <url>                    the pending queue entry's seq, by URL (written and deleted with it;
-//	                           [DB.Known] reads it; !index/queued marks a store that has it for
-//	                           every entry, older stores are indexed once when opened)
+//	e <url>                    queued mark: the seq the URL was queued at, written with the queue
+//	                           entry and kept after it is dequeued ([DB.Known] reads it;
+//	                           !index/queued marks a store that has one for every queued URL;
+//	                           older stores get them once, when opened)
 //	r <seq>                    URL trace chunk (zstd-compressed, newline-separated URLs)
 //	m <key>                    caller metadata below 256 KiB (PutMeta/GetMeta: crawl state)
 //	b <key>                    reference (SHA-256, size) to a meta value of 256 KiB or more,

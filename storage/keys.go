@@ -25,8 +25,8 @@ var (
 	keyVersion  = []byte("!version")
 	keySeqQueue = []byte("!seq/queue")
 	keySeqTrace = []byte("!seq/trace")
-	// keyQueuedIndex marks a store whose queue entries all have their
-	// e <url> index entry (written at creation, or by the one-time
+	// keyQueuedIndex marks a store whose queued URLs all have their
+	// e <url> mark (written at creation, or by the one-time
 	// migration of an older store; see indexQueue).
 	keyQueuedIndex = []byte("!index/queued")
 )

@@ -8,11 +8,13 @@ import (
 	"github.com/dgraph-io/badger/v4"
 )
 
-// Known reports, for each URL of urls, whether the store knows it: it has
-// a URL record (the URL was fetched, or recorded as a redirect alias) or a
-// pending queue entry. known must have len(urls) elements. All lookups
-// are point reads in one read transaction; it is what a crawler asks
-// before trusting a seen-filter's "seen" answer (one call per page).
+// Known reports, for each URL of urls, whether the store knows it: it was
+// ever queued (Commit.Enqueue marks it, and the mark outlives the queue
+// entry) or it has a URL record (fetched, or recorded as a redirect
+// alias). known must have len(urls) elements. All lookups are point reads
+// in one read transaction, the queued mark first (small keys with 8-byte
+// values: they stay in the block cache); it is what a crawler asks before
+// trusting a seen-filter's "seen" answer (one call per page).
 func (db *DB) Known(ctx context.Context, urls []string, known []bool) error {
 	if len(known) != len(urls) {
 		return fmt.Errorf("storage: Known: %d results for %d URLs", len(known), len(urls))
@@ -25,9 +27,9 @@ func (db *DB) Known(ctx context.Context, urls []string, known []bool) error {
 			if err := ctx.Err(); err != nil {
 				return err
 			}
-			ok, err := has(txn, urlKey(u))
+			ok, err := has(txn, queuedKey(u))
 			if err == nil && !ok {
-				ok, err = has(txn, queuedKey(u))
+				ok, err = has(txn, urlKey(u))
 			}
 			if err != nil {
 				return err
@@ -54,8 +56,9 @@ func has(txn *badger.Txn, key []byte) (bool, error) {
 }
 
 // indexQueue gives every pending queue entry of a store written before the
-// queued-URL index existed its e <url> entry, once, and marks the store
-// (keyQueuedIndex). A new store is marked at once.
+// queued marks existed its e <url> mark, once, and marks the store
+// (keyQueuedIndex); the URLs it dequeued before have their URL records. A
+// new store is marked at once.
 func indexQueue(bdb *badger.DB) error {
 	done := false
 	err := bdb.View(func(txn *badger.Txn) error {

@@ -71,20 +71,25 @@ type CrawlProcess struct {
 
 // SyntheticRow is the measurement of one crawl.
 type SyntheticRow struct {
-	SitePages        int     `json:"site_pages"`
-	Seconds          float64 `json:"seconds"`
-	PagesPerSecond   float64 `json:"pages_per_second"`          // (stored + duplicates) / seconds
-	CPUPerPage       float64 `json:"cpu_us_per_page,omitempty"` // CPU time of the crawl process (user + system) per page, µs
-	Fetched          int64   `json:"fetched"`
-	Stored           int64   `json:"stored"`
-	Duplicates       int64   `json:"duplicates"`
-	Errors           int64   `json:"errors"`
-	RssAnonPeak      int64   `json:"rss_anon_peak_bytes"`
-	RssAnonEnd       int64   `json:"rss_anon_end_bytes"` // the last sample before the process ended
-	LiveHeapEnd      int64   `json:"live_heap_end_bytes,omitempty"`
-	LiveHeapPeak     int64   `json:"live_heap_peak_bytes,omitempty"`
-	DiskBytes        int64   `json:"disk_bytes"` // allocated blocks of the closed store
-	DiskBytesPerPage float64 `json:"disk_bytes_per_page"`
+	SitePages      int     `json:"site_pages"`
+	Seconds        float64 `json:"seconds"`
+	PagesPerSecond float64 `json:"pages_per_second"`          // (stored + duplicates) / seconds
+	CPUPerPage     float64 `json:"cpu_us_per_page,omitempty"` // CPU time of the crawl process (user + system) per page, µs
+	Fetched        int64   `json:"fetched"`
+	Stored         int64   `json:"stored"`
+	Duplicates     int64   `json:"duplicates"`
+	Errors         int64   `json:"errors"`
+	// The URL filter's false positives (crawled anyway, with dedup.verify)
+	// and the store reads that confirmed its "seen" answers.
+	FilterFalsePositives *uint64 `json:"filter_false_positives,omitempty"`
+	FilterStoreReads     uint64  `json:"filter_store_reads,omitempty"`
+	FilterStoreKeys      uint64  `json:"filter_store_keys,omitempty"`
+	RssAnonPeak          int64   `json:"rss_anon_peak_bytes"`
+	RssAnonEnd           int64   `json:"rss_anon_end_bytes"` // the last sample before the process ended
+	LiveHeapEnd          int64   `json:"live_heap_end_bytes,omitempty"`
+	LiveHeapPeak         int64   `json:"live_heap_peak_bytes,omitempty"`
+	DiskBytes            int64   `json:"disk_bytes"` // allocated blocks of the closed store
+	DiskBytesPerPage     float64 `json:"disk_bytes_per_page"`
 	// Ground truth, read back from the store.
 	Missing         int `json:"missing"`           // pages with no URL record mapping to a document
 	NearCopies      int `json:"near_copies"`       // in the site
@@ -188,6 +193,7 @@ func syntheticOne(ctx context.Context, o SyntheticOptions, n int, logw io.Writer
 		row.CPUPerPage = float64(p.CPU().Microseconds()) / float64(st.Stored+st.Duplicates)
 	}
 	row.Seconds, row.Fetched, row.Stored, row.Duplicates, row.Errors = st.Seconds, st.Fetched, st.Stored, st.Duplicates, st.Errors
+	row.FilterFalsePositives, row.FilterStoreReads, row.FilterStoreKeys = st.FalsePositives, st.FilterStoreReads, st.FilterStoreKeys
 	if st.Seconds > 0 {
 		row.PagesPerSecond = float64(st.Stored+st.Duplicates) / st.Seconds
 	}
