@@ -49,7 +49,7 @@ func TestSeenRoutes(t *testing.T) {
 	}
 	var rec api.SeenRecordAnswer
 	e.call("GET", "/v1/seen/reader%2F42", "", http.StatusOK, &rec)
-	if rec.Key != "reader/42" || len(rec.Blocks) != 1 || rec.Blocks[0].Count != 3 || rec.Expires.IsZero() {
+	if rec.Key != "reader/42" || len(rec.Blocks) != 1 || rec.Blocks[0].Count != 3 || rec.Expires == nil {
 		t.Fatalf("show answered %+v", rec)
 	}
 	var del struct{ Deleted bool }

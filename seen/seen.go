@@ -260,10 +260,10 @@ func (r *Records) Delete(ctx context.Context, key string) (bool, error) {
 // Record describes one key's stored record.
 type Record struct {
 	Key     string      `json:"key"`
-	Expires time.Time   `json:"expires"`         // zero: no record
-	Bytes   int         `json:"bytes"`           // stored value size
-	Blocks  []BlockInfo `json:"blocks"`          // newest first
-	Audit   []string    `json:"audit,omitempty"` // the audited ids, oldest first (Options.Audit)
+	Expires *time.Time  `json:"expires,omitempty"` // nil: no record (or one that never expires)
+	Bytes   int         `json:"bytes"`             // stored value size
+	Blocks  []BlockInfo `json:"blocks"`            // newest first
+	Audit   []string    `json:"audit,omitempty"`   // the audited ids, oldest first (Options.Audit)
 }
 
 // BlockInfo describes one Bloom block of a record.
@@ -291,7 +291,10 @@ func (r *Records) Show(ctx context.Context, key string, seedForm bool) (Record, 
 	if err != nil {
 		return Record{}, fmt.Errorf("seen-record %q: %w", key, err)
 	}
-	out := Record{Key: key, Expires: exp, Bytes: len(val), Audit: rec.audit, Blocks: []BlockInfo{}}
+	out := Record{Key: key, Bytes: len(val), Audit: rec.audit, Blocks: []BlockInfo{}}
+	if !exp.IsZero() {
+		out.Expires = &exp
+	}
 	for _, b := range rec.blocks {
 		bi := BlockInfo{Count: b.count, Bits: b.Bits(), K: b.K(), SetBits: b.SetBits(),
 			PredictedFP: urlfilter.ClassicFP(b.Bits(), b.K(), b.count)}

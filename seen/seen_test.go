@@ -196,7 +196,7 @@ func TestExpiry(t *testing.T) {
 		t.Fatalf("record expired at %s, before its expiry %s", now, exp)
 	}
 	rec, err := r.Show(ctx, "short", false)
-	if err != nil || len(rec.Blocks) != 0 || rec.Bytes != 0 {
+	if err != nil || len(rec.Blocks) != 0 || rec.Bytes != 0 || rec.Expires != nil {
 		t.Fatalf("expired record shows %+v, %v", rec, err)
 	}
 

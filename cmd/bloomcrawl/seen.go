@@ -153,8 +153,11 @@ func runSeen(ctx context.Context, args []string, stdout, stderr io.Writer) error
 			fmt.Fprintf(stdout, "%s: no record\n", key)
 			return nil
 		}
-		fmt.Fprintf(stdout, "%s: %d blocks, %d bytes stored, expires %s (in %s)\n", key, len(rec.Blocks), rec.Bytes,
-			rec.Expires.UTC().Format(time.RFC3339), time.Until(rec.Expires).Round(time.Second))
+		expires := "never"
+		if e := rec.Expires; e != nil {
+			expires = fmt.Sprintf("%s (in %s)", e.UTC().Format(time.RFC3339), time.Until(*e).Round(time.Second))
+		}
+		fmt.Fprintf(stdout, "%s: %d blocks, %d bytes stored, expires %s\n", key, len(rec.Blocks), rec.Bytes, expires)
 		for i, b := range rec.Blocks {
 			fmt.Fprintf(stdout, "  block %d: %d ids, %d bits (%d set), k=%d, predicted FP %.2g\n", i, b.Count, b.Bits, b.SetBits, b.K, b.PredictedFP)
 			if b.Seed != "" {
