@@ -145,7 +145,7 @@ func syntheticOne(ctx context.Context, o SyntheticOptions, n int, logw io.Writer
 	store := filepath.Join(work, "store")
 
 	if o.Lock != "" {
-		unlock, err := flock(o.Lock, logw)
+		unlock, err := flock(ctx, o.Lock, logw)
 		if err != nil {
 			return row, err
 		}
@@ -295,20 +295,33 @@ func diskUsage(dir string) (int64, error) {
 	return total, err
 }
 
-// flock takes an exclusive lock on path, logging while it waits.
-func flock(path string, logw io.Writer) (unlock func(), err error) {
+// flock takes an exclusive lock on path, logging while it waits; it gives
+// up with ctx.Err() when ctx is done (it polls: a blocking flock cannot be
+// interrupted).
+func flock(ctx context.Context, path string, logw io.Writer) (unlock func(), err error) {
 	f, err := os.OpenFile(path, os.O_CREATE|os.O_RDWR, 0o666)
 	if err != nil {
 		return nil, fmt.Errorf("bench: lock: %w", err)
 	}
-	if err := syscall.Flock(int(f.Fd()), syscall.LOCK_EX|syscall.LOCK_NB); err != nil {
-		fmt.Fprintf(logw, "waiting for %s ...\n", path)
-		if err := syscall.Flock(int(f.Fd()), syscall.LOCK_EX); err != nil {
+	for waited := false; ; waited = true {
+		err := syscall.Flock(int(f.Fd()), syscall.LOCK_EX|syscall.LOCK_NB)
+		if err == nil {
+			return func() { f.Close() }, nil
+		}
+		if !errors.Is(err, syscall.EWOULDBLOCK) {
 			f.Close()
 			return nil, fmt.Errorf("bench: lock %s: %w", path, err)
 		}
+		if !waited {
+			fmt.Fprintf(logw, "waiting for %s ...\n", path)
+		}
+		select {
+		case <-ctx.Done():
+			f.Close()
+			return nil, ctx.Err()
+		case <-time.After(500 * time.Millisecond):
+		}
 	}
-	return func() { f.Close() }, nil
 }
 
 // ServeSite serves site on addr (e.g. "127.0.0.1:0"), writes its base URL

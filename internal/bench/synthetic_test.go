@@ -3,6 +3,7 @@ package bench
 import (
 	"bytes"
 	"context"
+	"errors"
 	"flag"
 	"fmt"
 	"io"
@@ -12,6 +13,8 @@ import (
 	"os/signal"
 	"path/filepath"
 	"runtime/metrics"
+	"strings"
+	"sync"
 	"syscall"
 	"testing"
 	"time"
@@ -228,4 +231,49 @@ func TestGCTraceLine(t *testing.T) {
 	if gcTraceRe.MatchString(`time=2026-11-23T09:02:57Z level=INFO msg="crawl started"`) {
 		t.Error("a log line matched")
 	}
+}
+
+// TestFlockWaitsAndGivesUp: a held lock makes flock wait until its context
+// ends; once released, flock takes it.
+func TestFlockWaitsAndGivesUp(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "lock")
+	holder, err := flock(context.Background(), path, io.Discard)
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	var log syncBuffer
+	go func() {
+		for !strings.Contains(log.String(), "waiting for") {
+			time.Sleep(time.Millisecond)
+		}
+		cancel()
+	}()
+	if _, err := flock(ctx, path, &log); !errors.Is(err, context.Canceled) {
+		t.Fatalf("flock on a held lock: %v, want context.Canceled", err)
+	}
+	holder()
+	unlock, err := flock(context.Background(), path, io.Discard)
+	if err != nil {
+		t.Fatal(err)
+	}
+	unlock()
+}
+
+// syncBuffer is a bytes.Buffer safe for one writer and one reader.
+type syncBuffer struct {
+	mu sync.Mutex
+	b  bytes.Buffer
+}
+
+func (s *syncBuffer) Write(p []byte) (int, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.b.Write(p)
+}
+
+func (s *syncBuffer) String() string {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.b.String()
 }
