@@ -165,7 +165,7 @@ func Crawl(ctx context.Context, o CrawlOptions) ([]CrawlRow, error) {
 		o.Limit = 10 * time.Minute
 	}
 	if o.Lock != "" {
-		unlock, err := flock(o.Lock, o.Log)
+		unlock, err := flock(ctx, o.Lock, o.Log)
 		if err != nil {
 			return nil, err
 		}
