@@ -20,9 +20,10 @@ func init() {
 }
 
 func runBenchCanonical(ctx context.Context, args []string, stdout, stderr io.Writer) error {
-	fs := newFlagSet("bench canonical", "bench canonical --dir DIR [--max N] [--home PAGE] [--json]", stderr)
+	fs := newFlagSet("bench canonical", "bench canonical --dir DIR [--max N] [--seed N] [--home PAGE] [--json]", stderr)
 	dir := fs.String("dir", "", "directory of HTML pages (required), e.g. /tmp/corpora/python311")
-	maxPages := fs.Int("max", 300, "pages read, in path order (all pairs are measured)")
+	maxPages := fs.Int("max", 300, "pages read (a sample drawn with --seed when the directory has more; all pairs are measured)")
+	seed := fs.Uint64("seed", 1, "seed of the sample")
 	home := fs.String("home", "index.html", "the page every page declares canonical in the misuse row (relative to --dir)")
 	asJSON := fs.Bool("json", false, "print the result as JSON")
 	if err := parseFlags(fs, args); err != nil {
@@ -34,7 +35,7 @@ func runBenchCanonical(ctx context.Context, args []string, stdout, stderr io.Wri
 	if *dir == "" {
 		return usagef("--dir DIR is required")
 	}
-	r, err := bench.Canonical(ctx, bench.CanonicalOptions{Dir: *dir, Max: *maxPages, Home: *home})
+	r, err := bench.Canonical(ctx, bench.CanonicalOptions{Dir: *dir, Max: *maxPages, Seed: *seed, Home: *home})
 	if err != nil {
 		return err
 	}

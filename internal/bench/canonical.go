@@ -3,12 +3,9 @@ package bench
 import (
 	"context"
 	"fmt"
-	"io/fs"
 	"net/url"
 	"os"
 	"path/filepath"
-	"sort"
-	"strings"
 
 	"github.com/bloomcrawl/bloomcrawl/contentdedup"
 	"github.com/bloomcrawl/bloomcrawl/crawler"
@@ -20,9 +17,11 @@ type CanonicalOptions struct {
 	// Dir holds the HTML pages (*.html, found recursively, taken in path
 	// order). Required.
 	Dir string
-	// Max is the number of pages read (default 300; all pairs of them are
-	// measured).
-	Max int
+	// Max is the number of pages read (default 300: a sample drawn with
+	// Seed when the directory has more, see LoadCorpus; all pairs of them
+	// are measured).
+	Max  int
+	Seed uint64
 	// Home is the page every other page declares canonical in the misuse
 	// measurement, relative to Dir (default "index.html"; it is read even
 	// when beyond Max).
@@ -69,7 +68,7 @@ type CanonicalSweepRow struct {
 var canonicalSweep = []float64{0.3, 0.4, 0.5, 0.6, 0.7, 0.8}
 
 // Canonical measures the rel=canonical guard on the HTML pages of
-// o.Dir: every page is extracted as the crawler extracts it and signed by
+// o.Dir: every page is read by LoadCorpus (the crawler's extraction) and signed by
 // a default Deduper; every pair is judged by CanonicalAgrees and by the
 // exact Jaccard of word 4-shingles.
 func Canonical(ctx context.Context, o CanonicalOptions) (CanonicalResult, error) {
@@ -82,26 +81,9 @@ func Canonical(ctx context.Context, o CanonicalOptions) (CanonicalResult, error)
 	if o.Home == "" {
 		o.Home = "index.html"
 	}
-	root, err := filepath.EvalSymlinks(o.Dir) // (WalkDir does not follow a linked root)
+	corpus, err := LoadCorpus(ctx, []string{o.Dir}, CorpusOptions{MaxFiles: o.Max, Seed: o.Seed})
 	if err != nil {
 		return CanonicalResult{}, fmt.Errorf("bench canonical: %w", err)
-	}
-	var paths []string
-	err = filepath.WalkDir(root, func(p string, d fs.DirEntry, err error) error {
-		if err != nil {
-			return err
-		}
-		if !d.IsDir() && strings.HasSuffix(p, ".html") {
-			paths = append(paths, p)
-		}
-		return nil
-	})
-	if err != nil {
-		return CanonicalResult{}, fmt.Errorf("bench canonical: %w", err)
-	}
-	sort.Strings(paths)
-	if len(paths) > o.Max {
-		paths = paths[:o.Max]
 	}
 	d, err := contentdedup.New(contentdedup.Options{})
 	if err != nil {
@@ -111,32 +93,17 @@ func Canonical(ctx context.Context, o CanonicalOptions) (CanonicalResult, error)
 		sig    contentdedup.Signature
 		shings []uint64
 	}
-	read := func(p string) (page, bool, error) {
-		body, err := os.ReadFile(p)
-		if err != nil {
-			return page{}, false, fmt.Errorf("bench canonical: %w", err)
-		}
-		doc, err := crawler.Extract(body, "text/html", false, &url.URL{Scheme: "file", Path: p})
-		if err != nil {
-			return page{}, false, fmt.Errorf("bench canonical: %w", err)
-		}
-		sig := d.Sign(doc.Title, doc.Text)
+	sign := func(title, text string) (page, bool) {
+		sig := d.Sign(title, text)
 		if sig.Flags&contentdedup.FlagContentEmpty != 0 {
-			return page{}, false, nil
+			return page{}, false
 		}
-		return page{sig: sig, shings: dedupeval.Shingles(doc.Text, 4)}, true, nil
+		return page{sig: sig, shings: dedupeval.Shingles(text, 4)}, true
 	}
 	res := CanonicalResult{Dir: o.Dir, Home: o.Home}
 	var pages []page
-	for _, p := range paths {
-		if err := ctx.Err(); err != nil {
-			return res, err
-		}
-		pg, ok, err := read(p)
-		if err != nil {
-			return res, err
-		}
-		if ok {
+	for _, p := range corpus {
+		if pg, ok := sign(p.Title, p.Text); ok {
 			pages = append(pages, pg)
 		}
 	}
@@ -192,9 +159,18 @@ func Canonical(ctx context.Context, o CanonicalOptions) (CanonicalResult, error)
 			}
 		}
 	}
-	home, ok, err := read(filepath.Join(root, o.Home))
-	if err != nil || !ok {
-		return res, fmt.Errorf("bench canonical: home page %s: no text or %v", o.Home, err)
+	hp := filepath.Join(o.Dir, o.Home)
+	body, err := os.ReadFile(hp)
+	if err != nil {
+		return res, fmt.Errorf("bench canonical: home page: %w", err)
+	}
+	hdoc, err := crawler.Extract(body, "text/html", false, &url.URL{Scheme: "file", Path: hp})
+	if err != nil {
+		return res, fmt.Errorf("bench canonical: home page: %w", err)
+	}
+	home, ok := sign(hdoc.Title, hdoc.Text)
+	if !ok {
+		return res, fmt.Errorf("bench canonical: home page %s has no text", hp)
 	}
 	for _, pg := range pages {
 		if pg.sig == home.sig {

@@ -19,6 +19,10 @@
 //     (package internal/bench/dedupeval), computes the exact word-shingle
 //     Jaccard of every pair and scores each dedup method's clustering by
 //     precision and recall, English and Chinese apart.
+//   - canonical.go: [Canonical] judges every pair of a corpus's pages by
+//     the rel=canonical guard (contentdedup's CanonicalAgrees) and by exact
+//     word-shingle Jaccard: false merges, near-duplicates kept apart, the
+//     every-page-declares-the-home-page misuse, a threshold sweep.
 //   - serve.go: [Serve] loads the HTTP API (POST /v1/docid, GET
 //     /v1/pages/{docId}) on loopback over a real store from several
 //     clients: requests/s, latency percentiles, CPU per request.
