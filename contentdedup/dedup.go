@@ -122,12 +122,16 @@ const (
 // CanonicalJaccard is the estimated Jaccard similarity (word 3-shingle
 // sketches) at or above which a page joins the document of the canonical
 // URL it declares (CheckCanonical), whatever their SimHash distance.
-// Chosen by `bloomcrawl bench canonical` on 2,000 Rust documentation pages
-// (1,999,000 pairs, exact truth: word 4-shingle Jaccard >= 0.5 = same
-// document): 0.5 merged 1,551 pairs of different documents (3.6% of those
-// it merged), 0.6 merged 12 and left 3,379 of 42,413 same-document pairs
-// apart, 0.7 (the content step's) merged none and left 8,477 apart. A false
-// merge loses a page, a missed one stores a near-copy: 0.6.
+// Chosen by `bloomcrawl bench canonical` (exact truth: word 4-shingle
+// Jaccard >= 0.5 = same document) on Rust's documentation, whose thousands
+// of short templated pages are the hard case. 2,000 pages sampled of
+// 32,101 (1,999,000 pairs, 1,237 of them the same document): 0.5 merged
+// 1,213 pairs, 298 of them different documents; 0.6 merged 606, 5
+// different, leaving 395 same-document pairs apart; 0.7 (the content
+// step's) merged 299, none different, 697 apart. Its alloc/ pages (249,
+// 3,846 same-document pairs): 0.5 merged 37 different pairs, 0.6 none (20
+// apart), 0.7 none (69 apart). A false merge loses a page, a missed one
+// stores a near-copy: 0.6.
 const CanonicalJaccard = 0.6
 
 // Verdict is the decision of [Deduper.Check] for one document.
