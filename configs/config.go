@@ -58,6 +58,8 @@ type Config struct {
 	Dedup Dedup `yaml:"dedup"`
 	// Store says where pages are kept.
 	Store Store `yaml:"store"`
+	// Recrawl makes the crawl continuous: pages fetched again on a schedule.
+	Recrawl Recrawl `yaml:"recrawl"`
 
 	// lines maps a field path ("scope.max_depth", "seeds[1]") to the line it
 	// was read from; nil for a Config that did not come from a file.
@@ -194,6 +196,29 @@ type Dedup struct {
 	// alone (about dedup.target_fp of the new URLs found after the filter
 	// starts to fill are then never fetched).
 	Verify bool `yaml:"verify"`
+}
+
+// Store says where pages are kept.
+type Recrawl struct {
+	// Continuous keeps the crawl running when its queue is empty, waiting
+	// for the next refresh that is due, until it is stopped (Ctrl-C,
+	// SIGTERM). Default false: the crawl ends when its queue is empty.
+	Continuous bool `yaml:"continuous"`
+	// SeedsEvery is how often the seeds are fetched again (crawl --refresh).
+	// Default 0: never. Needs Continuous.
+	SeedsEvery Duration `yaml:"seeds_every"`
+	// Rules say which other pages are fetched again, and how often: the
+	// first rule whose Match matches a fetched page's canonical URL
+	// schedules it (the seeds follow SeedsEvery first). Default none.
+	// Needs Continuous.
+	Rules []RecrawlRule `yaml:"rules"`
+}
+
+// RecrawlRule schedules the pages whose canonical URL matches Match (a Go
+// RE2 regular expression, unanchored) to be fetched again Every (> 0).
+type RecrawlRule struct {
+	Match string   `yaml:"match"`
+	Every Duration `yaml:"every"`
 }
 
 // Store says where pages are kept.

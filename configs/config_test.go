@@ -191,7 +191,7 @@ func TestParseErrors(t *testing.T) {
 		{"two documents", "seeds: []\n---\nseeds: []\n", "crawl.yaml:2: more than one YAML document; a config file holds one"},
 		{"top level list", "- http://a/\n", "crawl.yaml:1: expected a mapping of fields at the top level, got a list"},
 		{"section scalar", "scope: 3\n", "crawl.yaml:1: scope: expected a mapping of fields, got the integer 3"},
-		{"merge key", "base: &b {max_depth: 1}\n", "crawl.yaml:1: base: unknown field (known fields: seeds, scope, politeness, fetch, dedup, store)"},
+		{"merge key", "base: &b {max_depth: 1}\n", "crawl.yaml:1: base: unknown field (known fields: seeds, scope, politeness, fetch, dedup, store, recrawl)"},
 		{"merge key used", "scope:\n  <<: {max_depth: 1}\n", "crawl.yaml:2: scope.<<: merge keys are not supported"},
 		{"non-string key", "scope:\n  [a]: 1\n", "crawl.yaml:2: scope: field names must be plain strings, got a list"},
 		// Unknown fields.
@@ -247,6 +247,11 @@ func TestParseErrors(t *testing.T) {
 		{"target_fp zero", "dedup:\n  target_fp: 0\n", "crawl.yaml:2: dedup.target_fp: must be in (0, 0.5), got 0"},
 		{"target_fp half", "dedup:\n  target_fp: 0.5\n", "crawl.yaml:2: dedup.target_fp: must be in (0, 0.5), got 0.5"},
 		{"recrawl_window", "dedup:\n  recrawl_window: -1h\n", "crawl.yaml:2: dedup.recrawl_window: must be >= 0 (0 = never recrawl)"},
+		{"recrawl_window without chain", "dedup:\n  recrawl_window: 24h\n", `crawl.yaml:2: dedup.recrawl_window: not supported with dedup.filter "default" (only the chain filter uses it: how long it remembers a URL); to fetch pages again use recrawl.rules`},
+		{"recrawl rule regexp", "recrawl:\n  continuous: true\n  rules:\n    - match: '('\n      every: 5m\n", "crawl.yaml:4: recrawl.rules[0].match: invalid regexp \"(\": missing closing ): `(`"},
+		{"recrawl rule every", "recrawl:\n  continuous: true\n  rules:\n    - match: x\n      every: 0s\n", "crawl.yaml:5: recrawl.rules[0].every: must be > 0, got 0s"},
+		{"recrawl rule unknown", "recrawl:\n  rules:\n    - match: x\n      evry: 1s\n", "crawl.yaml:4: recrawl.rules[0].evry: unknown field (did you mean every?)"},
+		{"recrawl not continuous", "recrawl:\n  seeds_every: 5m\n", "crawl.yaml:2: recrawl.seeds_every: refreshes need a continuous crawl: set recrawl.continuous: true (or crawl --continuous)"},
 		{"simhash_threshold high", "dedup:\n  simhash_threshold: 7\n", "crawl.yaml:2: dedup.simhash_threshold: must be between 0 and 6"},
 		{"simhash_threshold low", "dedup:\n  simhash_threshold: -1\n", "crawl.yaml:2: dedup.simhash_threshold: must be between 0 and 6"},
 		{"store dir", "store:\n  dir: ''\n", "crawl.yaml:2: store.dir: must not be empty"},
@@ -417,5 +422,18 @@ func TestSitemapsField(t *testing.T) {
 	}
 	if _, err := Parse("c.yaml", []byte("politeness:\n  max_crawl_delay: -1s\n")); err == nil || !strings.Contains(err.Error(), "c.yaml:2: politeness.max_crawl_delay: must be >= 0") {
 		t.Errorf("negative max_crawl_delay: %v", err)
+	}
+}
+
+// TestRecrawlRules: recrawl.rules read as a list of {match, every}.
+func TestRecrawlRules(t *testing.T) {
+	cfg, err := Parse("news.yaml", []byte("seeds: [https://news.example.org/]\nrecrawl:\n  continuous: true\n  seeds_every: 5m\n  rules:\n    - match: '/world/$'\n      every: 2m\n    - match: '/sport/'\n      every: 1h\n"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	r := cfg.Recrawl
+	want := []RecrawlRule{{Match: "/world/$", Every: Duration(2 * time.Minute)}, {Match: "/sport/", Every: Duration(time.Hour)}}
+	if !r.Continuous || r.SeedsEvery != Duration(5*time.Minute) || !reflect.DeepEqual(r.Rules, want) {
+		t.Fatalf("recrawl = %+v", r)
 	}
 }

@@ -205,7 +205,7 @@ func (d *decoder) decode(n *yaml.Node, v reflect.Value, path string) {
 			return
 		}
 		d.decodeStruct(n, v, path)
-	case t.Kind() == reflect.Slice && t.Elem().Kind() == reflect.String:
+	case t.Kind() == reflect.Slice && (t.Elem().Kind() == reflect.String || t.Elem().Kind() == reflect.Struct):
 		if isNull {
 			v.Set(reflect.Zero(t))
 			return

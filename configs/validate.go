@@ -141,9 +141,35 @@ func (c *Config) check(requireSeeds bool) []*Error {
 		bad("dedup.recrawl_window", "must be >= 0 (0 = never recrawl)")
 	} else if d.Filter == "chain" && d.RecrawlWindow == 0 {
 		bad("dedup.filter", "the chain filter forgets URLs after dedup.recrawl_window, which must then be > 0")
+	} else if d.Filter != "chain" && d.RecrawlWindow > 0 {
+		bad("dedup.recrawl_window", "not supported with dedup.filter %q (only the chain filter uses it: how long it remembers a URL); to fetch pages again use recrawl.rules", d.Filter)
 	}
 	if d.SimHashThreshold < 0 || d.SimHashThreshold > contentdedup.MaxThreshold {
 		bad("dedup.simhash_threshold", "must be between 0 and %d", contentdedup.MaxThreshold)
+	}
+
+	r := &c.Recrawl
+	if r.SeedsEvery < 0 {
+		bad("recrawl.seeds_every", "must be >= 0 (0 = never)")
+	}
+	for i, rule := range r.Rules {
+		if _, err := regexp.Compile(rule.Match); err != nil || rule.Match == "" {
+			msg := "must not be empty"
+			if err != nil {
+				msg = strings.TrimPrefix(err.Error(), "error parsing regexp: ")
+			}
+			bad(fmt.Sprintf("recrawl.rules[%d].match", i), "invalid regexp %q: %s", rule.Match, msg)
+		}
+		if rule.Every <= 0 {
+			bad(fmt.Sprintf("recrawl.rules[%d].every", i), "must be > 0, got %v", rule.Every)
+		}
+	}
+	if !r.Continuous && (r.SeedsEvery > 0 || len(r.Rules) > 0) {
+		field := "recrawl.rules"
+		if r.SeedsEvery > 0 {
+			field = "recrawl.seeds_every"
+		}
+		bad(field, "refreshes need a continuous crawl: set recrawl.continuous: true (or crawl --continuous)")
 	}
 
 	if strings.TrimSpace(c.Store.Dir) == "" {

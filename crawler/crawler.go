@@ -35,6 +35,7 @@ type pageStore interface {
 	Commit(ctx context.Context, c storage.Commit) ([]uint64, error)
 	QueueScan(after uint64, limit int) ([]storage.QueueEntry, error)
 	QueueLen(ctx context.Context) (int, error)
+	URLRecord(u string) (storage.URLRecord, error)
 	Known(ctx context.Context, urls []string, known []bool) error
 	ForEachURL(ctx context.Context, fn func(storage.URLRecord) error) error
 	ForEachFingerprint(ctx context.Context, fn func(storage.Fingerprint) error) error
@@ -149,13 +150,27 @@ type Stats struct {
 	// store read batches (at most one per page) and the URLs looked up in
 	// them to confirm the filter's "seen" answers; the others were
 	// confirmed in memory (URLs admitted recently).
-	FilterStoreReads uint64        `json:"filter_store_reads,omitempty"`
-	FilterStoreKeys  uint64        `json:"filter_store_keys,omitempty"`
-	ResumedURLs      int64         `json:"resumed_urls,omitempty"`  // URL records already in the store
-	ResumedQueue     int64         `json:"resumed_queue,omitempty"` // entries pending at start
-	Elapsed          time.Duration `json:"-"`
-	Seconds          float64       `json:"seconds"`
-	PagesPerSecond   float64       `json:"pages_per_second"` // URLs done (any outcome) per second of this run
+	FilterStoreReads uint64 `json:"filter_store_reads,omitempty"`
+	FilterStoreKeys  uint64 `json:"filter_store_keys,omitempty"`
+	// Continuous crawling (recrawl): Refreshed are the scheduled refreshes
+	// fetched (any response); BehindSchedule those fetched more than one
+	// interval after they were due (the host cannot keep up);
+	// RefreshScheduled the URLs on the refresh schedule and RefreshDue
+	// those due and not yet queued.
+	Refreshed        int64 `json:"refreshed"`
+	BehindSchedule   int64 `json:"behind_schedule"`
+	RefreshScheduled int   `json:"refresh_scheduled,omitempty"`
+	RefreshDue       int   `json:"refresh_due,omitempty"`
+	// DiscoveryDelayMedian and DiscoveryDelayP99 are the delay, in
+	// seconds, from a URL's discovery (its link queued in this run) to its
+	// fetch, within 5%; 0 before any such fetch.
+	DiscoveryDelayMedian float64       `json:"discovery_delay_median_s"`
+	DiscoveryDelayP99    float64       `json:"discovery_delay_p99_s"`
+	ResumedURLs          int64         `json:"resumed_urls,omitempty"`  // URL records already in the store
+	ResumedQueue         int64         `json:"resumed_queue,omitempty"` // entries pending at start
+	Elapsed              time.Duration `json:"-"`
+	Seconds              float64       `json:"seconds"`
+	PagesPerSecond       float64       `json:"pages_per_second"` // URLs done (any outcome) per second of this run
 }
 
 // Crawler runs one crawl. Create it with New and call Run once.
@@ -182,9 +197,14 @@ type Crawler struct {
 
 	fetched, stored, dups, errs, nonHTML, robots, redirected, retries, queued, done atomic.Int64
 	noindex, sitemaps, sitemapURLs                                                  atomic.Int64
-	fpBase                                                                          atomic.Uint64 // filter false positives while restoring
-	resumedURLs, resumedQueue                                                       int64
-	start                                                                           time.Time
+	refreshed, behind                                                               atomic.Int64
+	// refresh is the refresh schedule of a continuous crawl (nil: none);
+	// discovery the delays from discovery to fetch.
+	refresh                   *refresher
+	discovery                 delayHist
+	fpBase                    atomic.Uint64 // filter false positives while restoring
+	resumedURLs, resumedQueue int64
+	start                     time.Time
 }
 
 // New checks o and builds a crawler. Errors name the bad option.
@@ -276,6 +296,7 @@ func New(o Options) (*Crawler, error) {
 		// a host's Crawl-delay is known once its robots.txt is read, while
 		// its first URL is fetched
 		HoldNewHosts: cfg.Politeness.ObeyRobots,
+		Continuous:   cfg.Recrawl.Continuous,
 	}
 	if cfg.Dedup.Verify {
 		// The filter's "seen" answers are confirmed against the store's
@@ -287,6 +308,17 @@ func New(o Options) (*Crawler, error) {
 		return nil, fmt.Errorf("crawler: %w", err)
 	}
 	c.front = front
+	if cfg.Recrawl.Continuous {
+		var seeds []string
+		for _, s := range cfg.Seeds {
+			if u, err := c.canon.Canonicalize(nil, s); err == nil {
+				seeds = append(seeds, u.String())
+			}
+		}
+		if c.refresh, err = newRefresher(cfg, seeds); err != nil {
+			return nil, fmt.Errorf("crawler: %w", err)
+		}
+	}
 	return c, nil
 }
 
@@ -430,6 +462,7 @@ type job struct {
 	linkHeader    []string // Link header values (a rel=canonical there)
 	err           error
 	exchanges     []*archive.Exchange // with Options.Archive: what the transport saw, in order
+	refresh       bool                // a scheduled refresh (recrawl) of a URL fetched before
 }
 
 // recorded receives an exchange from the archive.Recorder (on the goroutine
@@ -609,7 +642,8 @@ func (c *Crawler) fetchOnce(fetchCtx context.Context, e frontier.Entry) *job {
 	return j
 }
 
-// Run crawls until the queue is empty or ctx is cancelled, and returns the
+// Run crawls until the queue is empty (never, with recrawl.continuous) or
+// ctx is cancelled, and returns the
 // final counters. On cancellation it stops taking URLs, lets in-flight pages
 // finish for up to Options.Grace (unfinished ones stay queued for the next
 // run), and returns ctx.Err() with the counters. A store error (a full
@@ -662,6 +696,9 @@ func (c *Crawler) Run(ctx context.Context) (Stats, error) {
 	for range c.cfg.Politeness.Concurrency {
 		g.Go(func() error { return c.work(crawlCtx, fetchCtx) })
 	}
+	if c.refresh != nil {
+		g.Go(func() error { return c.runRefresher(crawlCtx) })
+	}
 	progressDone := make(chan struct{})
 	var progressWG sync.WaitGroup
 	if c.o.Progress != nil {
@@ -712,7 +749,12 @@ func (c *Crawler) Stats() Stats {
 		Redirected: c.redirected.Load(), Retries: c.retries.Load(), Queued: c.queued.Load(),
 		NoIndex: c.noindex.Load(), Sitemaps: c.sitemaps.Load(), SitemapURLs: c.sitemapURLs.Load(),
 		ResumedURLs: c.resumedURLs, ResumedQueue: c.resumedQueue,
+		Refreshed: c.refreshed.Load(), BehindSchedule: c.behind.Load(),
+		DiscoveryDelayMedian: c.discovery.quantile(0.5).Seconds(), DiscoveryDelayP99: c.discovery.quantile(0.99).Seconds(),
 		Elapsed: el, Seconds: el.Seconds(),
+	}
+	if c.refresh != nil {
+		s.RefreshScheduled, s.RefreshDue = c.refresh.counts(time.Now())
 	}
 	if c.cfg.Dedup.Verify {
 		fs := c.front.Stats()

@@ -68,8 +68,10 @@
 //   - A redirect chain with more than one new URL writes the extra aliases in
 //     their own commits before the page's commit; a crash between them leaves
 //     aliases naming a docId that is not stored.
-//   - dedup.recrawl_window is not implemented: every URL is fetched once per
-//     store; so a sitemap is read once per store too, and a newer lastmod
+//   - Outside a continuous crawl's refresh schedule (recrawl.rules,
+//     recrawl.seeds_every; refresh.go) every URL is fetched once per store
+//     (dedup.recrawl_window only sets how long the chain filter remembers
+//     a URL); a sitemap is read once per store too, and a newer lastmod
 //     changes nothing yet.
 //   - robots.txt rules are not checked for redirect targets (as with
 //     colly before).

@@ -29,6 +29,9 @@ func (c *Crawler) restore(ctx context.Context) error {
 	err := dedupstore.Restore(ctx, c.o.Dedup, c.o.Store, func(r storage.URLRecord) {
 		c.resumedURLs++
 		c.front.Restore(r.URL)
+		if c.refresh != nil {
+			c.refresh.restored(r)
+		}
 	})
 	if err != nil {
 		return fmt.Errorf("crawler: %w", err)
@@ -39,6 +42,24 @@ func (c *Crawler) restore(ctx context.Context) error {
 	}
 	c.resumedQueue = int64(n)
 	c.queued.Store(int64(n))
+	if c.refresh != nil && n > 0 {
+		// URLs still queued (a refresh the last run queued, say) are not
+		// due again until they are fetched.
+		var after uint64
+		for {
+			batch, err := c.o.Store.QueueScan(after, 10_000)
+			if err != nil {
+				return fmt.Errorf("crawler: restore refresh schedule: %w", err)
+			}
+			for _, e := range batch {
+				c.refresh.queuedAtStart(e.URL)
+				after = e.Seq
+			}
+			if len(batch) < 10_000 {
+				break
+			}
+		}
+	}
 	return nil
 }
 
@@ -101,6 +122,10 @@ func (c *Crawler) process(ctx, fetchCtx context.Context, e frontier.Entry) error
 	if e.Hints != nil && e.Hints.Sitemap {
 		return c.processSitemap(ctx, fetchCtx, e)
 	}
+	var refresh, behind bool
+	if c.refresh != nil {
+		refresh, behind = c.refresh.taken(e.URL, time.Now())
+	}
 	j := c.fetch(ctx, fetchCtx, e)
 	if j.abandoned || fetchCtx.Err() != nil && j.err != nil {
 		// Aborted at shutdown, or a retry given up because the crawl is
@@ -109,6 +134,17 @@ func (c *Crawler) process(ctx, fetchCtx context.Context, e frontier.Entry) error
 		return nil
 	}
 	c.countFetch(j)
+	if refresh {
+		j.refresh = true
+		if j.status != 0 {
+			c.refreshed.Add(1)
+		}
+		if behind {
+			c.behind.Add(1)
+		}
+	} else if !e.Queued.IsZero() && j.status != 0 {
+		c.discovery.add(time.Since(e.Queued))
+	}
 	out, err := c.record(ctx, fetchCtx, e, j)
 	if err != nil {
 		c.front.Release(out.claimed)
@@ -175,8 +211,19 @@ func (c *Crawler) record(ctx, fetchCtx context.Context, e frontier.Entry, j *job
 	now := time.Now().UTC()
 	rec := &storage.URLRecord{URL: e.URL, Status: j.status, ContentType: j.contentType, FetchedAt: now, Hints: storageHints(e.Hints)}
 	out.cm = storage.Commit{Dequeue: []uint64{e.Seq}}
+	var prev *storage.URLRecord
+	if j.refresh {
+		if r, err := c.o.Store.URLRecord(e.URL); err == nil {
+			prev = &r
+		} else if !errors.Is(err, storage.ErrNotFound) {
+			return out, fmt.Errorf("crawler: refresh %s: %w", e.URL, err)
+		}
+	}
 	if !c.classify(e, j, rec) {
-		out.cm.URL = rec
+		if prev == nil {
+			// a failed refresh leaves the stored record as it was
+			out.cm.URL = rec
+		}
 		return out, nil
 	}
 	final := j.final
@@ -200,6 +247,8 @@ func (c *Crawler) record(ctx, fetchCtx context.Context, e frontier.Entry, j *job
 		rec.Reason = ReasonNoIndex
 		c.noindex.Add(1)
 		out.cm.URL = rec
+	} else if prev != nil && prev.DocID != 0 && c.sameDoc(e, rec, doc, prev, &out) {
+		// a refresh of the same document: its record is updated
 	} else {
 		v := c.judge(e, j, rec, doc, final, &out.cm)
 		out.verdict = &v
@@ -211,6 +260,24 @@ func (c *Crawler) record(ctx, fetchCtx context.Context, e frontier.Entry, j *job
 		out.links = c.links(e, doc, rec.Hints.Canonical)
 	}
 	return out, nil
+}
+
+// sameDoc handles a refresh of a page the store knows (prev, its URL
+// record, names a document): the deduper maps the URL to prev's document,
+// so the page's URL record is rewritten as it was with this fetch's time,
+// status and hints. It reports false when the deduper maps the URL
+// elsewhere (then judge decides, as for a first fetch).
+func (c *Crawler) sameDoc(e frontier.Entry, rec *storage.URLRecord, doc *Document, prev *storage.URLRecord, out *outcome) bool {
+	v := c.o.Dedup.CheckCanonical(e.URL, rec.Hints.Canonical, doc.Title, doc.Text)
+	if v.Reason != contentdedup.ReasonURL || storage.DocID(v.DocID) != prev.DocID {
+		return false
+	}
+	r := *prev
+	r.Status, r.ContentType, r.FetchedAt, r.Err = rec.Status, rec.ContentType, rec.FetchedAt, ""
+	r.Hints.Canonical = rec.Hints.Canonical // the rest is what a sitemap said
+	out.cm.URL = &r
+	out.verdict = &v
+	return true
 }
 
 // ReasonNoIndex is the reason of the URL record of a page that asked not
@@ -410,6 +477,9 @@ func (c *Crawler) commit(ctx context.Context, e frontier.Entry, out outcome) err
 	c.front.Done(e)
 	c.queued.Add(int64(len(fresh)) - 1)
 	c.done.Add(1)
+	if c.refresh != nil {
+		c.refresh.fetched(e.URL, time.Now())
+	}
 	return nil
 }
 

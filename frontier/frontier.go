@@ -21,6 +21,9 @@ type Entry struct {
 	Depth    int    // link distance from a seed (seeds are 0)
 	Referrer string // canonical URL of the page the link was found on ("" for seeds)
 	Hints    *Hints // what a sitemap said about the URL; nil for none
+	// Queued is when Reserve or Refresh made the entry (zero for an entry
+	// read back from the store): the start of its discovery-to-fetch delay.
+	Queued time.Time
 }
 
 // Candidate is a URL offered to Reserve.
@@ -112,6 +115,11 @@ type Options struct {
 	// while fetching the host's first entry (robots.txt's Crawl-delay)
 	// applies from its second request on. Default false.
 	HoldNewHosts bool
+	// Continuous makes Next wait instead of returning ErrExhausted when
+	// nothing is queued: more entries come from Refresh (a continuous
+	// crawl). Next then returns only an entry, ctx.Err() or, after Close,
+	// ErrExhausted.
+	Continuous bool
 }
 
 // Frontier is a concurrent-safe crawl queue. See the package doc.
@@ -323,6 +331,7 @@ func (f *Frontier) Reserve(ctx context.Context, cands []Candidate) (fresh []Entr
 	}
 	var run []int
 	var seen []bool
+	now := time.Now()
 	for i := 0; i < len(cands); {
 		run = run[:0]
 		f.mu.Lock()
@@ -375,7 +384,7 @@ func (f *Frontier) Reserve(ctx context.Context, cands []Candidate) (fresh []Entr
 				continue
 			}
 			f.account(host)
-			e := Entry{Seq: f.nextSeq, URL: c.URL, Depth: c.Depth, Referrer: c.Referrer, Hints: c.Hints}
+			e := Entry{Seq: f.nextSeq, URL: c.URL, Depth: c.Depth, Referrer: c.Referrer, Hints: c.Hints, Queued: now}
 			f.nextSeq++
 			f.pending[e.Seq] = struct{}{}
 			fresh = append(fresh, e)
@@ -387,6 +396,20 @@ func (f *Frontier) Reserve(ctx context.Context, cands []Candidate) (fresh []Entr
 		}
 	}
 	return fresh, tested, nil
+}
+
+// Refresh reserves an entry for a URL that is fetched again (a scheduled
+// refresh of a continuous crawl): it is not tested against the seen-set
+// (the URL is in it) nor counted against MaxPerHost/MaxTotal/MaxDepth.
+// Publish it after committing it, like Reserve's entries; it then waits
+// for its host's politeness like any other entry.
+func (f *Frontier) Refresh(c Candidate) Entry {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	e := Entry{Seq: f.nextSeq, URL: c.URL, Depth: c.Depth, Referrer: c.Referrer, Hints: c.Hints, Queued: time.Now()}
+	f.nextSeq++
+	f.pending[e.Seq] = struct{}{}
+	return e
 }
 
 func (f *Frontier) tooDeep(c Candidate) bool { return f.o.MaxDepth >= 0 && c.Depth > f.o.MaxDepth }
@@ -571,7 +594,8 @@ func (f *Frontier) broadcast() {
 
 // Next blocks until an entry may be fetched and returns it; the caller must
 // call Done with it once its result is committed. It returns ErrExhausted
-// when the queue is empty and nothing is in flight or reserved, ctx.Err()
+// when the queue is empty and nothing is in flight or reserved (never,
+// with Options.Continuous, before Close), ctx.Err()
 // when ctx ends, or an error from the store.
 func (f *Frontier) Next(ctx context.Context) (Entry, error) {
 	for {
@@ -607,7 +631,7 @@ func (f *Frontier) Next(ctx context.Context) (Entry, error) {
 			}
 			return e, nil
 		}
-		if len(f.mem) == 0 && f.spillFrom == 0 && len(f.inflight) == 0 && len(f.pending) == 0 && !f.scanning {
+		if !f.o.Continuous && len(f.mem) == 0 && f.spillFrom == 0 && len(f.inflight) == 0 && len(f.pending) == 0 && !f.scanning {
 			f.mu.Unlock()
 			return Entry{}, ErrExhausted
 		}

@@ -317,6 +317,14 @@ func TestReserveBatchMatchesOneByOne(t *testing.T) {
 			fresh1, tested1, _ := f1.Reserve(context.Background(), cs)
 			before := batch.calls
 			fresh2, tested2, _ := f2.Reserve(context.Background(), cs)
+			for _, fr := range [][]Entry{fresh1, fresh2} {
+				for k := range fr {
+					if fr[k].Queued.IsZero() {
+						t.Fatalf("entry %v: Reserve left Queued zero", fr[k])
+					}
+					fr[k].Queued = time.Time{} // the time of the call
+				}
+			}
 			if fmt.Sprint(fresh1) != fmt.Sprint(fresh2) || fmt.Sprint(tested1) != fmt.Sprint(tested2) {
 				t.Fatalf("%+v call %d: batch fresh %v tested %v; one by one fresh %v tested %v",
 					o, i, fresh2, tested2, fresh1, tested1)
@@ -447,5 +455,49 @@ func TestHoldNewHostsAndHostDelay(t *testing.T) {
 	g.SetHostDelay("d", 5*time.Millisecond)
 	if got := g.HostDelay("d"); got != 10*time.Millisecond {
 		t.Fatalf("HostDelay(d) = %v, want Options.Delay", got)
+	}
+}
+
+// TestContinuousRefresh: with Options.Continuous, Next waits on an empty
+// frontier instead of returning ErrExhausted, and an entry from Refresh
+// (a URL already seen, not tested again) is handed out once published.
+func TestContinuousRefresh(t *testing.T) {
+	f := mustNew(t, Options{Seen: &exactSet{}, Continuous: true, MaxDepth: -1})
+	fresh, _, err := f.Reserve(context.Background(), []Candidate{{URL: "http://a/hub"}})
+	if err != nil || len(fresh) != 1 {
+		t.Fatalf("Reserve: %v %v", fresh, err)
+	}
+	f.Publish(fresh)
+	e, err := f.Next(context.Background())
+	if err != nil {
+		t.Fatal(err)
+	}
+	f.Done(e)
+	ctx, cancel := context.WithCancel(context.Background())
+	got := make(chan error, 1)
+	go func() {
+		_, err := f.Next(ctx)
+		got <- err
+	}()
+	r := f.Refresh(Candidate{URL: "http://a/hub"})
+	if r.Seq <= e.Seq || r.Queued.IsZero() {
+		t.Fatalf("Refresh entry %+v after %+v", r, e)
+	}
+	f.Publish([]Entry{r})
+	if err := <-got; err != nil {
+		t.Fatalf("Next after Refresh: %v", err)
+	}
+	// Empty again: Next waits (no ErrExhausted) until ctx ends.
+	go func() {
+		_, err := f.Next(ctx)
+		got <- err
+	}()
+	cancel()
+	if err := <-got; !errors.Is(err, context.Canceled) {
+		t.Fatalf("Next on an empty continuous frontier: %v, want context.Canceled", err)
+	}
+	f.Close()
+	if _, err := f.Next(context.Background()); !errors.Is(err, ErrExhausted) {
+		t.Fatalf("Next after Close: %v, want ErrExhausted", err)
 	}
 }

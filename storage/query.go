@@ -83,6 +83,18 @@ func (db *DB) PageByURL(u string) (Page, URLRecord, error) {
 	return p, rec, err
 }
 
+// URLRecord returns the URL record of u; an error wrapping ErrNotFound
+// when u was never recorded.
+func (db *DB) URLRecord(u string) (URLRecord, error) {
+	var rec URLRecord
+	err := db.bdb.View(func(txn *badger.Txn) error {
+		var err error
+		rec, err = getURL(txn, u)
+		return err
+	})
+	return rec, err
+}
+
 // URLs returns every URL record that maps to docID (the first-seen URL
 // and its duplicates), sorted by URL. An unknown docID gives an empty
 // slice and no error.

@@ -45,12 +45,14 @@ func (s *stringList) String() string     { return strings.Join(*s, ",") }
 func (s *stringList) Set(v string) error { *s = append(*s, v); return nil }
 
 func runCrawlCmd(ctx context.Context, args []string, stdout, stderr io.Writer) error {
-	fs := newFlagSet("crawl", "crawl [CONFIG.yaml] [--seed URL ...] [--store DIR] [--warc DIR] [--json] [--audit] [--serve ADDR [--token T]]", stderr)
+	fs := newFlagSet("crawl", "crawl [CONFIG.yaml] [--seed URL ...] [--store DIR] [--warc DIR] [--continuous [--refresh D]] [--json] [--audit] [--serve ADDR [--token T]]", stderr)
 	var seeds stringList
 	fs.Var(&seeds, "seed", "seed URL (repeatable); replaces the config's seeds")
 	store := fs.String("store", "", "store directory (overrides store.dir; default "+configs.DefaultStoreDir+")")
 	warcDir := fs.String("warc", "", "write the crawl as gzipped WARC/1.1 files into this directory (overrides store.warc_dir)")
 	asJSON := fs.Bool("json", false, "print the final summary as JSON on stdout")
+	continuous := fs.Bool("continuous", false, "keep crawling when the queue is empty, waiting for the next refresh, until Ctrl-C (recrawl.continuous)")
+	refresh := fs.Duration("refresh", 0, "with --continuous: fetch the seeds again this often, e.g. 5m (recrawl.seeds_every)")
 	audit := fs.Bool("audit", false, "run an exact shadow set beside the URL filter and count its false positives (nothing is lost)")
 	verbose := fs.Bool("v", false, "log every failed URL")
 	serveAddr := fs.String("serve", "", "also serve the HTTP API (as 'bloomcrawl serve') on this address while the crawl runs")
@@ -88,6 +90,12 @@ func runCrawlCmd(ctx context.Context, args []string, stdout, stderr io.Writer) e
 	}
 	if *warcDir != "" {
 		cfg.Store.WARCDir = *warcDir
+	}
+	if *continuous {
+		cfg.Recrawl.Continuous = true
+	}
+	if *refresh != 0 {
+		cfg.Recrawl.SeedsEvery = configs.Duration(*refresh)
 	}
 	if len(cfg.Seeds) == 0 {
 		return usagef("no seeds: give a config file with seeds, or --seed URL")
@@ -243,6 +251,9 @@ func crawlStore(ctx context.Context, cfg *configs.Config, r crawlRun) (st *crawl
 			if s.FalsePositives != nil {
 				args = append(args, "filter_false_positives", *s.FalsePositives)
 			}
+			if s.RefreshScheduled > 0 {
+				args = append(args, "refreshed", s.Refreshed, "refresh_due", s.RefreshDue, "behind_schedule", s.BehindSchedule)
+			}
 			log.Info("progress", args...)
 		}
 	}
@@ -373,6 +384,10 @@ func crawlMetrics(c *crawler.Crawler) []prometheus.Collector {
 		return prometheus.NewCounterFunc(prometheus.CounterOpts{Name: name, Help: help},
 			func() float64 { return float64(v(c.Stats())) })
 	}
+	gauge := func(name, help string, v func(crawler.Stats) float64) prometheus.Collector {
+		return prometheus.NewGaugeFunc(prometheus.GaugeOpts{Name: name, Help: help},
+			func() float64 { return v(c.Stats()) })
+	}
 	return []prometheus.Collector{
 		counter("bloomcrawl_crawl_filter_false_positives_total",
 			`URLs the URL filter answered "seen" for that were new, crawled anyway (dedup.verify or --audit; 0 when neither counts them).`,
@@ -390,6 +405,14 @@ func crawlMetrics(c *crawler.Crawler) []prometheus.Collector {
 			func(s crawler.Stats) uint64 { return s.FilterStoreKeys }),
 		counter("bloomcrawl_crawl_pages_fetched_total", "URLs requested that got an HTTP response.",
 			func(s crawler.Stats) uint64 { return uint64(s.Fetched) }),
+		counter("bloomcrawl_crawl_refreshed_total", "Scheduled refreshes fetched (recrawl; any response).",
+			func(s crawler.Stats) uint64 { return uint64(s.Refreshed) }),
+		counter("bloomcrawl_crawl_behind_schedule_total", "Refreshes fetched more than one interval after they were due.",
+			func(s crawler.Stats) uint64 { return uint64(s.BehindSchedule) }),
+		gauge("bloomcrawl_crawl_discovery_delay_median_seconds", "Median delay from a URL's discovery (its link queued in this run) to its fetch.",
+			func(s crawler.Stats) float64 { return s.DiscoveryDelayMedian }),
+		gauge("bloomcrawl_crawl_discovery_delay_p99_seconds", "99th percentile of the delay from a URL's discovery to its fetch.",
+			func(s crawler.Stats) float64 { return s.DiscoveryDelayP99 }),
 	}
 }
 
@@ -398,6 +421,9 @@ func progressLine(s crawler.Stats) string {
 		s.Seconds, s.Fetched, s.Stored, s.Duplicates, s.Errors, s.Queued, s.PagesPerSecond)
 	if s.FalsePositives != nil {
 		line += fmt.Sprintf("  filter FPs %d", *s.FalsePositives)
+	}
+	if s.RefreshScheduled > 0 {
+		line += fmt.Sprintf("  refreshed %d  due %d  behind %d", s.Refreshed, s.RefreshDue, s.BehindSchedule)
 	}
 	return line
 }
@@ -442,6 +468,12 @@ func printSummary(w io.Writer, s *crawler.Stats, dir string) {
 	}
 	if s.FilterStoreReads > 0 {
 		fmt.Fprintf(w, "  filter store reads      %d (%d URLs looked up to confirm the filter's \"seen\")\n", s.FilterStoreReads, s.FilterStoreKeys)
+	}
+	if s.Refreshed > 0 || s.RefreshScheduled > 0 {
+		fmt.Fprintf(w, "  refreshed    %d (%d behind schedule; %d URLs on the refresh schedule)\n", s.Refreshed, s.BehindSchedule, s.RefreshScheduled)
+	}
+	if s.DiscoveryDelayMedian > 0 {
+		fmt.Fprintf(w, "  discovery to fetch  median %.3fs, p99 %.3fs\n", s.DiscoveryDelayMedian, s.DiscoveryDelayP99)
 	}
 	if s.ResumedURLs > 0 || s.ResumedQueue > 0 {
 		fmt.Fprintf(w, "  resumed from %d URLs already in the store and %d queued\n", s.ResumedURLs, s.ResumedQueue)

@@ -1,0 +1,202 @@
+package crawler
+
+import (
+	"context"
+	"testing"
+	"time"
+
+	"github.com/bloomcrawl/bloomcrawl/configs"
+	"github.com/bloomcrawl/bloomcrawl/internal/newssite"
+	"github.com/bloomcrawl/bloomcrawl/storage"
+)
+
+// newsConfig is a continuous crawl of site's hubs, refreshed every 300 ms.
+func newsConfig(site *newssite.Site, dir string) *configs.Config {
+	cfg := configs.Default()
+	for _, h := range site.Hosts {
+		cfg.Seeds = append(cfg.Seeds, h.URL("/"))
+	}
+	cfg.Scope.Sitemaps = configs.Sitemaps{Off: true}
+	cfg.Politeness.ObeyRobots = false
+	cfg.Politeness.Concurrency = 4
+	cfg.Recrawl.Continuous = true
+	cfg.Recrawl.SeedsEvery = configs.Duration(300 * time.Millisecond)
+	cfg.Store.Dir = dir
+	return cfg
+}
+
+// waitFor polls cond every 20 ms until it holds or 30 s have passed.
+func waitFor(t *testing.T, what string, cond func() bool) {
+	t.Helper()
+	for deadline := time.Now().Add(30 * time.Second); !cond(); time.Sleep(20 * time.Millisecond) {
+		if time.Now().After(deadline) {
+			t.Fatalf("timed out waiting for %s", what)
+		}
+	}
+}
+
+// allFetched reports whether every article and syndicated copy published
+// so far was requested at least once.
+func allFetched(site *newssite.Site) bool {
+	for _, h := range site.Hosts {
+		for id := 1; id <= h.Articles(); id++ {
+			if h.Hits(newssite.ArticlePath(id)) == 0 {
+				return false
+			}
+		}
+		for _, c := range h.Copies() {
+			if h.Hits(newssite.CopyPath(c[0], c[1])) == 0 {
+				return false
+			}
+		}
+	}
+	return true
+}
+
+// TestContinuousNewsSite crawls a news site of three hosts that publishes
+// articles in rounds while the crawl runs, with its hubs as seeds
+// refreshed every 300 ms: the crawl keeps running with an empty queue,
+// finds each round's articles through the refreshed hubs, fetches every
+// article and syndicated copy exactly once, maps each copy to the
+// original's docId, and fetches the hubs at their interval, not more
+// (counted with generous bounds: no timing asserts). A restart on the same
+// store then refreshes the hubs from the schedule rebuilt from the store
+// (the seeds are in the seen-filter: without the schedule nothing would be
+// fetched).
+func TestContinuousNewsSite(t *testing.T) {
+	site, err := newssite.Start(3)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer site.Close()
+	site.Publish()
+	dir := t.TempDir()
+	db, err := storage.Open(dir, StoreOptions(configs.Default().Store))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer db.Close()
+
+	cfg := newsConfig(site, dir)
+	ctx, cancel := context.WithCancel(context.Background())
+	c, err := New(Options{Config: cfg, Store: db, Grace: time.Second})
+	if err != nil {
+		t.Fatal(err)
+	}
+	done := make(chan struct{})
+	var st Stats
+	var runErr error
+	start := time.Now()
+	go func() {
+		defer close(done)
+		st, runErr = c.Run(ctx)
+	}()
+	const rounds = 5
+	for r := range rounds {
+		waitFor(t, "round's articles fetched", func() bool { return allFetched(site) })
+		if r < rounds-1 {
+			site.Publish()
+		}
+	}
+	// The queue is empty now and the crawl keeps running: it waits for
+	// the next refresh.
+	waitFor(t, "a hub refresh after the last round", func() bool { return c.Stats().Refreshed >= int64(3*rounds) })
+	cancel()
+	<-done
+	elapsed := time.Since(start)
+	if runErr != context.Canceled {
+		t.Fatalf("Run: %v, want context.Canceled (stopped)", runErr)
+	}
+
+	var published, copies int
+	for hi, h := range site.Hosts {
+		for id := 1; id <= h.Articles(); id++ {
+			published++
+			if n := h.Hits(newssite.ArticlePath(id)); n != 1 {
+				t.Errorf("host %d article %d fetched %d times, want 1", hi, id, n)
+			}
+		}
+		for _, cp := range h.Copies() {
+			copies++
+			p := newssite.CopyPath(cp[0], cp[1])
+			if n := h.Hits(p); n != 1 {
+				t.Errorf("host %d copy %s fetched %d times, want 1", hi, p, n)
+			}
+			orig, err := db.URLRecord(site.Hosts[cp[0]].URL(newssite.ArticlePath(cp[1])))
+			if err != nil {
+				t.Fatal(err)
+			}
+			cpy, err := db.URLRecord(h.URL(p))
+			if err != nil {
+				t.Fatal(err)
+			}
+			if orig.DocID == 0 || cpy.DocID != orig.DocID {
+				t.Errorf("copy %s has docId %v, original %v", cpy.URL, cpy.DocID, orig.DocID)
+			}
+		}
+		// Hubs: fetched at their interval, not more: at most one fetch per
+		// 300 ms of the run (plus the first); at least the refreshes the
+		// rounds needed.
+		hub := h.Hits("/")
+		if max := int(elapsed/(300*time.Millisecond)) + 2; hub > max {
+			t.Errorf("host %d hub fetched %d times in %v, want <= %d", hi, hub, elapsed, max)
+		}
+		if hub < rounds {
+			t.Errorf("host %d hub fetched %d times, want >= %d (one per round)", hi, hub, rounds)
+		}
+		rec, err := db.URLRecord(h.URL("/"))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if rec.Duplicate || rec.Reason != storage.ReasonNew {
+			t.Errorf("hub record after refreshes: duplicate %v reason %q, want its own new document", rec.Duplicate, rec.Reason)
+		}
+	}
+	if published != 3*rounds || copies == 0 {
+		t.Fatalf("site published %d articles and %d copies", published, copies)
+	}
+	if st.Refreshed < int64(3*rounds) {
+		t.Errorf("Stats.Refreshed = %d, want >= %d", st.Refreshed, 3*rounds)
+	}
+	if st.RefreshScheduled != 3 {
+		t.Errorf("Stats.RefreshScheduled = %d, want the 3 hubs", st.RefreshScheduled)
+	}
+	if st.DiscoveryDelayMedian <= 0 || st.DiscoveryDelayP99 < st.DiscoveryDelayMedian {
+		t.Errorf("discovery delay median %v p99 %v", st.DiscoveryDelayMedian, st.DiscoveryDelayP99)
+	}
+	t.Logf("%d articles, %d copies in %v: %+v", published, copies, elapsed, st)
+
+	// Restart on the same store: the hubs' schedule comes back from their
+	// URL records, so they are refreshed; the articles are not fetched again.
+	before := make([]int, len(site.Hosts))
+	for i, h := range site.Hosts {
+		before[i] = h.Hits("/")
+	}
+	ctx2, cancel2 := context.WithCancel(context.Background())
+	c2, err := New(Options{Config: cfg, Store: db, Grace: time.Second})
+	if err != nil {
+		t.Fatal(err)
+	}
+	done2 := make(chan struct{})
+	go func() {
+		defer close(done2)
+		c2.Run(ctx2)
+	}()
+	waitFor(t, "hubs refreshed after the restart", func() bool {
+		for i, h := range site.Hosts {
+			if h.Hits("/") == before[i] {
+				return false
+			}
+		}
+		return true
+	})
+	cancel2()
+	<-done2
+	for hi, h := range site.Hosts {
+		for id := 1; id <= h.Articles(); id++ {
+			if n := h.Hits(newssite.ArticlePath(id)); n != 1 {
+				t.Errorf("after restart: host %d article %d fetched %d times, want 1", hi, id, n)
+			}
+		}
+	}
+}
