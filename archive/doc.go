@@ -100,12 +100,14 @@
 // The payload-digest → (record id, URI, date) map and the docId → first
 // response map live in the crawl's store (Options.Index: the meta namespace
 // keys warc/digest/<digest> and warc/doc/<docId>), not in RAM, so they
-// survive a resumed crawl and do not grow the heap; RAM holds only the
-// digests being written at this moment. A response's records are written
-// before its digest is recorded, and before the crawler commits the page,
-// so a crash never leaves a revisit pointing at a record that is not in a
-// file (a page in flight at a crash is fetched and archived again on
-// resume).
+// survive a resumed crawl and do not grow the heap; RAM holds the digests
+// being written at this moment and at most 256 entries not yet saved
+// (saved in one transaction per 256, and at Close). A response's records
+// are written before its digest is recorded, and before the crawler
+// commits the page, so a crash never leaves a revisit pointing at a record
+// that is not in a file (a page in flight at a crash is fetched and
+// archived again on resume); a kill -9 loses the unsaved entries, so a
+// resumed crawl writes a response, not a revisit, for those payloads.
 //
 // # Caveats
 //

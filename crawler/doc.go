@@ -35,7 +35,10 @@
 //     politeness.follow_nofollow_links) and the declared canonical URL
 //     (urlfilter), check scope, test-and-add them to the seen-filter and
 //     reserve queue entries (frontier);
-//  6. one storage.Commit: the page (or the URL's record), every URL of the
+//  6. with Options.Archive (crawl --warc): the fetch's HTTP exchanges as
+//     the transport received them (archive.Recorder wraps it), with the
+//     verdict of step 4, go to the WARC writer before the commit;
+//  7. one storage.Commit: the page (or the URL's record), every URL of the
 //     redirect chain as an alias of the document, the new queue entries, the
 //     dequeue of this URL and the trace of the URLs tested.
 //
