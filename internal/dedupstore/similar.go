@@ -22,8 +22,11 @@ func SetSimilarity(p *storage.Page, s contentdedup.Similarity) {
 // SimilarStore is the part of *storage.DB that IndexSimilar uses.
 type SimilarStore interface {
 	MinHashMissing(ctx context.Context) ([]storage.DocID, error)
+	ForEachFingerprint(ctx context.Context, fn func(storage.Fingerprint) error) error
 	Page(docID storage.DocID) (storage.Page, error)
 	PutMinHash(ctx context.Context, docID storage.DocID, bands, sig []uint64) error
+	GetMeta(key string) ([]byte, error)
+	PutMeta(key string, val []byte) error
 }
 
 // Similarizer computes a stored text's similar-pages entry
@@ -32,25 +35,52 @@ type Similarizer interface {
 	Similarity(text string) contentdedup.Similarity
 }
 
-// IndexSimilar gives every stored page that has no similar-pages entry one
-// (pages stored before the index existed), from its stored text, and
-// returns how many it wrote. Pages written since carry their entry in
-// their own commit, so a resumed crawl or a restarted service has a
-// complete index after it. A read-only store is left as it is (0, nil).
+// similarParamsKey is the store's meta key naming the MinHash parameters
+// its similar-pages entries were computed with.
+const similarParamsKey = "similar/params"
+
+// SimilarParams names contentdedup.SimilarOptions as a store records them.
+func SimilarParams() string {
+	o := contentdedup.SimilarOptions
+	return fmt.Sprintf("minhash rows=%d bands=%d shingle=%d seed=%d", o.Rows, o.Bands, o.Shingle, o.Seed)
+}
+
+// IndexSimilar makes the store's similar-pages index complete for the
+// current parameters ([SimilarParams]) and returns how many entries it
+// wrote: every stored page without an entry gets one from its stored text
+// (pages stored before the index existed), and when the store records
+// other parameters every page is indexed again. Pages written since carry
+// their entry in their own commit, so a resumed crawl or a restarted
+// service has a complete index after it. A read-only store is left as it
+// is (0, nil). Pages without words get no entry and are looked at again
+// next time.
 func IndexSimilar(ctx context.Context, sim Similarizer, st SimilarStore) (int, error) {
-	missing, err := st.MinHashMissing(ctx)
+	want := SimilarParams()
+	got, err := st.GetMeta(similarParamsKey)
+	var ids []storage.DocID
+	switch {
+	case err == nil && string(got) != want:
+		// Entries of another parameter set: none of them compares with
+		// a new page's, so every page is indexed again.
+		err = st.ForEachFingerprint(ctx, func(f storage.Fingerprint) error {
+			ids = append(ids, f.DocID)
+			return nil
+		})
+	case err == nil, errors.Is(err, storage.ErrNotFound):
+		ids, err = st.MinHashMissing(ctx)
+	}
 	if err != nil {
-		return 0, err
+		return 0, fmt.Errorf("index similar pages: %w", err)
 	}
 	n := 0
-	for _, id := range missing {
+	for _, id := range ids {
 		p, err := st.Page(id)
 		if err != nil {
 			return n, fmt.Errorf("index similar pages: %w", err)
 		}
 		s := sim.Similarity(p.Text)
 		if s.IsZero() {
-			continue // no words: no entry (looked at again next time)
+			continue
 		}
 		err = st.PutMinHash(ctx, id, s.Bands[:], s.Sig[:])
 		if errors.Is(err, storage.ErrReadOnly) {
@@ -60,6 +90,11 @@ func IndexSimilar(ctx context.Context, sim Similarizer, st SimilarStore) (int, e
 			return n, fmt.Errorf("index similar pages: %w", err)
 		}
 		n++
+	}
+	if string(got) != want {
+		if err := st.PutMeta(similarParamsKey, []byte(want)); err != nil && !errors.Is(err, storage.ErrReadOnly) {
+			return n, fmt.Errorf("index similar pages: %w", err)
+		}
 	}
 	return n, nil
 }
