@@ -51,9 +51,10 @@ func SimilarParams() string {
 // (pages stored before the index existed), and when the store records
 // other parameters every page is indexed again. Pages written since carry
 // their entry in their own commit, so a resumed crawl or a restarted
-// service has a complete index after it. A read-only store is left as it
-// is (0, nil). Pages without words get no entry and are looked at again
-// next time.
+// service has a complete index after it. A store that refuses writes
+// (read-only, or a full disk) is left as it is, without an error; the
+// next start finishes. Pages without words get no entry and are looked
+// at again next time.
 func IndexSimilar(ctx context.Context, sim Similarizer, st SimilarStore) (int, error) {
 	want := SimilarParams()
 	got, err := st.GetMeta(similarParamsKey)
@@ -83,8 +84,8 @@ func IndexSimilar(ctx context.Context, sim Similarizer, st SimilarStore) (int, e
 			continue
 		}
 		err = st.PutMinHash(ctx, id, s.Bands[:], s.Sig[:])
-		if errors.Is(err, storage.ErrReadOnly) {
-			return n, nil
+		if cannotWrite(err) {
+			return n, nil // left for the next start; the parameters stay unrecorded
 		}
 		if err != nil {
 			return n, fmt.Errorf("index similar pages: %w", err)
@@ -92,9 +93,16 @@ func IndexSimilar(ctx context.Context, sim Similarizer, st SimilarStore) (int, e
 		n++
 	}
 	if string(got) != want {
-		if err := st.PutMeta(similarParamsKey, []byte(want)); err != nil && !errors.Is(err, storage.ErrReadOnly) {
+		if err := st.PutMeta(similarParamsKey, []byte(want)); err != nil && !cannotWrite(err) {
 			return n, fmt.Errorf("index similar pages: %w", err)
 		}
 	}
 	return n, nil
+}
+
+// cannotWrite reports a store that refuses writes for now (read-only, or
+// its disk below the reserve): IndexSimilar then stops without an error,
+// so that a store can still be read, and the next start finishes the job.
+func cannotWrite(err error) bool {
+	return errors.Is(err, storage.ErrReadOnly) || errors.Is(err, storage.ErrNoSpace)
 }
