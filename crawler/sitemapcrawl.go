@@ -5,9 +5,11 @@ import (
 	"errors"
 	"fmt"
 	"net/http"
+	"net/url"
 	"time"
 
 	"github.com/gocolly/colly/v2"
+	"golang.org/x/sync/errgroup"
 
 	"github.com/bloomcrawl/bloomcrawl/frontier"
 	"github.com/bloomcrawl/bloomcrawl/storage"
@@ -43,20 +45,36 @@ func (c *Crawler) sitemapSeeds(ctx context.Context) []frontier.Candidate {
 	case len(sm.URLs) > 0:
 		raw = sm.URLs
 	default:
-		origins := map[string]bool{}
+		// each seed host's robots.txt, read politeness.concurrency at a
+		// time (a crawl of many seed hosts does not wait for them one by
+		// one), its Sitemap: lines in seed order
+		seen := map[string]bool{}
+		var hosts []*url.URL
 		for _, s := range c.cfg.Seeds {
 			u, err := c.canon.Canonicalize(nil, s)
-			if err != nil || origins[u.Scheme+"://"+u.Host] {
-				continue
+			if err == nil && !seen[u.Scheme+"://"+u.Host] {
+				seen[u.Scheme+"://"+u.Host] = true
+				hosts = append(hosts, u)
 			}
+		}
+		lines := make([][]string, len(hosts))
+		var g errgroup.Group
+		g.SetLimit(c.cfg.Politeness.Concurrency)
+		for i, u := range hosts {
+			g.Go(func() error {
+				data, err := c.robotsTxt.get(ctx, u)
+				if err != nil {
+					c.log.Warn("robots.txt unreadable; its Sitemap: lines are not read", "host", u.Host, "err", err)
+					return nil
+				}
+				lines[i] = data.Sitemaps
+				return nil
+			})
+		}
+		g.Wait()
+		for i, u := range hosts {
 			origin := u.Scheme + "://" + u.Host
-			origins[origin] = true
-			data, err := c.robotsTxt.get(ctx, u)
-			if err != nil {
-				c.log.Warn("robots.txt unreadable; its Sitemap: lines are not read", "host", u.Host, "err", err)
-			} else {
-				raw = append(raw, data.Sitemaps...)
-			}
+			raw = append(raw, lines[i]...)
 			raw = append(raw, origin+"/sitemap.xml")
 			probe[origin+"/sitemap.xml"] = true
 		}
