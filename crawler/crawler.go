@@ -119,6 +119,13 @@ type Options struct {
 	// caller that shares Dedup and Store with another writer (crawl --serve)
 	// starts that writer here, so it never sees a half-rebuilt index.
 	Started func()
+	// Cluster, if set (a *cluster.Node), makes this crawler one node of a
+	// cluster crawl: the cluster is the queue and the URL seen-state (Seen
+	// and Audit are then ignored), this node fetches the entries of the
+	// partitions it holds a lease on, and Run ends when the whole
+	// cluster's frontier is empty. Sitemaps are not read in cluster mode;
+	// scope.max_pages and scope.max_pages_per_host are refused.
+	Cluster clusterState
 }
 
 // Stats are a crawl's counters. Counters cover this run only, except
@@ -205,6 +212,11 @@ type Crawler struct {
 	fpBase                    atomic.Uint64 // filter false positives while restoring
 	resumedURLs, resumedQueue int64
 	start                     time.Time
+
+	// cluster mode: the task of each entry fed from the cluster, by seq,
+	// and how many are not yet processed
+	tasks     sync.Map
+	taskCount atomic.Int64
 }
 
 // New checks o and builds a crawler. Errors name the bad option.
@@ -224,6 +236,12 @@ func New(o Options) (*Crawler, error) {
 			return nil, fmt.Errorf("crawler: %w", err)
 		}
 		o.Dedup = d
+	}
+	if o.Cluster != nil {
+		if err := checkCluster(o); err != nil {
+			return nil, err
+		}
+		o.Seen, o.Audit, o.FalsePositives = admitAll{}, false, nil
 	}
 	if o.Seen == nil {
 		f, err := NewSeenFilter(o.Config.Dedup)
@@ -662,7 +680,11 @@ func (c *Crawler) Run(ctx context.Context) (Stats, error) {
 		// Collisions among URLs already fetched lose nothing: not counted.
 		c.fpBase.Store(c.o.FalsePositives())
 	}
-	if err := c.queueSeeds(ctx); err != nil {
+	queueSeeds := c.queueSeeds
+	if c.o.Cluster != nil {
+		queueSeeds = c.clusterSeeds
+	}
+	if err := queueSeeds(ctx); err != nil {
 		return c.Stats(), err
 	}
 	c.log.Info("crawl started", "seeds", len(c.cfg.Seeds), "queued", c.queued.Load(),
@@ -693,6 +715,10 @@ func (c *Crawler) Run(ctx context.Context) (Stats, error) {
 		}
 	})
 	defer stopOnError()
+	if c.o.Cluster != nil {
+		release := c.front.Hold()
+		g.Go(func() error { return c.feed(crawlCtx, release) })
+	}
 	for range c.cfg.Politeness.Concurrency {
 		g.Go(func() error { return c.work(crawlCtx, fetchCtx) })
 	}

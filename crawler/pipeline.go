@@ -105,7 +105,11 @@ func (c *Crawler) work(ctx, fetchCtx context.Context) error {
 		case err != nil:
 			return fmt.Errorf("crawler: %w", err)
 		}
-		if err := c.process(ctx, fetchCtx, e); err != nil {
+		err = c.process(ctx, fetchCtx, e)
+		if c.o.Cluster != nil {
+			c.untask(e)
+		}
+		if err != nil {
 			return err
 		}
 	}
@@ -446,6 +450,9 @@ func (c *Crawler) recordAliases(ctx context.Context, e frontier.Entry, j *job, r
 // document that is not stored yet, which storage allows, and the page
 // itself stays queued). Then the new links are published and e is done.
 func (c *Crawler) commit(ctx context.Context, e frontier.Entry, out outcome) error {
+	if c.o.Cluster != nil {
+		return c.commitCluster(ctx, e, out)
+	}
 	defer c.front.Release(out.claimed) // after the commits, whatever their outcome
 	for _, r := range out.extra {
 		if _, err := c.o.Store.Commit(context.WithoutCancel(ctx), storage.Commit{URL: r}); err != nil {

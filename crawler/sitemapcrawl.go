@@ -33,7 +33,7 @@ var sitemapCommitChunk = 10_000 // (a variable for the tests)
 // first run queued them with its seeds, so the sitemaps are read once per
 // store.
 func (c *Crawler) sitemapSeeds(ctx context.Context) []frontier.Candidate {
-	if c.resumedURLs > 0 || c.resumedQueue > 0 {
+	if c.resumedURLs > 0 || c.resumedQueue > 0 || c.o.Cluster != nil {
 		return nil
 	}
 	sm := c.cfg.Scope.Sitemaps

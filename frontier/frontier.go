@@ -153,6 +153,7 @@ type Frontier struct {
 	spilledInRun uint64 // lowest seq spilled while a scan was running
 	closed       bool
 	err          error // sticky store error from a refill
+	holds        int   // Hold calls not yet released
 
 	// hostDelay holds the hosts SetHostDelay was called for: their delay
 	// when it is longer than Options.Delay, else 0.
@@ -631,7 +632,7 @@ func (f *Frontier) Next(ctx context.Context) (Entry, error) {
 			}
 			return e, nil
 		}
-		if !f.o.Continuous && len(f.mem) == 0 && f.spillFrom == 0 && len(f.inflight) == 0 && len(f.pending) == 0 && !f.scanning {
+		if !f.o.Continuous && len(f.mem) == 0 && f.spillFrom == 0 && len(f.inflight) == 0 && len(f.pending) == 0 && !f.scanning && f.holds == 0 {
 			f.mu.Unlock()
 			return Entry{}, ErrExhausted
 		}
@@ -737,6 +738,25 @@ func (f *Frontier) Done(e Entry) {
 	}
 	f.fix(h, now)
 	f.broadcast()
+}
+
+// Hold keeps Next from returning ErrExhausted until release is called
+// (once; later calls do nothing): a caller that will still Reserve and
+// Publish entries coming from elsewhere (a cluster node's feeder) holds the
+// frontier open while its queue is empty.
+func (f *Frontier) Hold() (release func()) {
+	f.mu.Lock()
+	f.holds++
+	f.mu.Unlock()
+	var once sync.Once
+	return func() {
+		once.Do(func() {
+			f.mu.Lock()
+			defer f.mu.Unlock()
+			f.holds--
+			f.broadcast()
+		})
+	}
 }
 
 // Close makes every current and later Next call return ErrExhausted and

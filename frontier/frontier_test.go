@@ -501,3 +501,28 @@ func TestContinuousRefresh(t *testing.T) {
 		t.Fatalf("Next after Close: %v, want ErrExhausted", err)
 	}
 }
+
+// TestHoldKeepsNextWaiting: while held, an empty frontier's Next waits
+// (here until its context ends) instead of reporting ErrExhausted; entries
+// published meanwhile are handed out; after release it is exhausted.
+func TestHoldKeepsNextWaiting(t *testing.T) {
+	f := mustNew(t, Options{MaxDepth: -1})
+	release := f.Hold()
+	done, cancel := context.WithCancel(context.Background())
+	cancel()
+	if _, err := f.Next(done); !errors.Is(err, context.Canceled) {
+		t.Fatalf("held, empty: Next = %v, want it to wait (context.Canceled)", err)
+	}
+	fresh, _, _ := f.Reserve(context.Background(), []Candidate{{URL: "http://a/1"}})
+	f.Publish(fresh)
+	e, err := f.Next(context.Background())
+	if err != nil || e.URL != "http://a/1" {
+		t.Fatalf("Next = %v, %v; want http://a/1", e, err)
+	}
+	f.Done(e)
+	release()
+	release() // a second call does nothing
+	if _, err := f.Next(context.Background()); !errors.Is(err, ErrExhausted) {
+		t.Errorf("released, empty: Next = %v, want ErrExhausted", err)
+	}
+}

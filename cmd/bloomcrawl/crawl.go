@@ -23,6 +23,7 @@ import (
 
 	"github.com/bloomcrawl/bloomcrawl/api"
 	"github.com/bloomcrawl/bloomcrawl/archive"
+	"github.com/bloomcrawl/bloomcrawl/cluster"
 	"github.com/bloomcrawl/bloomcrawl/configs"
 	"github.com/bloomcrawl/bloomcrawl/contentdedup"
 	"github.com/bloomcrawl/bloomcrawl/crawler"
@@ -59,6 +60,9 @@ func runCrawlCmd(ctx context.Context, args []string, stdout, stderr io.Writer) e
 	token := fs.String("token", "", "with --serve: bearer token required on every request except /healthz (default $BLOOMCRAWL_TOKEN); needed for a non-loopback address")
 	cpuProfile := fs.String("cpuprofile", "", "write a CPU profile of the crawl to this file")
 	memProfile := fs.String("memprofile", "", "write a heap profile to this file when the crawl ends (after a GC, with the crawl's state still live), and to FILE.peak whenever the live heap reaches a new high (10% above the last)")
+	clusterURL := fs.String("cluster", "", "crawl as one node of a cluster coordinated through Redis at redis://HOST:PORT/DB (see README, cluster)")
+	node := fs.String("node", "", "with --cluster: this node's name (default HOSTNAME-PID); a node restarted under its name takes back its pending entries")
+	leaseTTL := fs.Duration("lease-ttl", 10*time.Second, "with --cluster: how long a partition lease lives unrenewed; a dead node's partitions and pages in flight are taken over after about this long")
 	memLimit := fs.Int64("mem-limit-mb", 300, "soft limit on the Go heap in MiB (runtime/debug.SetMemoryLimit), raised as the crawl's lasting state outgrows it; 0 = none; the GOMEMLIMIT environment variable wins")
 	// Flags may come before and after the config file name.
 	if err := parseFlags(fs, args); err != nil {
@@ -144,7 +148,11 @@ func runCrawlCmd(ctx context.Context, args []string, stdout, stderr io.Writer) e
 		}
 		defer pprof.StopCPUProfile()
 	}
-	st, err := crawlStore(ctx, cfg, crawlRun{audit: *audit, verbose: *verbose, stderr: stderr, serve: ln, token: *token, memProfile: *memProfile})
+	if *clusterURL == "" && (*node != "") {
+		return usagef("--node needs --cluster")
+	}
+	st, err := crawlStore(ctx, cfg, crawlRun{audit: *audit, verbose: *verbose, stderr: stderr, serve: ln, token: *token, memProfile: *memProfile,
+		cluster: cluster.Options{URL: *clusterURL, Node: *node, LeaseTTL: *leaseTTL, Capacity: uint64(cfg.Dedup.Capacity), TargetFP: cfg.Dedup.TargetFP}})
 	if errors.Is(err, context.Canceled) {
 		fmt.Fprintln(stderr, "interrupted: run the same command again to resume")
 	}
@@ -176,6 +184,9 @@ type crawlRun struct {
 	// memProfile, if set, is the file a heap profile is written to when
 	// the crawl ends, while its state (filter, deduper, frontier) is live.
 	memProfile string
+	// cluster, when its URL is set, makes the crawl one node of a cluster
+	// crawl (package cluster).
+	cluster cluster.Options
 }
 
 // crawlStore opens cfg's store, builds the deduper (crawler.New builds the
@@ -211,6 +222,15 @@ func crawlStore(ctx context.Context, cfg *configs.Config, r crawlRun) (st *crawl
 	}
 	defer dd.Close()
 	opts := crawler.Options{Config: cfg, Store: db, Dedup: dd, Audit: r.audit}
+	if r.cluster.URL != "" {
+		node, err := cluster.Open(ctx, r.cluster)
+		if err != nil {
+			return nil, err
+		}
+		defer node.Close()
+		log.Info("cluster node", "redis", r.cluster.URL, "node", node.Name())
+		opts.Cluster = node
+	}
 	if cfg.Store.WARCDir != "" {
 		robots := "obey"
 		if !cfg.Politeness.ObeyRobots {

@@ -1,0 +1,572 @@
+package cluster
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"math"
+	"net"
+	"os"
+	"slices"
+	"strconv"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/cespare/xxhash/v2"
+	"github.com/redis/go-redis/v9"
+	"golang.org/x/net/publicsuffix"
+)
+
+// Options configures a Node. The zero value of every field but URL is its
+// default.
+type Options struct {
+	// URL is the Redis server: redis://HOST:PORT/DB. Required.
+	URL string
+	// Node names this node (its stream consumer and lease owner). Default
+	// HOSTNAME-PID. Restarting a node under the same name lets it take
+	// back the entries it had taken (after LeaseTTL).
+	Node string
+	// Partitions is the number of partitions hosts are spread over. Every
+	// node of a crawl must use the same number (checked). Default 16.
+	Partitions int
+	// LeaseTTL is how long a partition lease lives without renewal; the
+	// owner renews it every LeaseTTL/3. A dead node's partitions are taken
+	// over, and its entries in flight re-delivered, after about LeaseTTL.
+	// Default 10s.
+	LeaseTTL time.Duration
+	// Capacity and TargetFP size the cluster-wide seen-state (Bloom bits
+	// in Redis, split over the partitions). Defaults 10,000,000 and 0.001.
+	// Every node must use the same (checked).
+	Capacity uint64
+	TargetFP float64
+	// Prefix starts every key. Default "bloomcrawl".
+	Prefix string
+}
+
+// Item is a URL to be crawled, as queued in a partition's stream.
+type Item struct {
+	URL      string
+	Depth    int
+	Referrer string
+}
+
+// Task is an Item handed out to this node: Ack it after its page is
+// committed, or Release it to leave it pending (re-delivered later).
+type Task struct {
+	Item
+	Partition int
+	ID        string // stream entry ID
+}
+
+const group = "crawl" // the consumer group of every partition stream
+
+// Node is one crawler's handle on the cluster state. Its methods are safe
+// for concurrent use.
+type Node struct {
+	o    Options
+	rdb  *redis.Client
+	m    uint64 // Bloom bits per partition
+	k    int    // hash functions
+	name string
+
+	mu        sync.Mutex
+	held      map[int]bool      // partitions this node holds a lease on
+	claimAt   map[int]time.Time // when each held partition was last XAUTOCLAIMed
+	inflight  map[string]bool   // stream IDs handed out, neither acked nor released
+	loopErr   error
+	stop      chan struct{}
+	loopDone  chan struct{}
+	closeOnce sync.Once
+}
+
+// Open connects to Redis, checks that the crawl's shared parameters agree
+// with the ones stored by the first node, creates the partition streams and
+// their consumer group, registers the node and starts its lease loop.
+func Open(ctx context.Context, o Options) (*Node, error) {
+	if o.URL == "" {
+		return nil, errors.New("cluster: Options.URL is required")
+	}
+	if o.Partitions <= 0 {
+		o.Partitions = 16
+	}
+	if o.LeaseTTL <= 0 {
+		o.LeaseTTL = 10 * time.Second
+	}
+	if o.Capacity == 0 {
+		o.Capacity = 10_000_000
+	}
+	if o.TargetFP <= 0 || o.TargetFP >= 1 {
+		o.TargetFP = 0.001
+	}
+	if o.Prefix == "" {
+		o.Prefix = "bloomcrawl"
+	}
+	if o.Node == "" {
+		h, _ := os.Hostname()
+		o.Node = fmt.Sprintf("%s-%d", h, os.Getpid())
+	}
+	ro, err := redis.ParseURL(o.URL)
+	if err != nil {
+		return nil, fmt.Errorf("cluster: --cluster %q: %w", o.URL, err)
+	}
+	// m bits in all for Capacity URLs at TargetFP, split over the partitions.
+	total := math.Ceil(-float64(o.Capacity) * math.Log(o.TargetFP) / (math.Ln2 * math.Ln2))
+	m := uint64(math.Ceil(total / float64(o.Partitions)))
+	if m > 1<<32 {
+		return nil, fmt.Errorf("cluster: %d bits per partition exceed a Redis string (2^32 bits): use more partitions", m)
+	}
+	k := max(1, int(math.Round(total/float64(o.Capacity)*math.Ln2)))
+	n := &Node{o: o, rdb: redis.NewClient(ro), m: m, k: k, name: o.Node,
+		held: map[int]bool{}, claimAt: map[int]time.Time{}, inflight: map[string]bool{},
+		stop: make(chan struct{}), loopDone: make(chan struct{})}
+	if err := n.setup(ctx); err != nil {
+		n.rdb.Close()
+		return nil, err
+	}
+	go n.leaseLoop()
+	return n, nil
+}
+
+func (n *Node) setup(ctx context.Context) error {
+	if err := n.rdb.Ping(ctx).Err(); err != nil {
+		return fmt.Errorf("cluster: %s: %w", n.o.URL, err)
+	}
+	meta := fmt.Sprintf("partitions=%d bits=%d k=%d", n.o.Partitions, n.m, n.k)
+	metaKey := n.o.Prefix + ":meta"
+	if err := n.rdb.SetNX(ctx, metaKey, meta, 0).Err(); err != nil {
+		return fmt.Errorf("cluster: %w", err)
+	}
+	got, err := n.rdb.Get(ctx, metaKey).Result()
+	if err != nil {
+		return fmt.Errorf("cluster: %w", err)
+	}
+	if got != meta {
+		return fmt.Errorf("cluster: this node's %s differ from the crawl's %s (key %s): use the same partitions and dedup capacity/target_fp on every node", meta, got, metaKey)
+	}
+	for p := range n.o.Partitions {
+		err := n.rdb.XGroupCreateMkStream(ctx, n.key(p, "q"), group, "0").Err()
+		if err != nil && !strings.HasPrefix(err.Error(), "BUSYGROUP") {
+			return fmt.Errorf("cluster: create stream %s: %w", n.key(p, "q"), err)
+		}
+	}
+	for _, s := range []*redis.Script{admitScript, ackScript, renewScript, releaseScript} {
+		if err := s.Load(ctx, n.rdb).Err(); err != nil {
+			return fmt.Errorf("cluster: load script: %w", err)
+		}
+	}
+	return n.register(ctx)
+}
+
+// key is partition p's key of the given kind; the hash tag {p:N} keeps
+// one partition's keys in one Redis Cluster slot, so each script touches
+// one slot.
+func (n *Node) key(p int, kind string) string {
+	return fmt.Sprintf("%s:{p:%d}:%s", n.o.Prefix, p, kind)
+}
+
+// Name is the node's name.
+func (n *Node) Name() string { return n.name }
+
+// Partition returns the partition of a URL's host: hosts are grouped by
+// registrable domain (publicsuffix), so one site's hosts share a
+// partition and one owner; an IP address or a name without a public
+// suffix stands for itself.
+func (n *Node) Partition(host string) int {
+	if h, _, err := net.SplitHostPort(host); err == nil {
+		host = h
+	}
+	host = strings.ToLower(strings.TrimSuffix(host, "."))
+	dom := host
+	if net.ParseIP(strings.Trim(host, "[]")) == nil {
+		if d, err := publicsuffix.EffectiveTLDPlusOne(host); err == nil {
+			dom = d
+		}
+	}
+	return int(xxhash.Sum64String(dom) % uint64(n.o.Partitions))
+}
+
+// bits returns the k Bloom bit offsets of url within a partition's m bits
+// (double hashing).
+func (n *Node) bits(url string, into []any) []any {
+	h1 := xxhash.Sum64String(url)
+	h2 := xxhash.Sum64String("\x01"+url) | 1
+	for i := range n.k {
+		into = append(into, (h1+uint64(i)*h2)%n.m)
+	}
+	return into
+}
+
+// admitScript tests each URL against the partition's Bloom bits and, if
+// any bit is clear, sets them all and appends the URL to the partition's
+// stream, in one atomic step: two nodes offering one URL queue it once.
+// KEYS: bloom, stream, added counter. ARGV: k, then per URL: url, depth,
+// referrer, k bit offsets. Returns how many URLs were queued.
+var admitScript = redis.NewScript(`
+local k = tonumber(ARGV[1])
+local fresh = 0
+local i = 2
+while i <= #ARGV do
+  local new = false
+  for j = 1, k do
+    if redis.call('GETBIT', KEYS[1], ARGV[i+2+j]) == 0 then new = true break end
+  end
+  if new then
+    for j = 1, k do redis.call('SETBIT', KEYS[1], ARGV[i+2+j], 1) end
+    redis.call('XADD', KEYS[2], '*', 'u', ARGV[i], 'd', ARGV[i+1], 'r', ARGV[i+2])
+    fresh = fresh + 1
+  end
+  i = i + 3 + k
+end
+if fresh > 0 then redis.call('INCRBY', KEYS[3], fresh) end
+return fresh`)
+
+// ackScript acknowledges a stream entry, deletes it and counts it done,
+// once: a re-delivered entry acknowledged twice counts once.
+// KEYS: stream, acked counter. ARGV: group, id.
+var ackScript = redis.NewScript(`
+local n = redis.call('XACK', KEYS[1], ARGV[1], ARGV[2])
+if n == 1 then
+  redis.call('XDEL', KEYS[1], ARGV[2])
+  redis.call('INCR', KEYS[2])
+end
+return n`)
+
+// renewScript extends a lease if this node still owns it.
+var renewScript = redis.NewScript(`
+if redis.call('GET', KEYS[1]) == ARGV[1] then return redis.call('PEXPIRE', KEYS[1], ARGV[2]) end
+return 0`)
+
+// releaseScript deletes a lease if this node still owns it.
+var releaseScript = redis.NewScript(`
+if redis.call('GET', KEYS[1]) == ARGV[1] then return redis.call('DEL', KEYS[1]) end
+return 0`)
+
+// Admit tests items against the cluster-wide seen-state and queues the new
+// ones in their partitions' streams: one script per partition touched, all
+// sent in one pipeline (one round trip). It returns how many were queued.
+func (n *Node) Admit(ctx context.Context, items []Item) (int, error) {
+	if len(items) == 0 {
+		return 0, nil
+	}
+	byPart := map[int][]any{}
+	for _, it := range items {
+		u, err := urlHost(it.URL)
+		if err != nil {
+			return 0, fmt.Errorf("cluster: admit %q: %w", it.URL, err)
+		}
+		p := n.Partition(u)
+		args := byPart[p]
+		if args == nil {
+			args = []any{n.k}
+		}
+		args = append(args, it.URL, it.Depth, it.Referrer)
+		byPart[p] = n.bits(it.URL, args)
+	}
+	pipe := n.rdb.Pipeline()
+	var cmds []*redis.Cmd
+	for p, args := range byPart {
+		cmds = append(cmds, admitScript.EvalSha(ctx, pipe, []string{n.key(p, "bloom"), n.key(p, "q"), n.key(p, "added")}, args...))
+	}
+	if _, err := pipe.Exec(ctx); err != nil {
+		return 0, fmt.Errorf("cluster: admit: %w", err)
+	}
+	fresh := 0
+	for _, c := range cmds {
+		v, _ := c.Int()
+		fresh += v
+	}
+	return fresh, nil
+}
+
+func urlHost(raw string) (string, error) {
+	i := strings.Index(raw, "://")
+	if i < 0 {
+		return "", errors.New("not an absolute URL")
+	}
+	rest := raw[i+3:]
+	if j := strings.IndexAny(rest, "/?#"); j >= 0 {
+		rest = rest[:j]
+	}
+	if k := strings.LastIndexByte(rest, '@'); k >= 0 {
+		rest = rest[k+1:]
+	}
+	return rest, nil
+}
+
+// Take hands out about limit entries from the partitions this node holds a
+// lease on: first entries of those partitions idle longer than LeaseTTL
+// (taken by a node that died, or left by this one) through XAUTOCLAIM,
+// then new ones (XREADGROUP). It does not block; nil means nothing now.
+func (n *Node) Take(ctx context.Context, limit int) ([]Task, error) {
+	n.mu.Lock()
+	if n.loopErr != nil {
+		err := n.loopErr
+		n.mu.Unlock()
+		return nil, err
+	}
+	var parts, claim []int
+	now := time.Now()
+	for p := range n.held {
+		parts = append(parts, p)
+		if now.Sub(n.claimAt[p]) >= n.o.LeaseTTL {
+			claim = append(claim, p)
+			n.claimAt[p] = now
+		}
+	}
+	n.mu.Unlock()
+	if len(parts) == 0 || limit <= 0 {
+		return nil, nil
+	}
+	slices.Sort(parts)
+	var out []Task
+	for _, p := range claim {
+		start := "0-0"
+		for range 100 { // bounded: each round reads up to limit entries
+			msgs, next, err := n.rdb.XAutoClaim(ctx, &redis.XAutoClaimArgs{Stream: n.key(p, "q"), Group: group,
+				MinIdle: n.o.LeaseTTL, Start: start, Count: int64(limit), Consumer: n.name}).Result()
+			if err != nil {
+				return nil, fmt.Errorf("cluster: xautoclaim %s: %w", n.key(p, "q"), err)
+			}
+			out = n.tasks(p, msgs, out)
+			if next == "0-0" || len(out) >= limit {
+				break
+			}
+			start = next
+		}
+	}
+	per := int64(max(1, (limit-len(out))/len(parts)))
+	if len(out) < limit {
+		pipe := n.rdb.Pipeline()
+		cmds := make([]*redis.XStreamSliceCmd, len(parts))
+		for i, p := range parts {
+			cmds[i] = pipe.XReadGroup(ctx, &redis.XReadGroupArgs{Group: group, Consumer: n.name,
+				Streams: []string{n.key(p, "q"), ">"}, Count: per, Block: -1})
+		}
+		if _, err := pipe.Exec(ctx); err != nil && !errors.Is(err, redis.Nil) {
+			return nil, fmt.Errorf("cluster: xreadgroup: %w", err)
+		}
+		for i, c := range cmds {
+			streams, err := c.Result()
+			if err != nil && !errors.Is(err, redis.Nil) {
+				return nil, fmt.Errorf("cluster: xreadgroup %s: %w", n.key(parts[i], "q"), err)
+			}
+			for _, s := range streams {
+				out = n.tasks(parts[i], s.Messages, out)
+			}
+		}
+	}
+	return out, nil
+}
+
+// tasks turns stream messages into tasks, skipping the ones already in
+// flight here (a slow page of this node's own is not handed out twice).
+func (n *Node) tasks(p int, msgs []redis.XMessage, out []Task) []Task {
+	n.mu.Lock()
+	defer n.mu.Unlock()
+	for _, m := range msgs {
+		if n.inflight[m.ID] {
+			continue
+		}
+		u, _ := m.Values["u"].(string)
+		if u == "" {
+			continue // deleted meanwhile (XAUTOCLAIM lists it without fields)
+		}
+		d, _ := strconv.Atoi(fmt.Sprint(m.Values["d"]))
+		r, _ := m.Values["r"].(string)
+		n.inflight[m.ID] = true
+		out = append(out, Task{Item: Item{URL: u, Depth: d, Referrer: r}, Partition: p, ID: m.ID})
+	}
+	return out
+}
+
+// Ack records t as done: acknowledged in its stream's group, deleted, and
+// counted. Call it only after t's page is committed to the local store.
+func (n *Node) Ack(ctx context.Context, t Task) error {
+	err := ackScript.EvalSha(ctx, n.rdb, []string{n.key(t.Partition, "q"), n.key(t.Partition, "acked")}, group, t.ID).Err()
+	n.Release(t)
+	if err != nil {
+		return fmt.Errorf("cluster: ack %s %s: %w", n.key(t.Partition, "q"), t.ID, err)
+	}
+	return nil
+}
+
+// Release forgets t without acknowledging it: it stays pending, and is
+// handed out again (to this node or the partition's next owner) once idle
+// longer than LeaseTTL.
+func (n *Node) Release(t Task) {
+	n.mu.Lock()
+	delete(n.inflight, t.ID)
+	n.mu.Unlock()
+}
+
+// Finished reports whether the whole cluster's frontier is empty and
+// nothing is in flight anywhere: every URL ever queued has been acked.
+// It reads every partition's acked counter, then every added counter: an
+// entry is acked only after the URLs found on its page are added, so equal
+// sums mean that at the moment between the two reads nothing was pending,
+// and then nothing can be added any more.
+func (n *Node) Finished(ctx context.Context) (bool, error) {
+	sum := func(kind string) (int64, error) {
+		pipe := n.rdb.Pipeline()
+		cmds := make([]*redis.StringCmd, n.o.Partitions)
+		for p := range cmds {
+			cmds[p] = pipe.Get(ctx, n.key(p, kind))
+		}
+		if _, err := pipe.Exec(ctx); err != nil && !errors.Is(err, redis.Nil) {
+			return 0, fmt.Errorf("cluster: read %s counters: %w", kind, err)
+		}
+		var s int64
+		for _, c := range cmds {
+			v, err := c.Int64()
+			if err != nil && !errors.Is(err, redis.Nil) {
+				return 0, fmt.Errorf("cluster: read %s counters: %w", kind, err)
+			}
+			s += v
+		}
+		return s, nil
+	}
+	acked, err := sum("acked")
+	if err != nil {
+		return false, err
+	}
+	added, err := sum("added")
+	if err != nil {
+		return false, err
+	}
+	return added > 0 && acked == added, nil
+}
+
+// Held returns the partitions this node holds a lease on, in order.
+func (n *Node) Held() []int {
+	n.mu.Lock()
+	defer n.mu.Unlock()
+	var out []int
+	for p := range n.held {
+		out = append(out, p)
+	}
+	slices.Sort(out)
+	return out
+}
+
+// register records the node as alive (a sorted set of nodes by last
+// heartbeat, Redis's clock) and returns the number of live nodes.
+func (n *Node) register(ctx context.Context) error {
+	_, err := n.liveNodes(ctx)
+	return err
+}
+
+func (n *Node) liveNodes(ctx context.Context) (int64, error) {
+	t, err := n.rdb.Time(ctx).Result()
+	if err != nil {
+		return 0, fmt.Errorf("cluster: %w", err)
+	}
+	key := n.o.Prefix + ":nodes"
+	now := t.UnixMilli()
+	pipe := n.rdb.TxPipeline()
+	pipe.ZAdd(ctx, key, redis.Z{Score: float64(now), Member: n.name})
+	pipe.ZRemRangeByScore(ctx, key, "-inf", strconv.FormatInt(now-n.o.LeaseTTL.Milliseconds(), 10))
+	card := pipe.ZCard(ctx, key)
+	if _, err := pipe.Exec(ctx); err != nil {
+		return 0, fmt.Errorf("cluster: register node: %w", err)
+	}
+	return card.Val(), nil
+}
+
+// leaseLoop renews, releases and acquires leases every LeaseTTL/3 so that
+// each live node holds about its share (partitions / live nodes, rounded
+// up). The first acquisition waits one period, so that nodes started
+// together see each other before taking partitions.
+func (n *Node) leaseLoop() {
+	defer close(n.loopDone)
+	t := time.NewTicker(n.o.LeaseTTL / 3)
+	defer t.Stop()
+	fails := 0
+	for {
+		select {
+		case <-n.stop:
+			return
+		case <-t.C:
+		}
+		ctx, cancel := context.WithTimeout(context.Background(), n.o.LeaseTTL/3)
+		err := n.balance(ctx)
+		cancel()
+		if err != nil {
+			// A lease this node cannot renew expires by itself; after
+			// LeaseTTL of failures the node stops (Take returns the error).
+			if fails++; time.Duration(fails)*n.o.LeaseTTL/3 >= n.o.LeaseTTL {
+				n.mu.Lock()
+				n.loopErr = err
+				n.mu.Unlock()
+				return
+			}
+		} else {
+			fails = 0
+		}
+	}
+}
+
+func (n *Node) balance(ctx context.Context) error {
+	live, err := n.liveNodes(ctx)
+	if err != nil {
+		return err
+	}
+	share := (n.o.Partitions + int(live) - 1) / int(max(live, 1))
+	ttl := n.o.LeaseTTL.Milliseconds()
+	for _, p := range n.Held() {
+		ok, err := renewScript.EvalSha(ctx, n.rdb, []string{n.key(p, "lease")}, n.name, ttl).Int()
+		if err != nil {
+			return fmt.Errorf("cluster: renew lease %d: %w", p, err)
+		}
+		if ok == 0 {
+			n.drop(p) // expired and taken by another node
+		}
+	}
+	held := n.Held()
+	for i := len(held) - 1; i >= share; i-- {
+		if err := releaseScript.EvalSha(ctx, n.rdb, []string{n.key(held[i], "lease")}, n.name).Err(); err != nil {
+			return fmt.Errorf("cluster: release lease %d: %w", held[i], err)
+		}
+		n.drop(held[i])
+	}
+	start := int(xxhash.Sum64String(n.name) % uint64(n.o.Partitions))
+	for i := 0; i < n.o.Partitions && len(n.Held()) < share; i++ {
+		p := (start + i) % n.o.Partitions
+		if slices.Contains(held, p) {
+			continue
+		}
+		ok, err := n.rdb.SetNX(ctx, n.key(p, "lease"), n.name, n.o.LeaseTTL).Result()
+		if err != nil {
+			return fmt.Errorf("cluster: acquire lease %d: %w", p, err)
+		}
+		if ok {
+			n.mu.Lock()
+			n.held[p] = true
+			n.claimAt[p] = time.Time{} // claim what its last owner left at once
+			n.mu.Unlock()
+		}
+	}
+	return nil
+}
+
+func (n *Node) drop(p int) {
+	n.mu.Lock()
+	delete(n.held, p)
+	delete(n.claimAt, p)
+	n.mu.Unlock()
+}
+
+// Close stops the lease loop, releases this node's leases (so that others
+// take its partitions at once), unregisters it and closes the connection.
+func (n *Node) Close() error {
+	n.closeOnce.Do(func() { close(n.stop) })
+	<-n.loopDone
+	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+	defer cancel()
+	for _, p := range n.Held() {
+		releaseScript.EvalSha(ctx, n.rdb, []string{n.key(p, "lease")}, n.name)
+		n.drop(p)
+	}
+	n.rdb.ZRem(ctx, n.o.Prefix+":nodes", n.name)
+	return n.rdb.Close()
+}

@@ -1,0 +1,167 @@
+package cluster
+
+import (
+	"context"
+	"fmt"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/bloomcrawl/bloomcrawl/internal/redistest"
+)
+
+func open(t *testing.T, addr, name string) *Node {
+	t.Helper()
+	n, err := Open(context.Background(), Options{URL: "redis://" + addr + "/0", Node: name, Partitions: 8, LeaseTTL: 600 * time.Millisecond, Capacity: 100_000})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { n.Close() })
+	return n
+}
+
+// TestAdmitQueuesEachURLOnce has two nodes offer the same 2,000 URLs at
+// the same time, in overlapping batches: each URL must be queued once
+// (the Bloom test-and-set and the XADD are one script), and every queued
+// URL handed out once, then acked, after which the crawl is finished.
+func TestAdmitQueuesEachURLOnce(t *testing.T) {
+	addr := redistest.Start(t)
+	a, b := open(t, addr, "a"), open(t, addr, "b")
+	ctx := context.Background()
+	const urls = 2000
+	var items []Item
+	for i := range urls {
+		items = append(items, Item{URL: fmt.Sprintf("http://h%d.example.com/p/%d", i%7, i), Depth: 1})
+	}
+	var wg sync.WaitGroup
+	fresh := make([]int, 2)
+	for w, n := range []*Node{a, b} {
+		wg.Go(func() {
+			for i := 0; i < urls; i += 50 {
+				batch := items[i:min(i+100, urls)] // overlapping batches
+				k, err := n.Admit(ctx, batch)
+				if err != nil {
+					t.Error(err)
+					return
+				}
+				fresh[w] += k
+			}
+		})
+	}
+	wg.Wait()
+	if fresh[0]+fresh[1] != urls {
+		t.Errorf("queued %d+%d URLs, want %d in all", fresh[0], fresh[1], urls)
+	}
+	if done, err := a.Finished(ctx); err != nil || done {
+		t.Fatalf("Finished = %v, %v with every URL pending", done, err)
+	}
+	// Wait (bounded) until the two nodes hold all partitions between them,
+	// then drain: every URL handed out once.
+	got := map[string]int{}
+	for i := 0; len(got) < urls; i++ {
+		if i == 400 {
+			t.Fatalf("handed out %d of %d URLs in 20 s", len(got), urls)
+		}
+		for _, n := range []*Node{a, b} {
+			tasks, err := n.Take(ctx, 300)
+			if err != nil {
+				t.Fatal(err)
+			}
+			for _, tk := range tasks {
+				got[tk.URL]++
+				if err := n.Ack(ctx, tk); err != nil {
+					t.Fatal(err)
+				}
+			}
+		}
+		time.Sleep(50 * time.Millisecond)
+	}
+	for u, c := range got {
+		if c != 1 {
+			t.Errorf("%s handed out %d times", u, c)
+		}
+	}
+	if done, err := b.Finished(ctx); err != nil || !done {
+		t.Errorf("Finished = %v, %v after every URL was acked", done, err)
+	}
+	if ha, hb := a.Held(), b.Held(); len(ha)+len(hb) != 8 || len(ha) != 4 {
+		t.Errorf("leases: a holds %v, b holds %v; want 4 partitions each", ha, hb)
+	}
+}
+
+// TestPartitionByRegistrableDomain: one site's hosts share a partition.
+func TestPartitionByRegistrableDomain(t *testing.T) {
+	n := &Node{o: Options{Partitions: 1024}}
+	if n.Partition("a.example.co.uk") != n.Partition("b.www.example.co.uk:8080") {
+		t.Error("a.example.co.uk and b.www.example.co.uk:8080 in different partitions")
+	}
+	diff := 0
+	for i := range 20 {
+		if n.Partition(fmt.Sprintf("site%d.com", i)) != n.Partition("site0.com") {
+			diff++
+		}
+	}
+	if diff == 0 {
+		t.Error("20 different domains all in one of 1024 partitions")
+	}
+	if n.Partition("127.0.0.2:80") == n.Partition("127.0.0.3:80") && n.Partition("127.0.0.4") == n.Partition("127.0.0.2") {
+		t.Error("distinct IP addresses all in one partition")
+	}
+}
+
+// TestDeadNodesEntriesRedelivered: a node takes entries and stops without
+// acking or releasing anything (as kill -9 leaves it); another node takes
+// over its partitions once the leases expire and gets the entries again.
+func TestDeadNodesEntriesRedelivered(t *testing.T) {
+	addr := redistest.Start(t)
+	ctx := context.Background()
+	dead, err := Open(ctx, Options{URL: "redis://" + addr + "/0", Node: "dead", Partitions: 8, LeaseTTL: 600 * time.Millisecond, Capacity: 100_000})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var items []Item
+	for i := range 40 {
+		items = append(items, Item{URL: fmt.Sprintf("http://h%d.example.org/%d", i, i)})
+	}
+	if _, err := dead.Admit(ctx, items); err != nil {
+		t.Fatal(err)
+	}
+	var taken []Task
+	for i := 0; len(taken) < 40; i++ {
+		if i == 100 {
+			t.Fatalf("the first node took %d of 40 entries in 5 s", len(taken))
+		}
+		tasks, err := dead.Take(ctx, 40)
+		if err != nil {
+			t.Fatal(err)
+		}
+		taken = append(taken, tasks...)
+		time.Sleep(50 * time.Millisecond)
+	}
+	// Die: stop the lease loop without releasing anything.
+	close(dead.stop)
+	<-dead.loopDone
+	dead.rdb.Close()
+
+	other := open(t, addr, "other")
+	got := map[string]bool{}
+	for i := 0; len(got) < 40; i++ {
+		if i == 200 {
+			t.Fatalf("re-delivered %d of 40 entries in 10 s", len(got))
+		}
+		tasks, err := other.Take(ctx, 40)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, tk := range tasks {
+			got[tk.URL] = true
+			if err := other.Ack(ctx, tk); err != nil {
+				t.Fatal(err)
+			}
+		}
+		time.Sleep(50 * time.Millisecond)
+	}
+	if done, err := other.Finished(ctx); err != nil || !done {
+		t.Errorf("Finished = %v, %v after the re-delivered entries were acked", done, err)
+	}
+}

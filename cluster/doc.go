@@ -1,0 +1,33 @@
+// Package cluster owns the state several bloomcrawl nodes share in Redis
+// when they crawl as one (crawl --cluster): which node fetches which hosts,
+// the cluster-wide URL seen-state, the queue of URLs to fetch, and when the
+// crawl is over. Each node keeps its pages in its own store.
+//
+// Hosts map by registrable domain (publicsuffix) to a fixed number of
+// partitions. A partition is fetched only by the node holding its lease
+// (SET NX PX, renewed by the owner through a compare-and-pexpire script
+// every LeaseTTL/3), so per-host politeness holds across nodes. Live nodes
+// register in a sorted set by heartbeat; each holds about partitions/live
+// (rounded up) and releases the rest, so nodes joining or leaving
+// rebalance.
+//
+// Each partition has a stream with one consumer group: a URL found on any
+// node goes to its partition's stream. The seen-state is Bloom bits in
+// Redis, split over the partitions; Admit tests and sets a URL's bits and
+// appends it to the stream in one Lua script per partition (all of a
+// page's partitions in one pipeline: one round trip per page), so no URL
+// is queued twice. A node acknowledges an entry (Ack: XACK, XDEL, count)
+// only after its page is committed to its local store.
+//
+// A node that dies stops renewing: its leases expire after LeaseTTL, other
+// nodes take the partitions and XAUTOCLAIM the entries idle longer than
+// LeaseTTL, so the pages it had in flight are fetched again (at most those
+// are fetched twice).
+//
+// The crawl is over (Finished) when every partition's count of URLs
+// acknowledged equals its count of URLs queued.
+//
+// Every key of partition N carries the hash tag {p:N}, so each script
+// touches one Redis Cluster slot; running against a Redis Cluster (a
+// ClusterClient) is not implemented yet.
+package cluster

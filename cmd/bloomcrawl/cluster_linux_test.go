@@ -1,0 +1,304 @@
+//go:build linux
+
+package main
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"net"
+	"net/http"
+	"net/http/httptest"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"sync"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/bloomcrawl/bloomcrawl/crawler"
+	"github.com/bloomcrawl/bloomcrawl/internal/redistest"
+	"github.com/bloomcrawl/bloomcrawl/storage"
+)
+
+// clusterSite is several hosts (127.0.0.2, 127.0.0.3, …), each serving
+// pages /p/0 … /p/{n-1}: page i links to pages 4i+1 … 4i+4 of its host and
+// to page i of the next host. It counts, per host and page, the requests
+// from each node (told apart by user agent), and the most requests in
+// flight to one host at once.
+type clusterSite struct {
+	hosts []*httptest.Server
+	pages int
+
+	mu       sync.Mutex
+	count    map[string]int            // host/p/i → requests
+	byNode   map[string]map[string]int // user agent → host/p/i → requests
+	active   map[string]int            // host → requests in flight
+	maxActiv int
+}
+
+func newClusterSite(t *testing.T, hosts, pages int) *clusterSite {
+	s := &clusterSite{pages: pages, count: map[string]int{}, byNode: map[string]map[string]int{}, active: map[string]int{}}
+	for h := range hosts {
+		ln, err := net.Listen("tcp", fmt.Sprintf("127.0.0.%d:0", h+2))
+		if err != nil {
+			t.Fatal(err)
+		}
+		srv := httptest.NewUnstartedServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) { s.serve(w, r, h) }))
+		srv.Listener.Close()
+		srv.Listener = ln
+		srv.Start()
+		t.Cleanup(srv.Close)
+		s.hosts = append(s.hosts, srv)
+	}
+	return s
+}
+
+func (s *clusterSite) serve(w http.ResponseWriter, r *http.Request, h int) {
+	i, err := strconv.Atoi(strings.TrimPrefix(r.URL.Path, "/p/"))
+	if !strings.HasPrefix(r.URL.Path, "/p/") || err != nil || i < 0 || i >= s.pages {
+		http.NotFound(w, r)
+		return
+	}
+	key := r.Host + r.URL.Path
+	s.mu.Lock()
+	s.count[key]++
+	if s.byNode[r.UserAgent()] == nil {
+		s.byNode[r.UserAgent()] = map[string]int{}
+	}
+	s.byNode[r.UserAgent()][key]++
+	s.active[r.Host]++
+	s.maxActiv = max(s.maxActiv, s.active[r.Host])
+	s.mu.Unlock()
+	defer func() {
+		s.mu.Lock()
+		s.active[r.Host]--
+		s.mu.Unlock()
+	}()
+	time.Sleep(2 * time.Millisecond) // a request takes a while: overlaps show
+	var b strings.Builder
+	fmt.Fprintf(&b, "<!DOCTYPE html><html><head><title>host %d page %d</title></head><body><p>Host %d, page %d, text %d.</p>\n", h, i, h, i, i*7919+h)
+	for c := 4*i + 1; c <= 4*i+4 && c < s.pages; c++ {
+		fmt.Fprintf(&b, "<a href=\"/p/%d\">child %d</a>\n", c, c)
+	}
+	next := s.hosts[(h+1)%len(s.hosts)]
+	fmt.Fprintf(&b, "<a href=\"%s/p/%d\">next host</a></body></html>\n", next.URL, i)
+	w.Header().Set("Content-Type", "text/html; charset=utf-8")
+	w.Write([]byte(b.String()))
+}
+
+// started is a child bloomcrawl running in the background.
+type started struct {
+	cmd      *exec.Cmd
+	out, err strings.Builder
+	done     chan struct{}
+}
+
+func startChild(t *testing.T, args ...string) *started {
+	t.Helper()
+	a, _ := json.Marshal(args)
+	s := &started{cmd: exec.Command(os.Args[0], "-test.run=^$"), done: make(chan struct{})}
+	s.cmd.Env = append(os.Environ(), childArgsEnv+"="+string(a))
+	s.cmd.Stdout, s.cmd.Stderr = &s.out, &s.err
+	if err := s.cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	go func() { s.cmd.Wait(); close(s.done) }()
+	t.Cleanup(func() { s.cmd.Process.Kill(); <-s.done })
+	return s
+}
+
+// wait waits (60 s at most) for the child to exit and returns its code.
+func (s *started) wait(t *testing.T) int {
+	t.Helper()
+	select {
+	case <-s.done:
+	case <-time.After(60 * time.Second):
+		s.cmd.Process.Kill()
+		<-s.done
+		t.Fatalf("node did not finish in 60 s; stderr:\n%s", tail(s.err.String(), 30))
+	}
+	return s.cmd.ProcessState.ExitCode()
+}
+
+// clusterConfig writes node n's config: the seeds (page 0 of every host),
+// unlimited depth in practice, robots.txt and sitemaps off, and a user
+// agent that names the node (so the site counts each node's requests).
+func clusterConfig(t *testing.T, site *clusterSite, n int) string {
+	var b strings.Builder
+	b.WriteString("seeds:\n")
+	for _, h := range site.hosts {
+		fmt.Fprintf(&b, "  - %s/p/0\n", h.URL)
+	}
+	fmt.Fprintf(&b, "scope:\n  max_depth: 40\n  sitemaps: off\npoliteness:\n  obey_robots: false\n  per_host_parallelism: 2\n  concurrency: 4\n  user_agent: \"bloomcrawl-test node%d\"\n", n)
+	p := filepath.Join(t.TempDir(), fmt.Sprintf("node%d.yaml", n))
+	if err := os.WriteFile(p, []byte(b.String()), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	return p
+}
+
+// TestClusterCrawlFetchesEveryPageOnce runs three nodes (child processes)
+// against one redis-server and a four-host site: every page must be
+// fetched exactly once in all (counted by the site), never more than
+// per_host_parallelism requests in flight to one host, every node must
+// exit by itself when the cluster's frontier is empty, and the nodes'
+// stores together must hold every page.
+func TestClusterCrawlFetchesEveryPageOnce(t *testing.T) {
+	redisAddr := redistest.Start(t)
+	const hosts, pages, nodes = 4, 120, 3
+	site := newClusterSite(t, hosts, pages)
+	var kids []*started
+	var stores []string
+	for n := range nodes {
+		store := filepath.Join(t.TempDir(), "s")
+		stores = append(stores, store)
+		kids = append(kids, startChild(t, "crawl", clusterConfig(t, site, n), "--store", store, "--json", "--mem-limit-mb", "0",
+			"--cluster", "redis://"+redisAddr+"/0", "--node", fmt.Sprintf("node%d", n), "--lease-ttl", "2s"))
+	}
+	var fetched int64
+	for n, k := range kids {
+		if code := k.wait(t); code != 0 {
+			t.Fatalf("node%d: exit %d; stderr:\n%s", n, code, tail(k.err.String(), 30))
+		}
+		var st crawler.Stats
+		if err := json.Unmarshal([]byte(k.out.String()), &st); err != nil {
+			t.Fatalf("node%d: summary %q: %v", n, k.out.String(), err)
+		}
+		t.Logf("node%d: fetched %d stored %d duplicates %d errors %d in %.1fs", n, st.Fetched, st.Stored, st.Duplicates, st.Errors, st.Seconds)
+		fetched += st.Fetched
+		if st.Errors != 0 {
+			t.Errorf("node%d: %d errors", n, st.Errors)
+		}
+	}
+	site.mu.Lock()
+	defer site.mu.Unlock()
+	for _, h := range site.hosts {
+		for i := range pages {
+			key := strings.TrimPrefix(h.URL, "http://") + "/p/" + strconv.Itoa(i)
+			if c := site.count[key]; c != 1 {
+				t.Errorf("%s fetched %d times, want 1", key, c)
+			}
+		}
+	}
+	if fetched != hosts*pages {
+		t.Errorf("the nodes' summaries add up to %d fetched, want %d", fetched, hosts*pages)
+	}
+	if site.maxActiv > 2 {
+		t.Errorf("%d requests in flight to one host at once, want at most per_host_parallelism 2", site.maxActiv)
+	}
+	all := map[string]bool{}
+	for _, s := range stores {
+		for u := range storeURLs(t, s) {
+			if all[u] {
+				t.Errorf("%s recorded by two nodes", u)
+			}
+			all[u] = true
+		}
+	}
+	if len(all) != hosts*pages {
+		t.Errorf("the stores hold %d URLs together, want %d", len(all), hosts*pages)
+	}
+	for ua, m := range site.byNode {
+		t.Logf("%s: %d pages", ua, len(m))
+	}
+}
+
+// TestClusterNodeKilledMidCrawl kills one of three nodes (SIGKILL) once
+// it has fetched some pages: the others must take over its partitions,
+// re-deliver what it had in flight and finish with every page fetched;
+// only pages the dead node had taken may be fetched twice.
+func TestClusterNodeKilledMidCrawl(t *testing.T) {
+	redisAddr := redistest.Start(t)
+	const hosts, pages, nodes = 4, 150, 3
+	site := newClusterSite(t, hosts, pages)
+	var kids []*started
+	var stores []string
+	for n := range nodes {
+		store := filepath.Join(t.TempDir(), "s")
+		stores = append(stores, store)
+		kids = append(kids, startChild(t, "crawl", clusterConfig(t, site, n), "--store", store, "--json", "--mem-limit-mb", "0",
+			"--cluster", "redis://"+redisAddr+"/0", "--node", fmt.Sprintf("node%d", n), "--lease-ttl", "2s"))
+	}
+	// Kill the node with the most pages once a fifth of the site is fetched.
+	victim := -1
+	for i := 0; victim < 0; i++ {
+		if i == 600 {
+			t.Fatal("the crawl did not reach a fifth of the site in 30 s")
+		}
+		time.Sleep(50 * time.Millisecond)
+		site.mu.Lock()
+		if len(site.count) >= hosts*pages/5 {
+			best := 0
+			for n := range nodes {
+				if c := len(site.byNode[fmt.Sprintf("bloomcrawl-test node%d", n)]); c > best {
+					best, victim = c, n
+				}
+			}
+		}
+		site.mu.Unlock()
+	}
+	if err := kids[victim].cmd.Process.Signal(syscall.SIGKILL); err != nil {
+		t.Fatal(err)
+	}
+	<-kids[victim].done
+	site.mu.Lock()
+	atKill := len(site.count)
+	site.mu.Unlock()
+	t.Logf("killed node%d with %d of %d pages fetched", victim, atKill, hosts*pages)
+	for n, k := range kids {
+		if n == victim {
+			continue
+		}
+		if code := k.wait(t); code != 0 {
+			t.Fatalf("node%d: exit %d; stderr:\n%s", n, code, tail(k.err.String(), 30))
+		}
+	}
+	site.mu.Lock()
+	defer site.mu.Unlock()
+	victimUA := fmt.Sprintf("bloomcrawl-test node%d", victim)
+	twice := 0
+	for _, h := range site.hosts {
+		for i := range pages {
+			key := strings.TrimPrefix(h.URL, "http://") + "/p/" + strconv.Itoa(i)
+			switch c := site.count[key]; {
+			case c == 0:
+				t.Errorf("%s never fetched", key)
+			case c == 2 && site.byNode[victimUA][key] == 1:
+				twice++ // in flight at the dead node, fetched again
+			case c > 1:
+				t.Errorf("%s fetched %d times (%v)", key, c, site.byNode)
+			}
+		}
+	}
+	// At most what the dead node had taken: 2 × concurrency entries.
+	if twice > 8 {
+		t.Errorf("%d pages fetched twice, want at most 8 (the dead node's entries in flight)", twice)
+	}
+	t.Logf("%d pages fetched twice (in flight at the dead node)", twice)
+	all := map[string]bool{}
+	for n, s := range stores {
+		if n == victim {
+			continue
+		}
+		for u := range storeURLs(t, s) {
+			all[u] = true
+		}
+	}
+	// The dead node's store is reopened (read-write: Badger replays its log).
+	db, err := storage.Open(stores[victim], nil)
+	if err != nil {
+		t.Fatalf("reopen the dead node's store: %v", err)
+	}
+	err = db.ForEachURL(context.Background(), func(r storage.URLRecord) error { all[r.URL] = true; return nil })
+	db.Close()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(all) != hosts*pages {
+		t.Errorf("the stores hold %d URLs together, want %d", len(all), hosts*pages)
+	}
+}
