@@ -525,3 +525,59 @@ func TestSitemapLimitsRecorded(t *testing.T) {
 		t.Errorf("stats: %+v", r.stats)
 	}
 }
+
+// TestSitemapsOfEverySeedHost: with sitemaps auto, each seed host's
+// robots.txt (read concurrently at start) names its own sitemap, and the
+// pages only those sitemaps list are fetched on both hosts.
+func TestSitemapsOfEverySeedHost(t *testing.T) {
+	var mu sync.Mutex
+	hits := map[string]int{}
+	serve := func(ip string, vocab int) string {
+		var mux http.ServeMux
+		mux.HandleFunc("/", func(w http.ResponseWriter, r *http.Request) {
+			mu.Lock()
+			hits[r.Host+r.URL.Path]++
+			mu.Unlock()
+			switch r.URL.Path {
+			case "/robots.txt":
+				fmt.Fprintf(w, "User-agent: *\nAllow: /\nSitemap: http://%s/maps/site.xml\n", r.Host)
+			case "/maps/site.xml":
+				fmt.Fprintf(w, "<urlset><url><loc>http://%s/hidden</loc></url></urlset>", r.Host)
+			case "/":
+				fmt.Fprint(w, page("Home "+ip, "", "", words(vocab, 60)))
+			case "/hidden":
+				fmt.Fprint(w, page("Hidden "+ip, "", "", words(vocab+1, 60)))
+			default:
+				http.NotFound(w, r)
+			}
+		})
+		l, err := net.Listen("tcp", ip+":0")
+		if err != nil {
+			t.Fatalf("listen on %s: %v", ip, err)
+		}
+		srv := &httptest.Server{Listener: l, Config: &http.Server{Handler: &mux}}
+		srv.Start()
+		t.Cleanup(srv.Close)
+		return srv.URL
+	}
+	a, b := serve("127.0.0.1", 80), serve("127.0.0.2", 90)
+	cfg := configs.Default()
+	cfg.Seeds = []string{a + "/", b + "/"}
+	r := crawlInto(t, context.Background(), cfg, t.TempDir(), nil, nil)
+	if r.err != nil {
+		t.Fatal(r.err)
+	}
+	mu.Lock()
+	defer mu.Unlock()
+	for _, base := range []string{a, b} {
+		host := strings.TrimPrefix(base, "http://")
+		for _, p := range []string{"/robots.txt", "/maps/site.xml", "/hidden", "/", "/sitemap.xml"} {
+			if hits[host+p] != 1 {
+				t.Errorf("%s%s requested %d times, want 1", host, p, hits[host+p])
+			}
+		}
+	}
+	if r.stats.Stored != 4 || r.stats.Sitemaps != 2 || r.stats.SitemapURLs != 2 {
+		t.Errorf("stats: %+v", r.stats)
+	}
+}
