@@ -561,7 +561,7 @@ func (w *Writer) gz(buf *bytes.Buffer) *gowarc.Writer {
 
 // newGzipWriter is a gowarc writer compressing at gzip's fastest level
 // (gowarc.NewWriter uses the default level: 10% smaller files on the
-// handbook corpus, at twice the compression CPU; see README "WARC").
+// handbook corpus, for more CPU per byte; see README "WARC").
 func newGzipWriter(out io.Writer) *gowarc.Writer {
 	zw, err := gzip.NewWriterLevel(out, gzip.BestSpeed)
 	if err != nil {
