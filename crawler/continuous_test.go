@@ -2,6 +2,8 @@ package crawler
 
 import (
 	"context"
+	"regexp"
+	"strings"
 	"testing"
 	"time"
 
@@ -78,6 +80,10 @@ func TestContinuousNewsSite(t *testing.T) {
 	defer db.Close()
 
 	cfg := newsConfig(site, dir)
+	// Article 1 of the first host is refreshed too, and edited during the
+	// crawl.
+	edited := site.Hosts[0].URL(newssite.ArticlePath(1))
+	cfg.Recrawl.Rules = []configs.RecrawlRule{{Match: "^" + regexp.QuoteMeta(edited) + "$", Every: configs.Duration(300 * time.Millisecond)}}
 	ctx, cancel := context.WithCancel(context.Background())
 	c, err := New(Options{Config: cfg, Store: db, Grace: time.Second})
 	if err != nil {
@@ -97,10 +103,24 @@ func TestContinuousNewsSite(t *testing.T) {
 		if r < rounds-1 {
 			site.Publish()
 		}
+		if r == 1 {
+			site.Hosts[0].Edit(1)
+		}
 	}
+	waitFor(t, "the edit recorded", func() bool {
+		rec, err := db.URLRecord(edited)
+		return err == nil && rec.Versions == 2
+	})
 	// The queue is empty now and the crawl keeps running: it waits for
-	// the next refresh.
-	waitFor(t, "a hub refresh after the last round", func() bool { return c.Stats().Refreshed >= int64(3*rounds) })
+	// the next refresh, a conditional GET the unchanged hubs answer 304.
+	waitFor(t, "a 304 from every hub", func() bool {
+		for _, h := range site.Hosts {
+			if h.NotModified() == 0 {
+				return false
+			}
+		}
+		return true
+	})
 	cancel()
 	<-done
 	elapsed := time.Since(start)
@@ -112,6 +132,9 @@ func TestContinuousNewsSite(t *testing.T) {
 	for hi, h := range site.Hosts {
 		for id := 1; id <= h.Articles(); id++ {
 			published++
+			if h.URL(newssite.ArticlePath(id)) == edited {
+				continue // refreshed: checked below
+			}
 			if n := h.Hits(newssite.ArticlePath(id)); n != 1 {
 				t.Errorf("host %d article %d fetched %d times, want 1", hi, id, n)
 			}
@@ -152,14 +175,56 @@ func TestContinuousNewsSite(t *testing.T) {
 			t.Errorf("hub record after refreshes: duplicate %v reason %q, want its own new document", rec.Duplicate, rec.Reason)
 		}
 	}
+	// The edited article: same docId, the stored copy is the edited text,
+	// the change time and two versions recorded; unchanged refreshes of it
+	// recorded no change.
+	rec, err := db.URLRecord(edited)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if rec.Duplicate || rec.Versions != 2 || rec.ChangedAt.IsZero() || rec.ChangedAt.After(rec.FetchedAt) {
+		t.Errorf("edited article's record: %+v, want its own document, 2 versions, a change time", rec)
+	}
+	if v := rec.View(); v.Versions != 2 || v.ChangedAt == nil || !v.FetchedAt.Equal(rec.FetchedAt) {
+		t.Errorf("edited article's view (query url, API): %+v", v)
+	}
+	if p, err := db.Page(rec.DocID); err != nil || !strings.Contains(p.Text, "edit0") || p.URL != edited {
+		t.Errorf("edited article's page: %v; text %.80q, want the edited text under docId %v", err, p.Text, rec.DocID)
+	}
+	// Changes: the edit, and every hub version after the first (each
+	// round's hub lists new articles); unchanged refreshes and 304s
+	// change nothing.
+	changes := int64(1)
+	for _, h := range site.Hosts {
+		hub, err := db.URLRecord(h.URL("/"))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if hub.Versions < rounds {
+			t.Errorf("hub %s: %d versions, want >= %d (one per round)", hub.URL, hub.Versions, rounds)
+		}
+		changes += int64(hub.Versions - 1)
+	}
+	if st.Changed != changes {
+		t.Errorf("Stats.Changed = %d, want %d (the edit and the hubs' versions after their first)", st.Changed, changes)
+	}
+	// Hubs answered 304 when no article was published since: counted,
+	// exactly as the site gave them.
+	var notMod int
+	for _, h := range site.Hosts {
+		notMod += h.NotModified()
+	}
+	if notMod == 0 || st.NotModified != int64(notMod) {
+		t.Errorf("Stats.NotModified = %d, the site answered 304 %d times", st.NotModified, notMod)
+	}
 	if published != 3*rounds || copies == 0 {
 		t.Fatalf("site published %d articles and %d copies", published, copies)
 	}
 	if st.Refreshed < int64(3*rounds) {
 		t.Errorf("Stats.Refreshed = %d, want >= %d", st.Refreshed, 3*rounds)
 	}
-	if st.RefreshScheduled != 3 {
-		t.Errorf("Stats.RefreshScheduled = %d, want the 3 hubs", st.RefreshScheduled)
+	if st.RefreshScheduled != 4 {
+		t.Errorf("Stats.RefreshScheduled = %d, want the 3 hubs and the edited article", st.RefreshScheduled)
 	}
 	if st.DiscoveryDelayMedian <= 0 || st.DiscoveryDelayP99 < st.DiscoveryDelayMedian {
 		t.Errorf("discovery delay median %v p99 %v", st.DiscoveryDelayMedian, st.DiscoveryDelayP99)
@@ -194,7 +259,7 @@ func TestContinuousNewsSite(t *testing.T) {
 	<-done2
 	for hi, h := range site.Hosts {
 		for id := 1; id <= h.Articles(); id++ {
-			if n := h.Hits(newssite.ArticlePath(id)); n != 1 {
+			if n := h.Hits(newssite.ArticlePath(id)); n != 1 && h.URL(newssite.ArticlePath(id)) != edited {
 				t.Errorf("after restart: host %d article %d fetched %d times, want 1", hi, id, n)
 			}
 		}

@@ -36,6 +36,7 @@ type pageStore interface {
 	QueueScan(after uint64, limit int) ([]storage.QueueEntry, error)
 	QueueLen(ctx context.Context) (int, error)
 	URLRecord(u string) (storage.URLRecord, error)
+	Page(docID storage.DocID) (storage.Page, error)
 	Known(ctx context.Context, urls []string, known []bool) error
 	ForEachURL(ctx context.Context, fn func(storage.URLRecord) error) error
 	ForEachFingerprint(ctx context.Context, fn func(storage.Fingerprint) error) error
@@ -165,6 +166,8 @@ type Stats struct {
 	// RefreshScheduled the URLs on the refresh schedule and RefreshDue
 	// those due and not yet queued.
 	Refreshed        int64 `json:"refreshed"`
+	NotModified      int64 `json:"not_modified"` // refreshes answered 304 Not Modified (conditional GET): nothing rewritten
+	Changed          int64 `json:"changed"`      // refreshes whose text changed: the stored page replaced by the new version
 	BehindSchedule   int64 `json:"behind_schedule"`
 	RefreshScheduled int   `json:"refresh_scheduled,omitempty"`
 	RefreshDue       int   `json:"refresh_due,omitempty"`
@@ -203,6 +206,7 @@ type Crawler struct {
 	agent     string // the user agent's product token, lowercase
 
 	fetched, stored, dups, errs, nonHTML, robots, redirected, retries, queued, done atomic.Int64
+	notModified, changed                                                            atomic.Int64
 	noindex, sitemaps, sitemapURLs                                                  atomic.Int64
 	refreshed, behind                                                               atomic.Int64
 	// refresh is the refresh schedule of a continuous crawl (nil: none);
@@ -435,6 +439,7 @@ func (c *Crawler) newCollector(fetchCtx context.Context) *colly.Collector {
 	})
 	col.OnResponse(func(r *colly.Response) {
 		j := r.Ctx.GetAny("job").(*job)
+		j.validators = storage.Validators{ETag: r.Headers.Get("ETag"), LastModified: r.Headers.Get("Last-Modified")}
 		j.robotsTag = r.Headers.Values("X-Robots-Tag")
 		j.linkHeader = r.Headers.Values("Link")
 		j.status = r.StatusCode
@@ -481,6 +486,8 @@ type job struct {
 	err           error
 	exchanges     []*archive.Exchange // with Options.Archive: what the transport saw, in order
 	refresh       bool                // a scheduled refresh (recrawl) of a URL fetched before
+	prev          *storage.URLRecord  // with refresh: the URL's stored record (nil: none)
+	validators    storage.Validators  // the response's ETag and Last-Modified
 }
 
 // recorded receives an exchange from the archive.Recorder (on the goroutine
@@ -545,9 +552,12 @@ func (c *Crawler) allowedType(contentType string) bool {
 // transient failure (see retryable). It stops retrying when ctx (the
 // crawl: Ctrl-C or a fatal error) ends and then marks the job abandoned,
 // so that the URL stays queued instead of being recorded as failed.
-func (c *Crawler) fetch(ctx, fetchCtx context.Context, e frontier.Entry) *job {
+//
+// prev, for a refresh, is the URL's stored record: its validators make the
+// request conditional.
+func (c *Crawler) fetch(ctx, fetchCtx context.Context, e frontier.Entry, prev *storage.URLRecord) *job {
 	for attempt := 0; ; attempt++ {
-		j := c.fetchOnce(fetchCtx, e)
+		j := c.fetchOnce(fetchCtx, e, prev)
 		if attempt >= c.cfg.Fetch.Retries || !retryable(j) {
 			return j
 		}
@@ -640,8 +650,8 @@ func retryAfter(v string) (d time.Duration, ok bool) {
 	return 0, false
 }
 
-func (c *Crawler) fetchOnce(fetchCtx context.Context, e frontier.Entry) *job {
-	j := &job{}
+func (c *Crawler) fetchOnce(fetchCtx context.Context, e frontier.Entry, prev *storage.URLRecord) *job {
+	j := &job{prev: prev}
 	if c.cfg.Politeness.ObeyRobots {
 		if err := c.robotsAllow(fetchCtx, e.URL); err != nil {
 			j.err = err
@@ -650,7 +660,18 @@ func (c *Crawler) fetchOnce(fetchCtx context.Context, e frontier.Entry) *job {
 	}
 	ctx := colly.NewContext()
 	ctx.Put("job", j)
-	err := c.col.Request("GET", e.URL, nil, ctx, nil)
+	var hdr http.Header
+	if p := prev; p != nil && p.Validators != (storage.Validators{}) {
+		// a refresh: a conditional GET with the last response's validators
+		hdr = http.Header{}
+		if p.Validators.ETag != "" {
+			hdr.Set("If-None-Match", p.Validators.ETag)
+		}
+		if p.Validators.LastModified != "" {
+			hdr.Set("If-Modified-Since", p.Validators.LastModified)
+		}
+	}
+	err := c.col.Request("GET", e.URL, nil, ctx, hdr)
 	if j.key != "" {
 		c.jobs.Delete(j.key)
 	}
@@ -775,7 +796,7 @@ func (c *Crawler) Stats() Stats {
 		Redirected: c.redirected.Load(), Retries: c.retries.Load(), Queued: c.queued.Load(),
 		NoIndex: c.noindex.Load(), Sitemaps: c.sitemaps.Load(), SitemapURLs: c.sitemapURLs.Load(),
 		ResumedURLs: c.resumedURLs, ResumedQueue: c.resumedQueue,
-		Refreshed: c.refreshed.Load(), BehindSchedule: c.behind.Load(),
+		Refreshed: c.refreshed.Load(), BehindSchedule: c.behind.Load(), NotModified: c.notModified.Load(), Changed: c.changed.Load(),
 		DiscoveryDelayMedian: c.discovery.quantile(0.5).Seconds(), DiscoveryDelayP99: c.discovery.quantile(0.99).Seconds(),
 		Elapsed: el, Seconds: el.Seconds(),
 	}

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"math/bits"
 	"net/http"
 	"net/url"
 	"slices"
@@ -127,10 +128,19 @@ func (c *Crawler) process(ctx, fetchCtx context.Context, e frontier.Entry) error
 		return c.processSitemap(ctx, fetchCtx, e)
 	}
 	var refresh, behind bool
+	var prev *storage.URLRecord
 	if c.refresh != nil {
 		refresh, behind = c.refresh.taken(e.URL, time.Now())
 	}
-	j := c.fetch(ctx, fetchCtx, e)
+	if refresh {
+		if r, err := c.o.Store.URLRecord(e.URL); err == nil {
+			prev = &r
+		} else if !errors.Is(err, storage.ErrNotFound) {
+			c.front.Done(e)
+			return fmt.Errorf("crawler: refresh %s: %w", e.URL, err)
+		}
+	}
+	j := c.fetch(ctx, fetchCtx, e, prev)
 	if j.abandoned || fetchCtx.Err() != nil && j.err != nil {
 		// Aborted at shutdown, or a retry given up because the crawl is
 		// stopping: leave it queued for the next run.
@@ -214,14 +224,13 @@ func (c *Crawler) countFetch(j *job) {
 func (c *Crawler) record(ctx, fetchCtx context.Context, e frontier.Entry, j *job) (out outcome, err error) {
 	now := time.Now().UTC()
 	rec := &storage.URLRecord{URL: e.URL, Status: j.status, ContentType: j.contentType, FetchedAt: now, Hints: storageHints(e.Hints)}
+	rec.Validators = j.validators
 	out.cm = storage.Commit{Dequeue: []uint64{e.Seq}}
-	var prev *storage.URLRecord
-	if j.refresh {
-		if r, err := c.o.Store.URLRecord(e.URL); err == nil {
-			prev = &r
-		} else if !errors.Is(err, storage.ErrNotFound) {
-			return out, fmt.Errorf("crawler: refresh %s: %w", e.URL, err)
-		}
+	prev := j.prev
+	if prev != nil && j.status == http.StatusNotModified {
+		// the conditional GET's answer: nothing changed, nothing rewritten
+		c.notModified.Add(1)
+		return out, nil
 	}
 	if !c.classify(e, j, rec) {
 		if prev == nil {
@@ -251,8 +260,10 @@ func (c *Crawler) record(ctx, fetchCtx context.Context, e frontier.Entry, j *job
 		rec.Reason = ReasonNoIndex
 		c.noindex.Add(1)
 		out.cm.URL = rec
-	} else if prev != nil && prev.DocID != 0 && c.sameDoc(e, rec, doc, prev, &out) {
-		// a refresh of the same document: its record is updated
+	} else if same, err := c.sameDoc(e, rec, doc, prev, &out); err != nil {
+		return out, err
+	} else if same {
+		// a refresh of the same document: its record (and page) updated
 	} else {
 		v := c.judge(e, j, rec, doc, final, &out.cm)
 		out.verdict = &v
@@ -267,21 +278,54 @@ func (c *Crawler) record(ctx, fetchCtx context.Context, e frontier.Entry, j *job
 }
 
 // sameDoc handles a refresh of a page the store knows (prev, its URL
-// record, names a document): the deduper maps the URL to prev's document,
-// so the page's URL record is rewritten as it was with this fetch's time,
-// status and hints. It reports false when the deduper maps the URL
-// elsewhere (then judge decides, as for a first fetch).
-func (c *Crawler) sameDoc(e frontier.Entry, rec *storage.URLRecord, doc *Document, prev *storage.URLRecord, out *outcome) bool {
+// record, names a document; nil or no document: false): the deduper maps the URL to prev's document,
+// so the URL keeps it and its record is rewritten as it was with this
+// fetch's time, status, declared canonical and validators. When the URL is
+// its document's first URL and the page's title or text changed, the
+// stored page is replaced by the new version (Commit.Update: its text,
+// title and HTML; its fingerprints stay the first version's, so content
+// dedup keeps matching copies of the original) and the record gets the
+// change time and one more version. A URL keeps its docId however much its
+// text changed: a page at one URL (a hub, an edited article, a live blog)
+// is one document that evolves; earlier versions' text is not kept. It
+// reports false when the deduper maps the URL elsewhere (then judge
+// decides, as for a first fetch), or the store's error.
+func (c *Crawler) sameDoc(e frontier.Entry, rec *storage.URLRecord, doc *Document, prev *storage.URLRecord, out *outcome) (bool, error) {
+	if prev == nil || prev.DocID == 0 {
+		return false, nil
+	}
 	v := c.o.Dedup.CheckCanonical(e.URL, rec.Hints.Canonical, doc.Title, doc.Text)
 	if v.Reason != contentdedup.ReasonURL || storage.DocID(v.DocID) != prev.DocID {
-		return false
+		return false, nil
 	}
 	r := *prev
 	r.Status, r.ContentType, r.FetchedAt, r.Err = rec.Status, rec.ContentType, rec.FetchedAt, ""
 	r.Hints.Canonical = rec.Hints.Canonical // the rest is what a sitemap said
+	r.Validators = rec.Validators
 	out.cm.URL = &r
 	out.verdict = &v
-	return true
+	if prev.Duplicate {
+		return true, nil // another URL's document: left as it is
+	}
+	page, err := c.o.Store.Page(prev.DocID)
+	if errors.Is(err, storage.ErrNotFound) {
+		return true, nil
+	}
+	if err != nil {
+		return false, fmt.Errorf("crawler: refresh %s: %w", e.URL, err)
+	}
+	if page.Title == doc.Title && page.Text == doc.Text {
+		return true, nil
+	}
+	c.changed.Add(1)
+	r.ChangedAt = rec.FetchedAt
+	r.Versions = max(prev.Versions, 1) + 1
+	page.Title, page.Text, page.HTML = doc.Title, doc.Text, doc.HTML
+	page.Status, page.ContentType = rec.Status, rec.ContentType
+	out.cm.Update = &page
+	c.log.Debug("page changed", "url", e.URL, "doc", prev.DocID, "versions", r.Versions,
+		"distance", bits.OnesCount64(v.Sig.Content^page.ContentFP))
+	return true, nil
 }
 
 // ReasonNoIndex is the reason of the URL record of a page that asked not
@@ -402,7 +446,7 @@ func (c *Crawler) judge(e frontier.Entry, j *job, rec *storage.URLRecord, doc *D
 		DocID: storage.DocID(v.DocID), URL: e.URL, Status: j.status, ContentType: rec.ContentType, FetchedAt: rec.FetchedAt,
 		Title: doc.Title, Text: doc.Text, HTML: doc.HTML,
 		TitleFP: v.Sig.Title, ContentFP: v.Sig.Content, FPFlags: v.Sig.Flags, Sketch: v.Sig.Sketch.Bytes(),
-		Depth: e.Depth, Referrer: e.Referrer, Hints: rec.Hints,
+		Depth: e.Depth, Referrer: e.Referrer, Hints: rec.Hints, Validators: rec.Validators,
 	}
 	dedupstore.SetSimilarity(cm.Page, v.Similar)
 	if final.String() != e.URL {

@@ -283,7 +283,7 @@ func encodeURLRecord(r *URLRecord) []byte {
 	e.str(r.ContentType)
 	e.time(r.FetchedAt)
 	e.str(r.Err)
-	if r.HasSignature() || !r.Hints.IsZero() {
+	if r.HasSignature() || !r.Hints.IsZero() || r.hasTail() {
 		// optional trailing fields: records written before them (or
 		// without a signature or hints) end after Err; a record with
 		// hints but no signature has a zero signature before them
@@ -291,8 +291,15 @@ func encodeURLRecord(r *URLRecord) []byte {
 		e.byte(r.FPFlags)
 		e.bytes(r.Sketch)
 	}
-	if !r.Hints.IsZero() {
+	if !r.Hints.IsZero() || r.hasTail() {
 		e.hints(&r.Hints)
+	}
+	if r.hasTail() {
+		// validators and change tracking, after (possibly zero) hints
+		e.str(r.Validators.ETag)
+		e.str(r.Validators.LastModified)
+		e.time(r.ChangedAt)
+		e.uvarint(uint64(r.Versions))
 	}
 	return e.b
 }
@@ -348,6 +355,12 @@ func decodeURLRecord(u string, b []byte) (URLRecord, error) {
 	}
 	if d.err == nil && len(d.b) > 0 {
 		r.Hints = d.hints()
+	}
+	if d.err == nil && len(d.b) > 0 {
+		r.Validators.ETag = d.str()
+		r.Validators.LastModified = d.str()
+		r.ChangedAt = d.time()
+		r.Versions = int(d.uvarint())
 	}
 	if err := d.done(fmt.Sprintf("URL record %q", u)); err != nil {
 		return URLRecord{}, err

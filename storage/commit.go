@@ -44,6 +44,18 @@ type Page struct {
 	// kept in the URL record written for Page.URL (not in the page
 	// record): PageByURL returns them with the URL record.
 	Hints Hints
+	// Validators are the response's cache validators, kept in the URL
+	// record like Hints.
+	Validators Validators
+}
+
+// Validators are a response's cache validators (its ETag and
+// Last-Modified headers, as sent), which a refresh sends back
+// (If-None-Match, If-Modified-Since) to be answered 304 Not Modified when
+// the page did not change. Optional: "" = not sent.
+type Validators struct {
+	ETag         string
+	LastModified string
 }
 
 // Hints are what a site declared about one URL: its rel=canonical and what
@@ -107,6 +119,21 @@ type URLRecord struct {
 
 	// Hints are what the site declared about the URL (optional).
 	Hints Hints
+
+	// Validators are the last response's cache validators (optional).
+	Validators Validators
+	// ChangedAt is when a refresh last found the page's text changed
+	// (zero: never); Versions counts the versions of the page the crawl
+	// stored (0 or 1: the first only; each changed refresh adds one). The
+	// stored page is the latest version (see Commit.Update).
+	ChangedAt time.Time
+	Versions  int
+}
+
+// hasTail reports whether r has any field of the trailing validators
+// block.
+func (r *URLRecord) hasTail() bool {
+	return r.Validators != Validators{} || !r.ChangedAt.IsZero() || r.Versions != 0
 }
 
 // HasSignature reports whether the record carries a duplicate's content
@@ -136,6 +163,14 @@ type Commit struct {
 	// URL is a URL that is not a new document (duplicate, redirect alias,
 	// error, non-HTML). It replaces any earlier record of the same URL.
 	URL *URLRecord
+	// Update replaces the stored page record of Update.DocID with a newer
+	// version of the page (a refresh found its text changed): the page
+	// record only, as given; its fingerprint entry, index entries and
+	// similar-pages entries stay those of the first version (the caller
+	// keeps URL, FetchedAt and the fingerprints of the stored page). The
+	// docId must be stored, else the commit fails with ErrNotFound. Its URL
+	// record goes in URL.
+	Update *Page
 	// Enqueue lists frontier entries to persist; Commit returns their
 	// seqs (assigned when Seq is 0, otherwise the entry at Seq is
 	// replaced).
@@ -186,16 +221,19 @@ func (db *DB) Commit(ctx context.Context, c Commit) ([]uint64, error) {
 		traceSeq = n + 1
 	}
 	// Encode outside the transaction (compression is the costly part).
-	var pageVal, fpVal []byte
+	var pageVal, fpVal, updateVal []byte
 	if c.Page != nil {
 		pageVal = encodePage(c.Page, db.opts.zlevel)
 		fpVal = encodeFP(c.Page)
+	}
+	if c.Update != nil {
+		updateVal = encodePage(c.Update, db.opts.zlevel)
 	}
 	var traceVal []byte
 	if len(c.Trace) > 0 {
 		traceVal = encodeTrace(c.Trace)
 	}
-	if err := db.space.admit(int64(len(pageVal) + len(fpVal) + len(traceVal) + 256*(len(c.Enqueue)+len(c.Dequeue)+1))); err != nil {
+	if err := db.space.admit(int64(len(pageVal) + len(updateVal) + len(fpVal) + len(traceVal) + 256*(len(c.Enqueue)+len(c.Dequeue)+1))); err != nil {
 		return nil, err
 	}
 	for attempt := 0; ; attempt++ {
@@ -205,6 +243,16 @@ func (db *DB) Commit(ctx context.Context, c Commit) ([]uint64, error) {
 		err := db.bdb.Update(func(txn *badger.Txn) error {
 			if c.Page != nil {
 				if err := putPage(txn, c.Page, pageVal, fpVal); err != nil {
+					return err
+				}
+			}
+			if c.Update != nil {
+				if _, err := txn.Get(pageKey(c.Update.DocID)); errors.Is(err, badger.ErrKeyNotFound) {
+					return fmt.Errorf("storage: commit: update of page %s (%s): %w", c.Update.DocID, c.Update.URL, ErrNotFound)
+				} else if err != nil {
+					return err
+				}
+				if err := txn.Set(pageKey(c.Update.DocID), updateVal); err != nil {
 					return err
 				}
 			}
@@ -270,6 +318,9 @@ func validateCommit(c *Commit) error {
 			return err
 		}
 	}
+	if p := c.Update; p != nil && p.DocID == 0 {
+		return fmt.Errorf("storage: commit update %q: DocID is 0", p.URL)
+	}
 	for i, q := range c.Enqueue {
 		if err := checkURL(fmt.Sprintf("Enqueue[%d]", i), q.URL); err != nil {
 			return err
@@ -308,7 +359,7 @@ func putPage(txn *badger.Txn, p *Page, pageVal, fpVal []byte) error {
 		return putURL(txn, &URLRecord{
 			URL: p.URL, DocID: p.DocID, Duplicate: true, Reason: ReasonExistingDoc,
 			Status: p.Status, ContentType: p.ContentType, FetchedAt: p.FetchedAt,
-			Hints: p.Hints,
+			Hints: p.Hints, Validators: p.Validators,
 		})
 	case !errors.Is(err, badger.ErrKeyNotFound):
 		return err
@@ -332,7 +383,7 @@ func putPage(txn *badger.Txn, p *Page, pageVal, fpVal []byte) error {
 	return putURL(txn, &URLRecord{
 		URL: p.URL, DocID: p.DocID, Reason: ReasonNew,
 		Status: p.Status, ContentType: p.ContentType, FetchedAt: p.FetchedAt,
-		Hints: p.Hints,
+		Hints: p.Hints, Validators: p.Validators,
 	})
 }
 

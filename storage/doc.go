@@ -66,11 +66,16 @@
 //
 // # Policies
 //
-// First seen wins: a page record is never overwritten. A Commit whose Page
+// First seen wins: a Commit's Page never overwrites a page record; only an
+// explicit Commit.Update (a continuous crawl's refresh that found the page
+// changed) replaces a page record with a newer version, keeping its
+// fingerprint and index entries. A Commit whose Page
 // carries a DocID that is already stored keeps the stored page and records
 // the new URL as a duplicate of it, with Reason [ReasonExistingDoc]; no
 // error is returned. A URL record, by contrast, describes the latest fetch
-// of its URL and is replaced by a later Commit for the same URL.
+// of its URL (with its cache validators, and for a refreshed page the last
+// change time and version count) and is replaced by a later Commit for the
+// same URL.
 //
 // A URL record may name a DocID whose page is not stored yet (a duplicate
 // detected while the original is still in flight): the record is kept,

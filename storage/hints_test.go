@@ -2,6 +2,7 @@ package storage
 
 import (
 	"context"
+	"errors"
 	"testing"
 	"time"
 )
@@ -55,5 +56,44 @@ func TestHintsRoundTrip(t *testing.T) {
 	}
 	if v := encodeQueue(&QueueEntry{URL: "u", Depth: 1}); len(v) != 1+2+1+1 {
 		t.Fatalf("queue entry without hints is %d bytes: layout changed", len(v))
+	}
+}
+
+// TestValidatorsAndUpdate: a URL record's validators and change tracking
+// round-trip (with and without hints or a signature before them); records
+// without them keep their old layout; Commit.Update replaces a stored page
+// record and refuses an unknown docId.
+func TestValidatorsAndUpdate(t *testing.T) {
+	db := mustOpen(t, "")
+	ctx := context.Background()
+	changed := time.Date(2026, 11, 23, 10, 0, 0, 0, time.UTC)
+	val := Validators{ETag: `"abc"`, LastModified: "Mon, 23 Nov 2026 09:00:00 GMT"}
+	if _, err := db.Commit(ctx, Commit{Page: &Page{DocID: 5, URL: "http://e.com/hub", Status: 200, Title: "v1", Text: "first", Validators: val}}); err != nil {
+		t.Fatal(err)
+	}
+	if rec, err := db.URLRecord("http://e.com/hub"); err != nil || rec.Validators != val || rec.Versions != 0 {
+		t.Fatalf("page's URL record: %+v, %v", rec, err)
+	}
+	for _, r := range []URLRecord{
+		{URL: "http://e.com/hub", DocID: 5, Reason: ReasonNew, Status: 200, Validators: val, ChangedAt: changed, Versions: 2},
+		{URL: "http://e.com/x", Status: 200, Hints: Hints{Canonical: "http://e.com/y"}, ChangedAt: changed},
+		{URL: "http://e.com/z", DocID: 5, Duplicate: true, ContentFP: 3, Versions: 1},
+	} {
+		if _, err := db.Commit(ctx, Commit{URL: &r}); err != nil {
+			t.Fatal(err)
+		}
+		got, err := db.URLRecord(r.URL)
+		if err != nil || got.Validators != r.Validators || !got.ChangedAt.Equal(r.ChangedAt) || got.Versions != r.Versions || got.Hints != r.Hints || got.ContentFP != r.ContentFP {
+			t.Fatalf("URL record %s: got %+v, %v; want %+v", r.URL, got, err, r)
+		}
+	}
+	if _, err := db.Commit(ctx, Commit{Update: &Page{DocID: 5, URL: "http://e.com/hub", Status: 200, Title: "v2", Text: "second"}}); err != nil {
+		t.Fatal(err)
+	}
+	if p, err := db.Page(5); err != nil || p.Title != "v2" || p.Text != "second" {
+		t.Fatalf("updated page: %+v, %v", p, err)
+	}
+	if _, err := db.Commit(ctx, Commit{Update: &Page{DocID: 6, URL: "http://e.com/none", Title: "x"}}); !errors.Is(err, ErrNotFound) {
+		t.Fatalf("update of an unknown docId: %v, want ErrNotFound", err)
 	}
 }

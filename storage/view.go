@@ -79,6 +79,25 @@ type URLView struct {
 	LastMod       *time.Time `json:"lastmod,omitempty"`   // a sitemap's <lastmod>
 	NewsPublished *time.Time `json:"news_publication_date,omitempty"`
 	NewsTitle     string     `json:"news_title,omitempty"`
+	// Refreshes (continuous crawl): FetchedAt is the last fetch; ChangedAt
+	// the last time a refresh found the text changed (absent: never);
+	// Versions the versions of the page seen (1 for a URL with its own
+	// document that never changed; absent for a duplicate or no document
+	// unless counted); ETag and LastModified the last response's
+	// validators, sent back on the next refresh.
+	ChangedAt    *time.Time `json:"changed_at,omitempty"`
+	Versions     int        `json:"versions,omitempty"`
+	ETag         string     `json:"etag,omitempty"`
+	LastModified string     `json:"last_modified,omitempty"`
+}
+
+// VersionCount is the number of versions of the page seen: Versions, or 1
+// for a URL with its own document that no refresh found changed, or 0.
+func (r *URLRecord) VersionCount() int {
+	if r.Versions == 0 && r.DocID != 0 && !r.Duplicate {
+		return 1
+	}
+	return r.Versions
 }
 
 // View returns r as a URLView.
@@ -93,6 +112,11 @@ func (r *URLRecord) View() URLView {
 	if t := r.Hints.NewsPublished; !t.IsZero() {
 		v.NewsPublished = &t
 	}
+	if t := r.ChangedAt; !t.IsZero() {
+		v.ChangedAt = &t
+	}
+	v.Versions = r.VersionCount()
+	v.ETag, v.LastModified = r.Validators.ETag, r.Validators.LastModified
 	return v
 }
 

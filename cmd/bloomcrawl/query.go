@@ -252,6 +252,12 @@ func (q *queryCmd) printURL(r storage.URLRecord) {
 	if !r.FetchedAt.IsZero() {
 		fmt.Fprintf(tw, "fetched\t%s\n", r.FetchedAt.Format(time.RFC3339))
 	}
+	if !r.ChangedAt.IsZero() {
+		fmt.Fprintf(tw, "changed\t%s\n", r.ChangedAt.Format(time.RFC3339))
+	}
+	if n := r.VersionCount(); n > 1 || !r.ChangedAt.IsZero() {
+		fmt.Fprintf(tw, "versions\t%d (the stored page is the latest)\n", n)
+	}
 	if r.Err != "" {
 		fmt.Fprintf(tw, "error\t%s\n", r.Err)
 	}
