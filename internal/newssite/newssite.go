@@ -15,6 +15,7 @@ import (
 	"net/http/httptest"
 	"strings"
 	"sync"
+	"time"
 )
 
 // Site is a running news site. Create it with Start; Close stops it.
@@ -37,12 +38,14 @@ type Host struct {
 	articles []article // own articles, in publication order (id = index+1)
 	copies   []copyOf  // syndicated copies, in publication order
 	hits     map[string]int
+	first    map[string]time.Time // first request per path
 	notMod   int
 }
 
 type article struct {
-	words string
-	edits int
+	words     string
+	edits     int
+	published time.Time
 }
 
 type copyOf struct {
@@ -58,7 +61,7 @@ func Start(n int) (*Site, error) {
 			s.Close()
 			return nil, fmt.Errorf("newssite: listen: %w", err)
 		}
-		h := &Host{site: s, idx: i, hits: map[string]int{}}
+		h := &Host{site: s, idx: i, hits: map[string]int{}, first: map[string]time.Time{}}
 		h.srv = &httptest.Server{Listener: l, Config: &http.Server{Handler: h}}
 		h.srv.Start()
 		s.Hosts = append(s.Hosts, h)
@@ -86,7 +89,7 @@ func CopyPath(from, id int) string { return fmt.Sprintf("/s/%d/%d", from, id) }
 func (s *Site) Publish() {
 	for i, h := range s.Hosts {
 		h.mu.Lock()
-		h.articles = append(h.articles, article{words: text(i, len(h.articles)+1)})
+		h.articles = append(h.articles, article{words: text(i, len(h.articles)+1), published: time.Now()})
 		id := len(h.articles)
 		h.mu.Unlock()
 		if s.SyndicateEvery > 0 && id%s.SyndicateEvery == 0 && len(s.Hosts) > 1 {
@@ -131,6 +134,20 @@ func (h *Host) Hits(path string) int {
 	return h.hits[path]
 }
 
+// Published returns when article id of h was published.
+func (h *Host) Published(id int) time.Time {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	return h.articles[id-1].published
+}
+
+// FirstHit returns when path was first requested (zero: never).
+func (h *Host) FirstHit(path string) time.Time {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	return h.first[path]
+}
+
 // NotModified returns how many 304 answers the hub gave.
 func (h *Host) NotModified() int {
 	h.mu.Lock()
@@ -152,6 +169,9 @@ func (h *Host) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	h.mu.Lock()
 	defer h.mu.Unlock()
 	h.hits[r.URL.Path]++
+	if _, ok := h.first[r.URL.Path]; !ok {
+		h.first[r.URL.Path] = time.Now()
+	}
 	w.Header().Set("Content-Type", "text/html; charset=utf-8")
 	switch {
 	case r.URL.Path == "/":

@@ -1,0 +1,147 @@
+package crawler_test
+
+import (
+	"context"
+	"os"
+	"slices"
+	"testing"
+	"time"
+
+	"github.com/bloomcrawl/bloomcrawl/configs"
+	"github.com/bloomcrawl/bloomcrawl/crawler"
+	"github.com/bloomcrawl/bloomcrawl/internal/bench"
+	"github.com/bloomcrawl/bloomcrawl/internal/newssite"
+	"github.com/bloomcrawl/bloomcrawl/storage"
+)
+
+// TestNewsBenchmark is issue 14's benchmark, not a check (it asserts
+// nothing about speed): a continuous crawl of a news site of 10 hosts
+// publishing 8 articles a second in all (one per host every 1.25 s, every
+// third syndicated on the next host), hubs refreshed every 5 s, for
+// BLOOMCRAWL_NEWS_BENCH (e.g. 150s). It logs the share of articles
+// published more than two intervals before the stop that were fetched,
+// the publication-to-fetch delay, articles fetched twice, syndicated
+// copies mapped to the original's docId and false merges, and RssAnon
+// after the first minute and at the end. Run it alone, under the bench
+// lock:
+//
+//	BLOOMCRAWL_NEWS_BENCH=150s flock /tmp/bloomcrawl-bench.lock go test -run TestNewsBenchmark -v -timeout 10m ./crawler
+func TestNewsBenchmark(t *testing.T) {
+	d := os.Getenv("BLOOMCRAWL_NEWS_BENCH")
+	if d == "" {
+		t.Skip("a benchmark: set BLOOMCRAWL_NEWS_BENCH=150s to run it (under flock /tmp/bloomcrawl-bench.lock)")
+	}
+	dur, err := time.ParseDuration(d)
+	if err != nil {
+		t.Fatalf("BLOOMCRAWL_NEWS_BENCH: %v", err)
+	}
+	const interval = 5 * time.Second
+	site, err := newssite.Start(10)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer site.Close()
+	cfg := configs.Default()
+	for _, h := range site.Hosts {
+		cfg.Seeds = append(cfg.Seeds, h.URL("/"))
+	}
+	cfg.Scope.Sitemaps = configs.Sitemaps{Off: true}
+	cfg.Recrawl.Continuous = true
+	cfg.Recrawl.SeedsEvery = configs.Duration(interval)
+	cfg.Store.Dir = t.TempDir()
+	db, err := storage.Open(cfg.Store.Dir, crawler.StoreOptions(cfg.Store))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer db.Close()
+	c, err := crawler.New(crawler.Options{Config: cfg, Store: db})
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	done := make(chan struct{})
+	var st crawler.Stats
+	go func() {
+		defer close(done)
+		st, _ = c.Run(ctx)
+	}()
+	start := time.Now()
+	tick := time.NewTicker(1250 * time.Millisecond)
+	var rssMinute int64
+	for time.Since(start) < dur {
+		<-tick.C
+		site.Publish()
+		if rssMinute == 0 && time.Since(start) >= time.Minute {
+			rssMinute, _ = bench.RssAnon(os.Getpid())
+		}
+	}
+	tick.Stop()
+	stop := time.Now()
+	rssEnd, _ := bench.RssAnon(os.Getpid())
+	cancel()
+	<-done
+
+	var old, oldFetched, fetched, twice int
+	var delays []time.Duration
+	docs := map[storage.DocID]string{}
+	falseMerges := 0
+	for _, h := range site.Hosts {
+		for id := 1; id <= h.Articles(); id++ {
+			p := newssite.ArticlePath(id)
+			pub, first, hits := h.Published(id), h.FirstHit(p), h.Hits(p)
+			if stop.Sub(pub) > 2*interval {
+				old++
+				if hits > 0 {
+					oldFetched++
+				}
+			}
+			if hits > 1 {
+				twice++
+			}
+			if hits == 0 {
+				continue
+			}
+			fetched++
+			delays = append(delays, first.Sub(pub))
+			rec, err := db.URLRecord(h.URL(p))
+			if err != nil {
+				continue
+			}
+			if other, ok := docs[rec.DocID]; ok {
+				falseMerges++
+				t.Logf("false merge: %s and %s share docId %v", other, rec.URL, rec.DocID)
+			}
+			docs[rec.DocID] = rec.URL
+		}
+	}
+	var copies, mapped int
+	for _, h := range site.Hosts {
+		for _, cp := range h.Copies() {
+			orig, err1 := db.URLRecord(site.Hosts[cp[0]].URL(newssite.ArticlePath(cp[1])))
+			cpy, err2 := db.URLRecord(h.URL(newssite.CopyPath(cp[0], cp[1])))
+			if err1 != nil || err2 != nil {
+				continue // one of them not fetched before the stop
+			}
+			copies++
+			if cpy.DocID == orig.DocID {
+				mapped++
+			} else if _, ok := docs[cpy.DocID]; ok {
+				falseMerges++
+			}
+		}
+	}
+	slices.Sort(delays)
+	pct := func(a, b int) float64 { return 100 * float64(a) / float64(max(b, 1)) }
+	t.Logf("ran %v: %d articles fetched; of %d published more than 2 intervals before the stop, %d fetched (%.2f%%)",
+		dur, fetched, old, oldFetched, pct(oldFetched, old))
+	if len(delays) > 0 {
+		t.Logf("publication to fetch: median %v, p99 %v (interval %v)", delays[len(delays)/2], delays[len(delays)*99/100], interval)
+	}
+	t.Logf("articles fetched more than once: %d; syndicated copies mapped to the original's docId: %d of %d (%.2f%%); false merges: %d",
+		twice, mapped, copies, pct(mapped, copies), falseMerges)
+	if rssMinute > 0 {
+		t.Logf("RssAnon after 1 min %.1f MiB, at the end %.1f MiB (ratio %.2f)", float64(rssMinute)/(1<<20), float64(rssEnd)/(1<<20), float64(rssEnd)/float64(rssMinute))
+	}
+	t.Logf("summary: refreshed %d, not_modified %d, changed %d, behind_schedule %d, discovery delay median %.3fs p99 %.3fs",
+		st.Refreshed, st.NotModified, st.Changed, st.BehindSchedule, st.DiscoveryDelayMedian, st.DiscoveryDelayP99)
+}
