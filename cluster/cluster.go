@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"math"
 	"net"
 	"os"
 	"slices"
@@ -35,9 +34,12 @@ type Options struct {
 	// over, and its entries in flight re-delivered, after about LeaseTTL.
 	// Default 10s.
 	LeaseTTL time.Duration
-	// Capacity and TargetFP size the cluster-wide seen-state (Bloom bits
-	// in Redis, split over the partitions). Defaults 10,000,000 and 0.001.
-	// Every node must use the same (checked).
+	// Capacity and TargetFP size the cluster-wide seen-state: each
+	// partition starts with a Bloom generation for Capacity/Partitions
+	// URLs and adds generations twice as large (and with half the false-
+	// positive rate) as it fills, so a partition that gets most URLs (one
+	// big site) keeps the rate below TargetFP. Defaults 10,000,000 and
+	// 0.001. Every node must use the same (checked).
 	Capacity uint64
 	TargetFP float64
 	// Prefix starts every key. Default "bloomcrawl".
@@ -66,8 +68,8 @@ const group = "crawl" // the consumer group of every partition stream
 type Node struct {
 	o    Options
 	rdb  *redis.Client
-	m    uint64 // Bloom bits per partition
-	k    int    // hash functions
+	n0   int     // URLs of a partition's first Bloom generation
+	p0   float64 // false-positive rate of the first generation
 	name string
 
 	mu        sync.Mutex
@@ -110,14 +112,11 @@ func Open(ctx context.Context, o Options) (*Node, error) {
 	if err != nil {
 		return nil, fmt.Errorf("cluster: --cluster %q: %w", o.URL, err)
 	}
-	// m bits in all for Capacity URLs at TargetFP, split over the partitions.
-	total := math.Ceil(-float64(o.Capacity) * math.Log(o.TargetFP) / (math.Ln2 * math.Ln2))
-	m := uint64(math.Ceil(total / float64(o.Partitions)))
-	if m > 1<<32 {
-		return nil, fmt.Errorf("cluster: %d bits per partition exceed a Redis string (2^32 bits): use more partitions", m)
-	}
-	k := max(1, int(math.Round(total/float64(o.Capacity)*math.Ln2)))
-	n := &Node{o: o, rdb: redis.NewClient(ro), m: m, k: k, name: o.Node,
+	// Generation g holds n0·2^g URLs at p0/2^g: the rates add up to less
+	// than 2·p0 = TargetFP.
+	n0 := max(1024, int(o.Capacity/uint64(o.Partitions)))
+	p0 := o.TargetFP / 2
+	n := &Node{o: o, rdb: redis.NewClient(ro), n0: n0, p0: p0, name: o.Node,
 		held: map[int]bool{}, claimAt: map[int]time.Time{}, inflight: map[string]bool{},
 		stop: make(chan struct{}), loopDone: make(chan struct{})}
 	if err := n.setup(ctx); err != nil {
@@ -132,7 +131,7 @@ func (n *Node) setup(ctx context.Context) error {
 	if err := n.rdb.Ping(ctx).Err(); err != nil {
 		return fmt.Errorf("cluster: %s: %w", n.o.URL, err)
 	}
-	meta := fmt.Sprintf("partitions=%d bits=%d k=%d", n.o.Partitions, n.m, n.k)
+	meta := fmt.Sprintf("partitions=%d n0=%d p0=%g", n.o.Partitions, n.n0, n.p0)
 	metaKey := n.o.Prefix + ":meta"
 	if err := n.rdb.SetNX(ctx, metaKey, meta, 0).Err(); err != nil {
 		return fmt.Errorf("cluster: %w", err)
@@ -186,37 +185,62 @@ func (n *Node) Partition(host string) int {
 	return int(xxhash.Sum64String(dom) % uint64(n.o.Partitions))
 }
 
-// bits returns the k Bloom bit offsets of url within a partition's m bits
-// (double hashing).
-func (n *Node) bits(url string, into []any) []any {
-	h1 := xxhash.Sum64String(url)
-	h2 := xxhash.Sum64String("\x01"+url) | 1
-	for i := range n.k {
-		into = append(into, (h1+uint64(i)*h2)%n.m)
-	}
-	return into
+// hashes returns url's two 32-bit hashes; the script derives the Bloom bit
+// offsets from them (double hashing: h1 + i·h2 mod m, exact in Lua's
+// doubles).
+func hashes(url string) (h1, h2 uint64) {
+	h := xxhash.Sum64String(url)
+	return h & 0xffffffff, h>>32 | 1
 }
 
-// admitScript tests each URL against the partition's Bloom bits and, if
-// any bit is clear, sets them all and appends the URL to the partition's
-// stream, in one atomic step: two nodes offering one URL queue it once.
-// KEYS: bloom, stream, added counter. ARGV: k, then per URL: url, depth,
-// referrer, k bit offsets. Returns how many URLs were queued.
+// admitScript tests each URL against the partition's Bloom generations
+// and, if it is in none, sets its bits in the newest one and appends it to
+// the partition's stream, in one atomic step: two nodes offering one URL
+// queue it once. A partition's generations lie one after another in one
+// string (one key, one slot): generation g holds n0·2^g URLs at
+// false-positive rate p0/2^g, in m_g = n_g·ln(1/p_g)/ln²2 bits with
+// k_g = ceil(log2(1/p_g)) hashes; the next one starts when the
+// partition's count of URLs queued (the added counter) fills it.
+// KEYS: bloom, stream, added counter. ARGV: n0, p0, then per URL: url,
+// depth, referrer, h1, h2. Returns how many URLs were queued.
 var admitScript = redis.NewScript(`
-local k = tonumber(ARGV[1])
-local fresh = 0
-local i = 2
-while i <= #ARGV do
-  local new = false
-  for j = 1, k do
-    if redis.call('GETBIT', KEYS[1], ARGV[i+2+j]) == 0 then new = true break end
+local n0, p0 = tonumber(ARGV[1]), tonumber(ARGV[2])
+local added = tonumber(redis.call('GET', KEYS[3]) or '0')
+local gens = {}
+local function gen(g)
+  if gens[g] == nil then
+    local n, p = n0 * 2^g, p0 / 2^g
+    local base, cum = 0, 0
+    if g > 0 then local q = gen(g-1); base, cum = q.base + q.m, q.cum end
+    gens[g] = {base = base, m = math.ceil(n * -math.log(p) / (math.log(2)^2)),
+      k = math.ceil(-math.log(p) / math.log(2)), cum = cum + n}
   end
-  if new then
-    for j = 1, k do redis.call('SETBIT', KEYS[1], ARGV[i+2+j], 1) end
+  return gens[g]
+end
+local cur = 0
+while added >= gen(cur).cum do cur = cur + 1 end
+local fresh = 0
+local i = 3
+while i <= #ARGV do
+  local h1, h2 = tonumber(ARGV[i+3]), tonumber(ARGV[i+4])
+  local seen = false
+  for g = 0, cur do
+    local q = gen(g)
+    local all = true
+    for j = 0, q.k - 1 do
+      if redis.call('GETBIT', KEYS[1], q.base + (h1 + j*h2) % q.m) == 0 then all = false break end
+    end
+    if all then seen = true break end
+  end
+  if not seen then
+    local q = gen(cur)
+    for j = 0, q.k - 1 do redis.call('SETBIT', KEYS[1], q.base + (h1 + j*h2) % q.m, 1) end
     redis.call('XADD', KEYS[2], '*', 'u', ARGV[i], 'd', ARGV[i+1], 'r', ARGV[i+2])
     fresh = fresh + 1
+    added = added + 1
+    if added >= q.cum then cur = cur + 1 end
   end
-  i = i + 3 + k
+  i = i + 5
 end
 if fresh > 0 then redis.call('INCRBY', KEYS[3], fresh) end
 return fresh`)
@@ -258,10 +282,10 @@ func (n *Node) Admit(ctx context.Context, items []Item) (int, error) {
 		p := n.Partition(u)
 		args := byPart[p]
 		if args == nil {
-			args = []any{n.k}
+			args = []any{n.n0, n.p0}
 		}
-		args = append(args, it.URL, it.Depth, it.Referrer)
-		byPart[p] = n.bits(it.URL, args)
+		h1, h2 := hashes(it.URL)
+		byPart[p] = append(args, it.URL, it.Depth, it.Referrer, h1, h2)
 	}
 	pipe := n.rdb.Pipeline()
 	var cmds []*redis.Cmd

@@ -13,7 +13,10 @@
 //
 // Each partition has a stream with one consumer group: a URL found on any
 // node goes to its partition's stream. The seen-state is Bloom bits in
-// Redis, split over the partitions; Admit tests and sets a URL's bits and
+// Redis, one string per partition holding generations that double in size
+// and halve their false-positive rate as the partition fills (so a
+// partition that gets one big site's URLs keeps the error bound past
+// Options.Capacity); Admit tests and sets a URL's bits and
 // appends it to the stream in one Lua script per partition (all of a
 // page's partitions in one pipeline: one round trip per page), so no URL
 // is queued twice. A node acknowledges an entry (Ack: XACK, XDEL, count)

@@ -70,11 +70,16 @@ func (c *Crawler) clusterSeeds(ctx context.Context) error {
 // feed moves entries from the cluster into the local frontier, at most
 // 2×concurrency not yet done at a time, until the cluster is finished
 // (then it releases the frontier's hold, and the workers end when the
-// local queue is empty) or ctx ends.
+// local queue is empty) or ctx ends. When the cluster has nothing for this
+// node it polls again after a wait that doubles from 20 ms to 320 ms, and
+// asks whether the cluster is finished at most every 320 ms: an idle node
+// costs Redis a few round trips a second.
 func (c *Crawler) feed(ctx context.Context, release func()) error {
 	defer release()
 	limit := 2 * c.cfg.Politeness.Concurrency
-	const idle = 50 * time.Millisecond
+	const minIdle, maxIdle = 20 * time.Millisecond, 320 * time.Millisecond
+	idle := minIdle
+	var askedDone time.Time
 	for ctx.Err() == nil {
 		out := int(c.taskCount.Load())
 		if room := limit - out; room > 0 {
@@ -89,9 +94,11 @@ func (c *Crawler) feed(ctx context.Context, release func()) error {
 				if err := c.feedTasks(ctx, tasks); err != nil {
 					return err
 				}
+				idle = minIdle
 				continue
 			}
-			if out == 0 {
+			if out == 0 && time.Since(askedDone) >= maxIdle {
+				askedDone = time.Now()
 				done, err := c.o.Cluster.Finished(ctx)
 				if err != nil {
 					if ctx.Err() != nil {
@@ -103,6 +110,8 @@ func (c *Crawler) feed(ctx context.Context, release func()) error {
 					return nil
 				}
 			}
+		} else {
+			idle = minIdle // busy: look again soon
 		}
 		t := time.NewTimer(idle)
 		select {
@@ -110,6 +119,7 @@ func (c *Crawler) feed(ctx context.Context, release func()) error {
 		case <-t.C:
 		}
 		t.Stop()
+		idle = min(2*idle, maxIdle)
 	}
 	return nil
 }

@@ -19,6 +19,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/redis/go-redis/v9"
+
 	"github.com/bloomcrawl/bloomcrawl/crawler"
 	"github.com/bloomcrawl/bloomcrawl/internal/redistest"
 	"github.com/bloomcrawl/bloomcrawl/storage"
@@ -204,6 +206,36 @@ func TestClusterCrawlFetchesEveryPageOnce(t *testing.T) {
 	}
 	for ua, m := range site.byNode {
 		t.Logf("%s: %d pages", ua, len(m))
+	}
+	logRedisCost(t, redisAddr, hosts*pages)
+}
+
+// logRedisCost logs what the crawl cost Redis per page: round trips by
+// command (INFO commandstats: a pipeline's commands count one by one),
+// bytes in and out, and memory.
+func logRedisCost(t *testing.T, addr string, pages int) {
+	rdb := redis.NewClient(&redis.Options{Addr: addr})
+	defer rdb.Close()
+	ctx := context.Background()
+	for _, section := range []string{"stats", "commandstats", "memory"} {
+		info, err := rdb.Info(ctx, section).Result()
+		if err != nil {
+			t.Errorf("INFO %s: %v", section, err)
+			return
+		}
+		for _, line := range strings.Split(info, "\r\n") {
+			k, v, ok := strings.Cut(line, ":")
+			switch {
+			case !ok:
+			case k == "total_net_input_bytes" || k == "total_net_output_bytes" || k == "total_commands_processed" || k == "used_memory":
+				n, _ := strconv.ParseFloat(v, 64)
+				t.Logf("redis %s %s (%.1f per page)", k, v, n/float64(pages))
+			case strings.HasPrefix(k, "cmdstat_"):
+				calls, _, _ := strings.Cut(strings.TrimPrefix(v, "calls="), ",")
+				n, _ := strconv.ParseFloat(calls, 64)
+				t.Logf("redis %s calls %s (%.2f per page)", strings.TrimPrefix(k, "cmdstat_"), calls, n/float64(pages))
+			}
+		}
 	}
 }
 
