@@ -465,7 +465,7 @@ func (n *Node) Finished(ctx context.Context) (bool, error) {
 func (n *Node) Held() []int {
 	n.mu.Lock()
 	defer n.mu.Unlock()
-	var out []int
+	out := []int{}
 	for p := range n.held {
 		out = append(out, p)
 	}

@@ -19,6 +19,7 @@ type clusterState interface {
 	Ack(ctx context.Context, t cluster.Task) error
 	Release(t cluster.Task)
 	Finished(ctx context.Context) (bool, error)
+	Held() []int
 }
 
 // In cluster mode the cluster (Redis) is the queue and the seen-state: the

@@ -181,6 +181,9 @@ type Stats struct {
 	Elapsed              time.Duration `json:"-"`
 	Seconds              float64       `json:"seconds"`
 	PagesPerSecond       float64       `json:"pages_per_second"` // URLs done (any outcome) per second of this run
+	// ClusterPartitions are, in cluster mode, the partitions this node
+	// holds a lease on now (only their hosts are fetched here).
+	ClusterPartitions []int `json:"cluster_partitions,omitempty"`
 }
 
 // Crawler runs one crawl. Create it with New and call Run once.
@@ -815,6 +818,9 @@ func (c *Crawler) Stats() Stats {
 	}
 	if el > 0 {
 		s.PagesPerSecond = float64(c.done.Load()) / el.Seconds()
+	}
+	if c.o.Cluster != nil {
+		s.ClusterPartitions = c.o.Cluster.Held()
 	}
 	return s
 }

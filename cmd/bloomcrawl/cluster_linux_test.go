@@ -162,6 +162,7 @@ func TestClusterCrawlFetchesEveryPageOnce(t *testing.T) {
 			"--cluster", "redis://"+redisAddr+"/0", "--node", fmt.Sprintf("node%d", n), "--lease-ttl", "2s"))
 	}
 	var fetched int64
+	held := 0
 	for n, k := range kids {
 		if code := k.wait(t); code != 0 {
 			t.Fatalf("node%d: exit %d; stderr:\n%s", n, code, tail(k.err.String(), 30))
@@ -172,6 +173,8 @@ func TestClusterCrawlFetchesEveryPageOnce(t *testing.T) {
 		}
 		t.Logf("node%d: fetched %d stored %d duplicates %d errors %d in %.1fs", n, st.Fetched, st.Stored, st.Duplicates, st.Errors, st.Seconds)
 		fetched += st.Fetched
+		held += len(st.ClusterPartitions)
+		t.Logf("node%d: partitions %v at the end", n, st.ClusterPartitions)
 		if st.Errors != 0 {
 			t.Errorf("node%d: %d errors", n, st.Errors)
 		}
@@ -185,6 +188,9 @@ func TestClusterCrawlFetchesEveryPageOnce(t *testing.T) {
 				t.Errorf("%s fetched %d times, want 1", key, c)
 			}
 		}
+	}
+	if held == 0 {
+		t.Error("no node's summary names a partition it holds (cluster_partitions)")
 	}
 	if fetched != hosts*pages {
 		t.Errorf("the nodes' summaries add up to %d fetched, want %d", fetched, hosts*pages)

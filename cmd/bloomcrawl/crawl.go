@@ -275,6 +275,9 @@ func crawlStore(ctx context.Context, cfg *configs.Config, r crawlRun) (st *crawl
 				args = append(args, "refreshed", s.Refreshed, "not_modified", s.NotModified, "changed", s.Changed,
 					"refresh_due", s.RefreshDue, "behind_schedule", s.BehindSchedule)
 			}
+			if s.ClusterPartitions != nil {
+				args = append(args, "cluster_partitions", fmt.Sprint(s.ClusterPartitions))
+			}
 			log.Info("progress", args...)
 		}
 	}
@@ -436,6 +439,8 @@ func crawlMetrics(c *crawler.Crawler) []prometheus.Collector {
 			func(s crawler.Stats) uint64 { return uint64(s.BehindSchedule) }),
 		gauge("bloomcrawl_crawl_discovery_delay_median_seconds", "Median delay from a URL's discovery (its link queued in this run) to its fetch.",
 			func(s crawler.Stats) float64 { return s.DiscoveryDelayMedian }),
+		gauge("bloomcrawl_crawl_cluster_partitions_held", "Cluster mode: partitions this node holds a lease on (only their hosts are fetched here).",
+			func(s crawler.Stats) float64 { return float64(len(s.ClusterPartitions)) }),
 		gauge("bloomcrawl_crawl_discovery_delay_p99_seconds", "99th percentile of the delay from a URL's discovery to its fetch.",
 			func(s crawler.Stats) float64 { return s.DiscoveryDelayP99 }),
 	}
@@ -449,6 +454,9 @@ func progressLine(s crawler.Stats) string {
 	}
 	if s.RefreshScheduled > 0 {
 		line += fmt.Sprintf("  refreshed %d  due %d  behind %d", s.Refreshed, s.RefreshDue, s.BehindSchedule)
+	}
+	if s.ClusterPartitions != nil {
+		line += fmt.Sprintf("  partitions %v", s.ClusterPartitions)
 	}
 	return line
 }
@@ -488,6 +496,9 @@ func printSummary(w io.Writer, s *crawler.Stats, dir string) {
 	}
 	fmt.Fprintf(w, "  errors       %d\n", s.Errors)
 	fmt.Fprintf(w, "  queued left  %d\n", s.Queued)
+	if s.ClusterPartitions != nil {
+		fmt.Fprintf(w, "  partitions   %v (cluster: held by this node at the end)\n", s.ClusterPartitions)
+	}
 	if s.FalsePositives != nil {
 		fmt.Fprintf(w, "  filter false positives  %d (URLs the filter called seen that were new: crawled anyway)\n", *s.FalsePositives)
 	}
