@@ -249,17 +249,27 @@ func logRedisCost(t *testing.T, addr string, pages int) {
 // it has fetched some pages: the others must take over its partitions,
 // re-deliver what it had in flight and finish with every page fetched;
 // only pages the dead node had taken may be fetched twice.
-func TestClusterNodeKilledMidCrawl(t *testing.T) {
+func TestClusterNodeKilledMidCrawl(t *testing.T) { clusterKill(t, false) }
+
+// TestClusterNodeRestartsAfterKill kills a node as above and restarts it
+// at once under its name on its store: it rejoins (takes partitions again
+// once its old leases expire), and all three finish with every page
+// fetched, only the dead node's entries in flight twice.
+func TestClusterNodeRestartsAfterKill(t *testing.T) { clusterKill(t, true) }
+
+func clusterKill(t *testing.T, restart bool) {
 	redisAddr := redistest.Start(t)
 	const hosts, pages, nodes = 4, 150, 3
 	site := newClusterSite(t, hosts, pages)
 	var kids []*started
 	var stores []string
+	var args [][]string
 	for n := range nodes {
 		store := filepath.Join(t.TempDir(), "s")
 		stores = append(stores, store)
-		kids = append(kids, startChild(t, "crawl", clusterConfig(t, site, n), "--store", store, "--json", "--mem-limit-mb", "0",
-			"--cluster", "redis://"+redisAddr+"/0", "--node", fmt.Sprintf("node%d", n), "--lease-ttl", "2s"))
+		args = append(args, []string{"crawl", clusterConfig(t, site, n), "--store", store, "--json", "--mem-limit-mb", "0",
+			"--cluster", "redis://" + redisAddr + "/0", "--node", fmt.Sprintf("node%d", n), "--lease-ttl", "2s"})
+		kids = append(kids, startChild(t, args[n]...))
 	}
 	// Kill the node with the most pages once a fifth of the site is fetched.
 	victim := -1
@@ -287,13 +297,21 @@ func TestClusterNodeKilledMidCrawl(t *testing.T) {
 	atKill := len(site.count)
 	site.mu.Unlock()
 	t.Logf("killed node%d with %d of %d pages fetched", victim, atKill, hosts*pages)
+	if restart {
+		kids[victim] = startChild(t, args[victim]...)
+	}
 	for n, k := range kids {
-		if n == victim {
+		if n == victim && !restart {
 			continue
 		}
 		if code := k.wait(t); code != 0 {
 			t.Fatalf("node%d: exit %d; stderr:\n%s", n, code, tail(k.err.String(), 30))
 		}
+		var st crawler.Stats
+		if err := json.Unmarshal([]byte(k.out.String()), &st); err != nil {
+			t.Fatalf("node%d: summary %q: %v", n, k.out.String(), err)
+		}
+		t.Logf("node%d: fetched %d, partitions %v at the end", n, st.Fetched, st.ClusterPartitions)
 	}
 	site.mu.Lock()
 	defer site.mu.Unlock()
@@ -305,8 +323,8 @@ func TestClusterNodeKilledMidCrawl(t *testing.T) {
 			switch c := site.count[key]; {
 			case c == 0:
 				t.Errorf("%s never fetched", key)
-			case c == 2 && site.byNode[victimUA][key] == 1:
-				twice++ // in flight at the dead node, fetched again
+			case c == 2 && site.byNode[victimUA][key] >= 1:
+				twice++ // in flight at the dead node, fetched again (by another node, or by itself restarted)
 			case c > 1:
 				t.Errorf("%s fetched %d times (%v)", key, c, site.byNode)
 			}
@@ -320,7 +338,7 @@ func TestClusterNodeKilledMidCrawl(t *testing.T) {
 	all := map[string]bool{}
 	for n, s := range stores {
 		if n == victim {
-			continue
+			continue // read below, also when restarted and closed
 		}
 		for u := range storeURLs(t, s) {
 			all[u] = true
