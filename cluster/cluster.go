@@ -75,7 +75,8 @@ type Node struct {
 	mu        sync.Mutex
 	held      map[int]bool      // partitions this node holds a lease on
 	claimAt   map[int]time.Time // when each held partition was last XAUTOCLAIMed
-	inflight  map[string]bool   // stream IDs handed out, neither acked nor released
+	inflight  map[string]int    // stream IDs handed out, neither acked nor released → partition
+	draining  map[int]bool      // held partitions being given up: not read, released once none of their entries is in flight
 	loopErr   error
 	stop      chan struct{}
 	loopDone  chan struct{}
@@ -117,7 +118,7 @@ func Open(ctx context.Context, o Options) (*Node, error) {
 	n0 := max(1024, int(o.Capacity/uint64(o.Partitions)))
 	p0 := o.TargetFP / 2
 	n := &Node{o: o, rdb: redis.NewClient(ro), n0: n0, p0: p0, name: o.Node,
-		held: map[int]bool{}, claimAt: map[int]time.Time{}, inflight: map[string]bool{},
+		held: map[int]bool{}, claimAt: map[int]time.Time{}, inflight: map[string]int{}, draining: map[int]bool{},
 		stop: make(chan struct{}), loopDone: make(chan struct{})}
 	if err := n.setup(ctx); err != nil {
 		n.rdb.Close()
@@ -332,6 +333,9 @@ func (n *Node) Take(ctx context.Context, limit int) ([]Task, error) {
 	var parts, claim []int
 	now := time.Now()
 	for p := range n.held {
+		if n.draining[p] {
+			continue
+		}
 		parts = append(parts, p)
 		if now.Sub(n.claimAt[p]) >= n.o.LeaseTTL {
 			claim = append(claim, p)
@@ -389,7 +393,7 @@ func (n *Node) tasks(p int, msgs []redis.XMessage, out []Task) []Task {
 	n.mu.Lock()
 	defer n.mu.Unlock()
 	for _, m := range msgs {
-		if n.inflight[m.ID] {
+		if _, ok := n.inflight[m.ID]; ok {
 			continue
 		}
 		u, _ := m.Values["u"].(string)
@@ -398,7 +402,7 @@ func (n *Node) tasks(p int, msgs []redis.XMessage, out []Task) []Task {
 		}
 		d, _ := strconv.Atoi(fmt.Sprint(m.Values["d"]))
 		r, _ := m.Values["r"].(string)
-		n.inflight[m.ID] = true
+		n.inflight[m.ID] = p
 		out = append(out, Task{Item: Item{URL: u, Depth: d, Referrer: r}, Partition: p, ID: m.ID})
 	}
 	return out
@@ -546,12 +550,30 @@ func (n *Node) balance(ctx context.Context) error {
 			n.drop(p) // expired and taken by another node
 		}
 	}
+	// Partitions beyond the share are drained first: no longer read, and
+	// released only when none of their entries is in flight here, so the
+	// next owner never fetches a host while this node still does.
 	held := n.Held()
+	n.mu.Lock()
 	for i := len(held) - 1; i >= share; i-- {
-		if err := releaseScript.EvalSha(ctx, n.rdb, []string{n.key(held[i], "lease")}, n.name).Err(); err != nil {
-			return fmt.Errorf("cluster: release lease %d: %w", held[i], err)
+		n.draining[held[i]] = true
+	}
+	busy := map[int]bool{}
+	for _, p := range n.inflight {
+		busy[p] = true
+	}
+	var release []int
+	for p := range n.draining {
+		if !busy[p] {
+			release = append(release, p)
 		}
-		n.drop(held[i])
+	}
+	n.mu.Unlock()
+	for _, p := range release {
+		if err := releaseScript.EvalSha(ctx, n.rdb, []string{n.key(p, "lease")}, n.name).Err(); err != nil {
+			return fmt.Errorf("cluster: release lease %d: %w", p, err)
+		}
+		n.drop(p)
 	}
 	start := int(xxhash.Sum64String(n.name) % uint64(n.o.Partitions))
 	for i := 0; i < n.o.Partitions && len(n.Held()) < share; i++ {
@@ -576,6 +598,7 @@ func (n *Node) balance(ctx context.Context) error {
 func (n *Node) drop(p int) {
 	n.mu.Lock()
 	delete(n.held, p)
+	delete(n.draining, p)
 	delete(n.claimAt, p)
 	n.mu.Unlock()
 }

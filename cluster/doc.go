@@ -8,8 +8,9 @@
 // (SET NX PX, renewed by the owner through a compare-and-pexpire script
 // every LeaseTTL/3), so per-host politeness holds across nodes. Live nodes
 // register in a sorted set by heartbeat; each holds about partitions/live
-// (rounded up) and releases the rest, so nodes joining or leaving
-// rebalance.
+// (rounded up) and drains the rest (stops reading them, releases each once
+// none of its entries is in flight here), so nodes joining or leaving
+// rebalance without two nodes fetching one host.
 //
 // Each partition has a stream with one consumer group: a URL found on any
 // node goes to its partition's stream. The seen-state is Bloom bits in

@@ -143,8 +143,9 @@ func clusterConfig(t *testing.T, site *clusterSite, n int) string {
 	return p
 }
 
-// TestClusterCrawlFetchesEveryPageOnce runs three nodes (child processes)
-// against one redis-server and a four-host site: every page must be
+// TestClusterCrawlFetchesEveryPageOnce runs three nodes (child processes,
+// the third joining once a quarter of the site is fetched) against one
+// redis-server and a four-host site: every page must be
 // fetched exactly once in all (counted by the site), never more than
 // per_host_parallelism requests in flight to one host, every node must
 // exit by itself when the cluster's frontier is empty, and the nodes'
@@ -156,6 +157,23 @@ func TestClusterCrawlFetchesEveryPageOnce(t *testing.T) {
 	var kids []*started
 	var stores []string
 	for n := range nodes {
+		if n == nodes-1 {
+			// The last node joins mid-crawl: the others give up
+			// partitions to it (draining them first).
+			for i := 0; ; i++ {
+				if i == 600 {
+					t.Fatal("the crawl did not reach a quarter of the site in 30 s")
+				}
+				site.mu.Lock()
+				fetched := len(site.count)
+				site.mu.Unlock()
+				if fetched >= hosts*pages/4 {
+					t.Logf("node%d joins with %d of %d pages fetched", n, fetched, hosts*pages)
+					break
+				}
+				time.Sleep(20 * time.Millisecond)
+			}
+		}
 		store := filepath.Join(t.TempDir(), "s")
 		stores = append(stores, store)
 		kids = append(kids, startChild(t, "crawl", clusterConfig(t, site, n), "--store", store, "--json", "--mem-limit-mb", "0",
