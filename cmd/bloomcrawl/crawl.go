@@ -151,6 +151,9 @@ func runCrawlCmd(ctx context.Context, args []string, stdout, stderr io.Writer) e
 	if *clusterURL == "" && (*node != "") {
 		return usagef("--node needs --cluster")
 	}
+	if *clusterURL != "" && *audit {
+		return usagef("--audit does not work with --cluster: the cluster's seen-state lives in Redis, and its false positives are not yet counted against an exact set")
+	}
 	st, err := crawlStore(ctx, cfg, crawlRun{audit: *audit, verbose: *verbose, stderr: stderr, serve: ln, token: *token, memProfile: *memProfile,
 		cluster: cluster.Options{URL: *clusterURL, Node: *node, LeaseTTL: *leaseTTL, Capacity: uint64(cfg.Dedup.Capacity), TargetFP: cfg.Dedup.TargetFP}})
 	if errors.Is(err, context.Canceled) {
