@@ -16,6 +16,7 @@ import (
 	"runtime/pprof"
 	"slices"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/prometheus/client_golang/prometheus"
@@ -129,13 +130,20 @@ func runCrawlCmd(ctx context.Context, args []string, stdout, stderr io.Writer) e
 	}
 	// Without a limit the GC lets the heap grow to twice the live heap, and
 	// a multi-MB page parsed into a DOM makes that peak high.
+	// The samplers below end with the command (run in-process, as the
+	// tests do, a leftover follower would keep moving the process's memory
+	// limit), and the limit is given back as it was.
+	samplers, stopSamplers := context.WithCancel(ctx)
+	var sampling sync.WaitGroup
+	memLimitBefore := debug.SetMemoryLimit(-1)
+	defer func() { stopSamplers(); sampling.Wait(); debug.SetMemoryLimit(memLimitBefore) }()
 	if *memLimit > 0 && os.Getenv("GOMEMLIMIT") == "" {
 		ceiling, source := memCeiling()
 		warn := slog.New(slog.NewTextHandler(stderr, nil)).With("memory_ceiling_from", source).Warn
-		go followMemLimit(ctx, *memLimit<<20, ceiling, time.Second, warn)
+		sampling.Go(func() { followMemLimit(samplers, *memLimit<<20, ceiling, time.Second, warn) })
 	}
 	if *memProfile != "" {
-		go profileHeapPeaks(ctx, *memProfile+".peak", 5*time.Second)
+		sampling.Go(func() { profileHeapPeaks(samplers, *memProfile+".peak", 5*time.Second) })
 	}
 	if *cpuProfile != "" {
 		f, err := os.Create(*cpuProfile)
