@@ -14,6 +14,7 @@ import (
 // TestFollowMemLimitRaises: a lasting live heap above 60% of the limit
 // raises the limit (instead of leaving the GC to run continuously).
 func TestFollowMemLimitRaises(t *testing.T) {
+	debug.SetMemoryLimit(math.MaxInt64) // no limit left by an earlier test: "raised" below must be this follower's doing
 	defer debug.SetMemoryLimit(math.MaxInt64)
 	keep := make([]byte, 64<<20)
 	for i := range keep {
@@ -42,6 +43,7 @@ func TestFollowMemLimitRaises(t *testing.T) {
 // GC works harder instead of the heap growing into the OOM killer) and
 // says so.
 func TestFollowMemLimitStopsBelowCeiling(t *testing.T) {
+	debug.SetMemoryLimit(math.MaxInt64) // no limit left by an earlier test: "raised" below must be this follower's doing
 	defer debug.SetMemoryLimit(math.MaxInt64)
 	keep := make([]byte, 40<<20)
 	for i := range keep {
