@@ -64,6 +64,18 @@
 // URL the old run added to its filter is one of those), and the frontier from
 // the stored queue.
 //
+// # Continuous crawling
+//
+// With recrawl.continuous the frontier never reports exhaustion (Run ends
+// only when ctx does) and a refresher (refresh.go) queues pages again when
+// they fall due: the seeds every recrawl.seeds_every, pages matching a
+// recrawl.rules entry at its interval, each due its URL record's fetch time
+// + interval + a per-URL stagger (so the schedule is rebuilt from the store
+// on start). A refresh is a conditional GET with the record's ETag and
+// Last-Modified; a 304 writes nothing; a changed page keeps its docId and
+// replaces the stored page (storage Commit.Update), with the change time
+// and version count in its URL record (sameDoc).
+//
 // # Caveats
 //
 //   - A redirect whose target is already queued fetches the target twice

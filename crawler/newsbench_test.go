@@ -125,9 +125,14 @@ func TestNewsBenchmark(t *testing.T) {
 			copies++
 			if cpy.DocID == orig.DocID {
 				mapped++
-			} else if _, ok := docs[cpy.DocID]; ok {
+				continue
+			}
+			if _, ok := docs[cpy.DocID]; ok {
 				falseMerges++
 			}
+			t.Logf("copy not mapped: %s (doc %v, %s, distance %d, fetched %s) vs original %s (doc %v, %s, fetched %s)",
+				cpy.URL, cpy.DocID, cpy.Reason, cpy.Distance, cpy.FetchedAt.Format("15:04:05.000"),
+				orig.URL, orig.DocID, orig.Reason, orig.FetchedAt.Format("15:04:05.000"))
 		}
 	}
 	slices.Sort(delays)
