@@ -180,8 +180,10 @@ type Dedup struct {
 	// TargetFP is the false-positive rate the filter is sized for. Default
 	// 0.001; must be in (0, 0.5).
 	TargetFP float64 `yaml:"target_fp"`
-	// RecrawlWindow makes a URL eligible for fetching again once it was
-	// last seen longer ago than this. Default 0, never recrawl; must be >= 0.
+	// RecrawlWindow is how long the chain filter remembers a URL (a URL
+	// rediscovered after that is fetched again); the chain filter needs it
+	// > 0, and any other filter 0 (Validate: use Recrawl to fetch pages
+	// again on a schedule). Default 0; must be >= 0.
 	RecrawlWindow Duration `yaml:"recrawl_window"`
 	// SimHashThreshold is the largest Hamming distance between two 64-bit
 	// SimHash fingerprints that still counts as a near-duplicate. Default 3;
