@@ -51,12 +51,12 @@ func (c *confirmer) testAndAdd(ctx context.Context, seen batchSeenSet, keys []st
 	c.mu.Lock()
 	seen.TestAndAddBatch(keys, out)
 	for i, k := range keys {
-		_, held := c.held[k]
-		_, recent := c.recent[k]
+		// Look up only "seen" answers, recent first: a page's repeated
+		// links (navigation) are mostly committed long ago.
 		switch {
 		case !out[i]:
 			c.held[k] = struct{}{}
-		case held || recent:
+		case c.isRecent(k) || c.isHeld(k):
 			c.recentHits.Add(1)
 		default:
 			c.held[k] = struct{}{} // until the store answers
@@ -115,6 +115,9 @@ func (c *confirmer) release(urls []string, committed bool) {
 		}
 	}
 }
+
+func (c *confirmer) isHeld(k string) bool   { _, ok := c.held[k]; return ok }
+func (c *confirmer) isRecent(k string) bool { _, ok := c.recent[k]; return ok }
 
 // remember adds u to the recent ring, forgetting the oldest when full.
 // Holds mu.
