@@ -51,16 +51,13 @@ func checkCluster(o Options) error {
 // clusterSeeds admits the seeds to the cluster (every node offers them;
 // they are queued once).
 func (c *Crawler) clusterSeeds(ctx context.Context) error {
+	seeds, err := c.seedURLs()
+	if err != nil {
+		return err
+	}
 	var items []cluster.Item
-	for i, s := range c.cfg.Seeds {
-		u, err := c.canon.Canonicalize(nil, s)
-		if err != nil {
-			return fmt.Errorf("crawler: seeds[%d] %q: %w", i, s, err)
-		}
-		if err := c.scope.Check(u); err != nil {
-			return fmt.Errorf("crawler: seeds[%d] %s: %w", i, u, err)
-		}
-		items = append(items, cluster.Item{URL: u.String()})
+	for _, u := range seeds {
+		items = append(items, cluster.Item{URL: u})
 	}
 	if _, err := c.o.Cluster.Admit(ctx, items); err != nil {
 		return fmt.Errorf("crawler: queue seeds: %w", err)

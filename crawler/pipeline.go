@@ -64,20 +64,34 @@ func (c *Crawler) restore(ctx context.Context) error {
 	return nil
 }
 
+// seedURLs returns the configured seeds canonicalized, or an error naming
+// the first seed that is malformed or out of scope.
+func (c *Crawler) seedURLs() ([]string, error) {
+	urls := make([]string, 0, len(c.cfg.Seeds))
+	for i, s := range c.cfg.Seeds {
+		u, err := c.canon.Canonicalize(nil, s)
+		if err != nil {
+			return nil, fmt.Errorf("crawler: seeds[%d] %q: %w", i, s, err)
+		}
+		if err := c.scope.Check(u); err != nil {
+			return nil, fmt.Errorf("crawler: seeds[%d] %s: %w", i, u, err)
+		}
+		urls = append(urls, u.String())
+	}
+	return urls, nil
+}
+
 // queueSeeds offers the configured seeds (depth 0) and the sitemaps to read
 // (sitemapSeeds). On a resumed crawl they are already in the seen-filter
 // and nothing is queued.
 func (c *Crawler) queueSeeds(ctx context.Context) error {
+	seeds, err := c.seedURLs()
+	if err != nil {
+		return err
+	}
 	var cands []frontier.Candidate
-	for i, s := range c.cfg.Seeds {
-		u, err := c.canon.Canonicalize(nil, s)
-		if err != nil {
-			return fmt.Errorf("crawler: seeds[%d] %q: %w", i, s, err)
-		}
-		if err := c.scope.Check(u); err != nil {
-			return fmt.Errorf("crawler: seeds[%d] %s: %w", i, u, err)
-		}
-		cands = append(cands, frontier.Candidate{URL: u.String()})
+	for _, u := range seeds {
+		cands = append(cands, frontier.Candidate{URL: u})
 	}
 	cands = append(cands, c.sitemapSeeds(ctx)...)
 	fresh, tested, err := c.front.Reserve(ctx, cands)
