@@ -20,7 +20,11 @@ import (
 // Options configures a Node. The zero value of every field but URL is its
 // default.
 type Options struct {
-	// URL is the Redis server: redis://HOST:PORT/DB. Required.
+	// URL is the Redis server: redis://HOST:PORT/DB (rediss:// for TLS),
+	// or a Redis Cluster: redis+cluster://HOST:PORT[?addr=HOST:PORT...]
+	// (rediss+cluster:// for TLS; the addresses are seeds, the other
+	// shards are discovered; no /DB: a cluster has database 0 only).
+	// Required. See ParseURL.
 	URL string
 	// Node names this node (its stream consumer and lease owner). Default
 	// HOSTNAME-PID. Restarting a node under the same name lets it take
@@ -67,7 +71,7 @@ const group = "crawl" // the consumer group of every partition stream
 // for concurrent use.
 type Node struct {
 	o    Options
-	rdb  *redis.Client
+	rdb  redis.UniversalClient
 	n0   int     // URLs of a partition's first Bloom generation
 	p0   float64 // false-positive rate of the first generation
 	name string
@@ -109,15 +113,15 @@ func Open(ctx context.Context, o Options) (*Node, error) {
 		h, _ := os.Hostname()
 		o.Node = fmt.Sprintf("%s-%d", h, os.Getpid())
 	}
-	ro, err := redis.ParseURL(o.URL)
+	rdb, err := ParseURL(o.URL)
 	if err != nil {
-		return nil, fmt.Errorf("cluster: --cluster %q: %w", o.URL, err)
+		return nil, err
 	}
 	// Generation g holds n0·2^g URLs at p0/2^g: the rates add up to less
 	// than 2·p0 = TargetFP.
 	n0 := max(1024, int(o.Capacity/uint64(o.Partitions)))
 	p0 := o.TargetFP / 2
-	n := &Node{o: o, rdb: redis.NewClient(ro), n0: n0, p0: p0, name: o.Node,
+	n := &Node{o: o, rdb: rdb, n0: n0, p0: p0, name: o.Node,
 		held: map[int]bool{}, claimAt: map[int]time.Time{}, inflight: map[string]int{}, draining: map[int]bool{},
 		stop: make(chan struct{}), loopDone: make(chan struct{})}
 	if err := n.setup(ctx); err != nil {
@@ -129,8 +133,8 @@ func Open(ctx context.Context, o Options) (*Node, error) {
 }
 
 func (n *Node) setup(ctx context.Context) error {
-	if err := n.rdb.Ping(ctx).Err(); err != nil {
-		return fmt.Errorf("cluster: %s: %w", n.o.URL, err)
+	if err := checkServer(ctx, n.rdb, n.o.URL); err != nil {
+		return err
 	}
 	meta := fmt.Sprintf("partitions=%d n0=%d p0=%g", n.o.Partitions, n.n0, n.p0)
 	metaKey := n.o.Prefix + ":meta"
@@ -150,7 +154,7 @@ func (n *Node) setup(ctx context.Context) error {
 			return fmt.Errorf("cluster: create stream %s: %w", n.key(p, "q"), err)
 		}
 	}
-	for _, s := range []*redis.Script{admitScript, ackScript, renewScript, releaseScript} {
+	for _, s := range []*redis.Script{admitScript, ackScript, renewScript, releaseScript, heartbeatScript} {
 		if err := s.Load(ctx, n.rdb).Err(); err != nil {
 			return fmt.Errorf("cluster: load script: %w", err)
 		}
@@ -290,15 +294,28 @@ func (n *Node) Admit(ctx context.Context, items []Item) (int, error) {
 	}
 	pipe := n.rdb.Pipeline()
 	var cmds []*redis.Cmd
+	var keys [][]string
 	for p, args := range byPart {
-		cmds = append(cmds, admitScript.EvalSha(ctx, pipe, []string{n.key(p, "bloom"), n.key(p, "q"), n.key(p, "added")}, args...))
+		k := []string{n.key(p, "bloom"), n.key(p, "q"), n.key(p, "added")}
+		keys = append(keys, k)
+		cmds = append(cmds, admitScript.EvalSha(ctx, pipe, k, args...))
 	}
-	if _, err := pipe.Exec(ctx); err != nil {
+	if _, err := pipe.Exec(ctx); err != nil && !redis.HasErrorPrefix(err, "NOSCRIPT") {
 		return 0, fmt.Errorf("cluster: admit: %w", err)
 	}
 	fresh := 0
-	for _, c := range cmds {
-		v, _ := c.Int()
+	for i, c := range cmds {
+		v, err := c.Int()
+		if redis.HasErrorPrefix(err, "NOSCRIPT") {
+			// A shard that lost its scripts (restarted, or a replica
+			// promoted): run the script again by source. The scripts
+			// that did run are not undone, and running one again
+			// queues nothing twice (its URLs are now seen).
+			v, err = admitScript.Run(ctx, n.rdb, keys[i], c.Args()[3+len(keys[i]):]...).Int()
+		}
+		if err != nil {
+			return 0, fmt.Errorf("cluster: admit: %w", err)
+		}
 		fresh += v
 	}
 	return fresh, nil
@@ -411,7 +428,7 @@ func (n *Node) tasks(p int, msgs []redis.XMessage, out []Task) []Task {
 // Ack records t as done: acknowledged in its stream's group, deleted, and
 // counted. Call it only after t's page is committed to the local store.
 func (n *Node) Ack(ctx context.Context, t Task) error {
-	err := ackScript.EvalSha(ctx, n.rdb, []string{n.key(t.Partition, "q"), n.key(t.Partition, "acked")}, group, t.ID).Err()
+	err := ackScript.Run(ctx, n.rdb, []string{n.key(t.Partition, "q"), n.key(t.Partition, "acked")}, group, t.ID).Err()
 	n.Release(t)
 	if err != nil {
 		return fmt.Errorf("cluster: ack %s %s: %w", n.key(t.Partition, "q"), t.ID, err)
@@ -485,21 +502,23 @@ func (n *Node) register(ctx context.Context) error {
 }
 
 func (n *Node) liveNodes(ctx context.Context) (int64, error) {
-	t, err := n.rdb.Time(ctx).Result()
+	live, err := heartbeatScript.Run(ctx, n.rdb, []string{n.o.Prefix + ":nodes"}, n.name, n.o.LeaseTTL.Milliseconds()).Int64()
 	if err != nil {
-		return 0, fmt.Errorf("cluster: %w", err)
-	}
-	key := n.o.Prefix + ":nodes"
-	now := t.UnixMilli()
-	pipe := n.rdb.TxPipeline()
-	pipe.ZAdd(ctx, key, redis.Z{Score: float64(now), Member: n.name})
-	pipe.ZRemRangeByScore(ctx, key, "-inf", strconv.FormatInt(now-n.o.LeaseTTL.Milliseconds(), 10))
-	card := pipe.ZCard(ctx, key)
-	if _, err := pipe.Exec(ctx); err != nil {
 		return 0, fmt.Errorf("cluster: register node: %w", err)
 	}
-	return card.Val(), nil
+	return live, nil
 }
+
+// heartbeatScript records a node's heartbeat in the sorted set of live
+// nodes at the clock of the Redis shard holding it (one clock for all
+// nodes, also on a Redis Cluster), drops the nodes silent for longer than
+// the TTL and returns how many are left. KEYS: nodes. ARGV: node, TTL ms.
+var heartbeatScript = redis.NewScript(`
+local t = redis.call('TIME')
+local now = tonumber(t[1]) * 1000 + math.floor(tonumber(t[2]) / 1000)
+redis.call('ZADD', KEYS[1], now, ARGV[1])
+redis.call('ZREMRANGEBYSCORE', KEYS[1], '-inf', now - tonumber(ARGV[2]))
+return redis.call('ZCARD', KEYS[1])`)
 
 // leaseLoop renews, releases and acquires leases every LeaseTTL/3 so that
 // each live node holds about its share (partitions / live nodes, rounded
@@ -542,7 +561,7 @@ func (n *Node) balance(ctx context.Context) error {
 	share := (n.o.Partitions + int(live) - 1) / int(max(live, 1))
 	ttl := n.o.LeaseTTL.Milliseconds()
 	for _, p := range n.Held() {
-		ok, err := renewScript.EvalSha(ctx, n.rdb, []string{n.key(p, "lease")}, n.name, ttl).Int()
+		ok, err := renewScript.Run(ctx, n.rdb, []string{n.key(p, "lease")}, n.name, ttl).Int()
 		if err != nil {
 			return fmt.Errorf("cluster: renew lease %d: %w", p, err)
 		}
@@ -570,7 +589,7 @@ func (n *Node) balance(ctx context.Context) error {
 	}
 	n.mu.Unlock()
 	for _, p := range release {
-		if err := releaseScript.EvalSha(ctx, n.rdb, []string{n.key(p, "lease")}, n.name).Err(); err != nil {
+		if err := releaseScript.Run(ctx, n.rdb, []string{n.key(p, "lease")}, n.name).Err(); err != nil {
 			return fmt.Errorf("cluster: release lease %d: %w", p, err)
 		}
 		n.drop(p)
@@ -611,9 +630,61 @@ func (n *Node) Close() error {
 	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
 	defer cancel()
 	for _, p := range n.Held() {
-		releaseScript.EvalSha(ctx, n.rdb, []string{n.key(p, "lease")}, n.name)
+		releaseScript.Run(ctx, n.rdb, []string{n.key(p, "lease")}, n.name)
 		n.drop(p)
 	}
 	n.rdb.ZRem(ctx, n.o.Prefix+":nodes", n.name)
 	return n.rdb.Close()
+}
+
+// ParseURL returns a client for a --cluster URL: a single Redis server
+// (redis://HOST:PORT/DB, rediss:// with TLS; go-redis's ParseURL) or a
+// Redis Cluster (redis+cluster://HOST:PORT[?addr=HOST:PORT&addr=...],
+// rediss+cluster:// with TLS; go-redis's ParseClusterURL after the
+// "+cluster" is dropped): the addresses are seeds, the client discovers
+// the other shards and follows MOVED/ASK redirections.
+func ParseURL(raw string) (redis.UniversalClient, error) {
+	scheme, rest, ok := strings.Cut(raw, "://")
+	if !ok {
+		return nil, fmt.Errorf("cluster: --cluster %q: want redis://HOST:PORT/DB or redis+cluster://HOST:PORT[?addr=HOST:PORT...]", raw)
+	}
+	switch scheme {
+	case "redis+cluster", "rediss+cluster":
+		co, err := redis.ParseClusterURL(strings.TrimSuffix(scheme, "+cluster") + "://" + rest)
+		if err != nil {
+			return nil, fmt.Errorf("cluster: --cluster %q: %w", raw, err)
+		}
+		return redis.NewClusterClient(co), nil
+	case "redis", "rediss":
+		ro, err := redis.ParseURL(raw)
+		if err != nil {
+			return nil, fmt.Errorf("cluster: --cluster %q: %w", raw, err)
+		}
+		return redis.NewClient(ro), nil
+	}
+	return nil, fmt.Errorf("cluster: --cluster %q: unknown scheme %q (redis, rediss, redis+cluster or rediss+cluster)", raw, scheme)
+}
+
+// checkServer pings Redis and refuses a Redis Cluster node reached
+// through a single-server URL (its keys would be answered MOVED).
+func checkServer(ctx context.Context, rdb redis.UniversalClient, url string) error {
+	if err := rdb.Ping(ctx).Err(); err != nil {
+		return fmt.Errorf("cluster: %s: %w", url, err)
+	}
+	if _, isCluster := rdb.(*redis.ClusterClient); isCluster {
+		return nil
+	}
+	info, err := rdb.Info(ctx, "cluster").Result()
+	if err != nil {
+		return fmt.Errorf("cluster: %s: INFO cluster: %w", url, err)
+	}
+	if strings.Contains(info, "cluster_enabled:1") {
+		_, hostPath, _ := strings.Cut(url, "://")
+		host, _, _ := strings.Cut(hostPath, "/")
+		if i := strings.LastIndexByte(host, '@'); i >= 0 {
+			host = host[i+1:] // no password in the message
+		}
+		return fmt.Errorf("cluster: --cluster %s is a Redis Cluster node: use redis+cluster://%s", url, host)
+	}
+	return nil
 }

@@ -10,9 +10,26 @@ import (
 	"github.com/bloomcrawl/bloomcrawl/internal/redistest"
 )
 
-func open(t *testing.T, addr, name string) *Node {
+// backends are the Redis setups every test named in forBackends runs
+// against: one redis-server, and a Redis Cluster of three masters.
+var backends = []struct {
+	name  string
+	start func(t *testing.T) string // returns the --cluster URL
+}{
+	{"redis", func(t *testing.T) string { return "redis://" + redistest.Start(t) + "/0" }},
+	{"cluster", func(t *testing.T) string { return redistest.ClusterURL(redistest.StartCluster(t, 3)) }},
+}
+
+// forBackends runs test once per backend, as a subtest.
+func forBackends(t *testing.T, test func(t *testing.T, url string)) {
+	for _, b := range backends {
+		t.Run(b.name, func(t *testing.T) { test(t, b.start(t)) })
+	}
+}
+
+func open(t *testing.T, url, name string) *Node {
 	t.Helper()
-	n, err := Open(context.Background(), Options{URL: "redis://" + addr + "/0", Node: name, Partitions: 8, LeaseTTL: 600 * time.Millisecond, Capacity: 100_000})
+	n, err := Open(context.Background(), Options{URL: url, Node: name, Partitions: 8, LeaseTTL: 600 * time.Millisecond, Capacity: 100_000})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -24,9 +41,10 @@ func open(t *testing.T, addr, name string) *Node {
 // the same time, in overlapping batches: each URL must be queued once
 // (the Bloom test-and-set and the XADD are one script), and every queued
 // URL handed out once, then acked, after which the crawl is finished.
-func TestAdmitQueuesEachURLOnce(t *testing.T) {
-	addr := redistest.Start(t)
-	a, b := open(t, addr, "a"), open(t, addr, "b")
+func TestAdmitQueuesEachURLOnce(t *testing.T) { forBackends(t, testAdmitQueuesEachURLOnce) }
+
+func testAdmitQueuesEachURLOnce(t *testing.T, url string) {
+	a, b := open(t, url, "a"), open(t, url, "b")
 	ctx := context.Background()
 	const urls = 2000
 	var items []Item
@@ -116,10 +134,11 @@ func TestPartitionByRegistrableDomain(t *testing.T) {
 // TestDeadNodesEntriesRedelivered: a node takes entries and stops without
 // acking or releasing anything (as kill -9 leaves it); another node takes
 // over its partitions once the leases expire and gets the entries again.
-func TestDeadNodesEntriesRedelivered(t *testing.T) {
-	addr := redistest.Start(t)
+func TestDeadNodesEntriesRedelivered(t *testing.T) { forBackends(t, testDeadNodesEntriesRedelivered) }
+
+func testDeadNodesEntriesRedelivered(t *testing.T, url string) {
 	ctx := context.Background()
-	dead, err := Open(ctx, Options{URL: "redis://" + addr + "/0", Node: "dead", Partitions: 8, LeaseTTL: 600 * time.Millisecond, Capacity: 100_000})
+	dead, err := Open(ctx, Options{URL: url, Node: "dead", Partitions: 8, LeaseTTL: 600 * time.Millisecond, Capacity: 100_000})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -147,7 +166,7 @@ func TestDeadNodesEntriesRedelivered(t *testing.T) {
 	<-dead.loopDone
 	dead.rdb.Close()
 
-	other := open(t, addr, "other")
+	other := open(t, url, "other")
 	got := map[string]bool{}
 	for i := 0; len(got) < 40; i++ {
 		if i == 200 {

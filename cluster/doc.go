@@ -31,7 +31,20 @@
 // The crawl is over (Finished) when every partition's count of URLs
 // acknowledged equals its count of URLs queued.
 //
-// Every key of partition N carries the hash tag {p:N}, so each script
-// touches one Redis Cluster slot; running against a Redis Cluster (a
-// ClusterClient) is not implemented yet.
+// # Redis Cluster
+//
+// Options.URL redis+cluster://HOST:PORT[?addr=HOST:PORT...] runs the same
+// code on a Redis Cluster (a go-redis ClusterClient; ParseURL). Every key
+// of partition N carries the hash tag {p:N}, so one partition's keys live
+// in one slot and each script (admit, ack, renew, release) touches one
+// slot. The global keys (PREFIX:meta, the live-node set PREFIX:nodes) are
+// each read and written alone, by single-key commands or a script on that
+// key only (the heartbeat takes Redis's TIME inside the script, so all
+// nodes use the clock of the one shard holding the set). Pipelines span
+// slots (a page's admit scripts, the feeder's reads, the end-of-crawl
+// counters): the cluster client splits them per shard and sends the parts
+// in parallel. Scripts are loaded on every shard at Open; a shard that
+// lost them (restarted, replica promoted) is answered NOSCRIPT, and the
+// script is sent again by source (Script.Run; in Admit's pipeline, per
+// failed command).
 package cluster

@@ -151,7 +151,34 @@ func clusterConfig(t *testing.T, site *clusterSite, n int) string {
 // exit by itself when the cluster's frontier is empty, and the nodes'
 // stores together must hold every page.
 func TestClusterCrawlFetchesEveryPageOnce(t *testing.T) {
-	redisAddr := redistest.Start(t)
+	addr := redistest.Start(t)
+	clusterCrawl(t, "redis://"+addr+"/0", []string{addr})
+}
+
+// TestClusterCrawlOnRedisCluster is TestClusterCrawlFetchesEveryPageOnce
+// against a Redis Cluster of three masters (redis+cluster://): the same
+// bars, and the crawl's keys spread over all three masters.
+func TestClusterCrawlOnRedisCluster(t *testing.T) {
+	addrs := redistest.StartCluster(t, 3)
+	clusterCrawl(t, redistest.ClusterURL(addrs), addrs)
+	ctx := context.Background()
+	for _, a := range addrs {
+		rdb := redis.NewClient(&redis.Options{Addr: a})
+		keys, err := rdb.Keys(ctx, "bloomcrawl:{p:*}:q").Result()
+		rdb.Close()
+		if err != nil {
+			t.Fatal(err)
+		}
+		t.Logf("master %s holds %d partition streams", a, len(keys))
+		if len(keys) == 0 {
+			t.Errorf("master %s holds none of the 16 partitions' streams", a)
+		}
+	}
+}
+
+// clusterCrawl runs the three-node crawl against the Redis at url
+// (servers at addrs, for INFO).
+func clusterCrawl(t *testing.T, url string, addrs []string) {
 	const hosts, pages, nodes = 4, 120, 3
 	site := newClusterSite(t, hosts, pages)
 	var kids []*started
@@ -177,7 +204,7 @@ func TestClusterCrawlFetchesEveryPageOnce(t *testing.T) {
 		store := filepath.Join(t.TempDir(), "s")
 		stores = append(stores, store)
 		kids = append(kids, startChild(t, "crawl", clusterConfig(t, site, n), "--store", store, "--json", "--mem-limit-mb", "0",
-			"--cluster", "redis://"+redisAddr+"/0", "--node", fmt.Sprintf("node%d", n), "--lease-ttl", "2s"))
+			"--cluster", url, "--node", fmt.Sprintf("node%d", n), "--lease-ttl", "2s"))
 	}
 	var fetched int64
 	held := 0
@@ -231,35 +258,47 @@ func TestClusterCrawlFetchesEveryPageOnce(t *testing.T) {
 	for ua, m := range site.byNode {
 		t.Logf("%s: %d pages", ua, len(m))
 	}
-	logRedisCost(t, redisAddr, hosts*pages)
+	logRedisCost(t, addrs, hosts*pages)
 }
 
-// logRedisCost logs what the crawl cost Redis per page: round trips by
-// command (INFO commandstats: a pipeline's commands count one by one),
-// bytes in and out, and memory.
-func logRedisCost(t *testing.T, addr string, pages int) {
-	rdb := redis.NewClient(&redis.Options{Addr: addr})
-	defer rdb.Close()
+// logRedisCost logs what the crawl cost Redis (all servers at addrs
+// together) per page: calls by command (INFO commandstats: a pipeline's
+// commands count one by one), bytes in and out, and memory.
+func logRedisCost(t *testing.T, addrs []string, pages int) {
 	ctx := context.Background()
-	for _, section := range []string{"stats", "commandstats", "memory"} {
-		info, err := rdb.Info(ctx, section).Result()
-		if err != nil {
-			t.Errorf("INFO %s: %v", section, err)
-			return
-		}
-		for _, line := range strings.Split(info, "\r\n") {
-			k, v, ok := strings.Cut(line, ":")
-			switch {
-			case !ok:
-			case k == "total_net_input_bytes" || k == "total_net_output_bytes" || k == "total_commands_processed" || k == "used_memory":
+	sums := map[string]float64{}
+	var names []string
+	for _, addr := range addrs {
+		rdb := redis.NewClient(&redis.Options{Addr: addr})
+		for _, section := range []string{"stats", "commandstats", "memory"} {
+			info, err := rdb.Info(ctx, section).Result()
+			if err != nil {
+				t.Errorf("INFO %s: %v", section, err)
+				rdb.Close()
+				return
+			}
+			for _, line := range strings.Split(info, "\r\n") {
+				k, v, ok := strings.Cut(line, ":")
+				if !ok {
+					continue
+				}
+				if strings.HasPrefix(k, "cmdstat_") {
+					k = strings.TrimPrefix(k, "cmdstat_") + " calls"
+					v, _, _ = strings.Cut(strings.TrimPrefix(v, "calls="), ",")
+				} else if k != "total_net_input_bytes" && k != "total_net_output_bytes" && k != "total_commands_processed" && k != "used_memory" {
+					continue
+				}
 				n, _ := strconv.ParseFloat(v, 64)
-				t.Logf("redis %s %s (%.1f per page)", k, v, n/float64(pages))
-			case strings.HasPrefix(k, "cmdstat_"):
-				calls, _, _ := strings.Cut(strings.TrimPrefix(v, "calls="), ",")
-				n, _ := strconv.ParseFloat(calls, 64)
-				t.Logf("redis %s calls %s (%.2f per page)", strings.TrimPrefix(k, "cmdstat_"), calls, n/float64(pages))
+				if _, ok := sums[k]; !ok {
+					names = append(names, k)
+				}
+				sums[k] += n
 			}
 		}
+		rdb.Close()
+	}
+	for _, k := range names {
+		t.Logf("redis %s %.0f (%.2f per page)", k, sums[k], sums[k]/float64(pages))
 	}
 }
 
