@@ -10,6 +10,7 @@ import (
 	"strconv"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/cespare/xxhash/v2"
@@ -48,6 +49,16 @@ type Options struct {
 	TargetFP float64
 	// Prefix starts every key. Default "bloomcrawl".
 	Prefix string
+	// Verify confirms every "seen" answer of the seen-state's Bloom bits
+	// against an exact set of the partition's URLs (a Redis set beside
+	// the bits, checked inside the admit script only when the bits say
+	// seen): a URL the set does not hold is a false positive of the bits,
+	// queued and counted (FalsePositives), so no page is lost to them.
+	// It costs Redis memory per URL queued (the URL's bytes plus the
+	// set's overhead, see README) and one SADD per URL queued inside the
+	// same script (no round trip). crawl --cluster sets it from
+	// dedup.verify (default true). Every node must use the same (checked).
+	Verify bool
 }
 
 // Item is a URL to be crawled, as queued in a partition's stream.
@@ -75,6 +86,7 @@ type Node struct {
 	n0   int     // URLs of a partition's first Bloom generation
 	p0   float64 // false-positive rate of the first generation
 	name string
+	fps  atomic.Uint64 // false positives of the Bloom bits this node's Admit calls caught (Verify)
 
 	mu        sync.Mutex
 	held      map[int]bool      // partitions this node holds a lease on
@@ -119,7 +131,7 @@ func Open(ctx context.Context, o Options) (*Node, error) {
 	}
 	// Generation g holds n0·2^g URLs at p0/2^g: the rates add up to less
 	// than 2·p0 = TargetFP.
-	n0 := max(1024, int(o.Capacity/uint64(o.Partitions)))
+	n0 := max(64, int(o.Capacity/uint64(o.Partitions)))
 	p0 := o.TargetFP / 2
 	n := &Node{o: o, rdb: rdb, n0: n0, p0: p0, name: o.Node,
 		held: map[int]bool{}, claimAt: map[int]time.Time{}, inflight: map[string]int{}, draining: map[int]bool{},
@@ -137,6 +149,11 @@ func (n *Node) setup(ctx context.Context) error {
 		return err
 	}
 	meta := fmt.Sprintf("partitions=%d n0=%d p0=%g", n.o.Partitions, n.n0, n.p0)
+	if n.o.Verify {
+		// a node that does not keep the exact set would make the others
+		// take the URLs it queued for false positives
+		meta += " verify"
+	}
 	metaKey := n.o.Prefix + ":meta"
 	if err := n.rdb.SetNX(ctx, metaKey, meta, 0).Err(); err != nil {
 		return fmt.Errorf("cluster: %w", err)
@@ -146,7 +163,7 @@ func (n *Node) setup(ctx context.Context) error {
 		return fmt.Errorf("cluster: %w", err)
 	}
 	if got != meta {
-		return fmt.Errorf("cluster: this node's %s differ from the crawl's %s (key %s): use the same partitions and dedup capacity/target_fp on every node", meta, got, metaKey)
+		return fmt.Errorf("cluster: this node's %s differ from the crawl's %s (key %s): use the same partitions and dedup capacity/target_fp/verify on every node", meta, got, metaKey)
 	}
 	for p := range n.o.Partitions {
 		err := n.rdb.XGroupCreateMkStream(ctx, n.key(p, "q"), group, "0").Err()
@@ -198,19 +215,15 @@ func hashes(url string) (h1, h2 uint64) {
 	return h & 0xffffffff, h>>32 | 1
 }
 
-// admitScript tests each URL against the partition's Bloom generations
-// and, if it is in none, sets its bits in the newest one and appends it to
-// the partition's stream, in one atomic step: two nodes offering one URL
-// queue it once. A partition's generations lie one after another in one
-// string (one key, one slot): generation g holds n0·2^g URLs at
-// false-positive rate p0/2^g, in m_g = n_g·ln(1/p_g)/ln²2 bits with
-// k_g = ceil(log2(1/p_g)) hashes; the next one starts when the
-// partition's count of URLs queued (the added counter) fills it.
-// KEYS: bloom, stream, added counter. ARGV: n0, p0, then per URL: url,
-// depth, referrer, h1, h2. Returns how many URLs were queued.
-var admitScript = redis.NewScript(`
+// bloomLua defines the seen-state's Bloom generations for the admit
+// script: a partition's generations lie one after another in one string
+// (one key, one slot): generation g holds n0·2^g URLs at false-positive
+// rate p0/2^g, in m_g = n_g·ln(1/p_g)/ln²2 bits with k_g = ceil(log2(1/p_g))
+// hashes; the next one starts when the partition's count of URLs queued
+// (the added counter) fills it. inBloom(h1, h2, cur) tests a URL's bits
+// in generations 0..cur. It reads n0 and p0 from ARGV[1] and ARGV[2].
+const bloomLua = `
 local n0, p0 = tonumber(ARGV[1]), tonumber(ARGV[2])
-local added = tonumber(redis.call('GET', KEYS[3]) or '0')
 local gens = {}
 local function gen(g)
   if gens[g] == nil then
@@ -222,25 +235,48 @@ local function gen(g)
   end
   return gens[g]
 end
-local cur = 0
-while added >= gen(cur).cum do cur = cur + 1 end
-local fresh = 0
-local i = 3
-while i <= #ARGV do
-  local h1, h2 = tonumber(ARGV[i+3]), tonumber(ARGV[i+4])
-  local seen = false
+local function inBloom(h1, h2, cur)
   for g = 0, cur do
     local q = gen(g)
     local all = true
     for j = 0, q.k - 1 do
       if redis.call('GETBIT', KEYS[1], q.base + (h1 + j*h2) % q.m) == 0 then all = false break end
     end
-    if all then seen = true break end
+    if all then return true end
+  end
+  return false
+end
+`
+
+// admitScript tests each URL against the partition's Bloom generations
+// (bloomLua) and, if it is in none, sets its bits in the newest one and
+// appends it to the partition's stream, in one atomic step: two nodes
+// offering one URL queue it once. With verify (Options.Verify), a URL the
+// bits call seen is looked up in the partition's exact set of URLs
+// queued: one it does not hold is a false positive of the bits, queued
+// all the same and counted; every URL queued is added to the set.
+// KEYS: bloom, stream, added counter, exact set, false-positive counter.
+// ARGV: n0, p0, verify (0/1), then per URL: url, depth, referrer, h1, h2.
+// Returns {URLs queued, false positives among them}.
+var admitScript = redis.NewScript(bloomLua + `
+local verify = ARGV[3] == '1'
+local added = tonumber(redis.call('GET', KEYS[3]) or '0')
+local cur = 0
+while added >= gen(cur).cum do cur = cur + 1 end
+local fresh, fps = 0, 0
+local i = 4
+while i <= #ARGV do
+  local h1, h2 = tonumber(ARGV[i+3]), tonumber(ARGV[i+4])
+  local seen = inBloom(h1, h2, cur)
+  if seen and verify and redis.call('SISMEMBER', KEYS[4], ARGV[i]) == 0 then
+    seen = false
+    fps = fps + 1
   end
   if not seen then
     local q = gen(cur)
     for j = 0, q.k - 1 do redis.call('SETBIT', KEYS[1], q.base + (h1 + j*h2) % q.m, 1) end
     redis.call('XADD', KEYS[2], '*', 'u', ARGV[i], 'd', ARGV[i+1], 'r', ARGV[i+2])
+    if verify then redis.call('SADD', KEYS[4], ARGV[i]) end
     fresh = fresh + 1
     added = added + 1
     if added >= q.cum then cur = cur + 1 end
@@ -248,7 +284,8 @@ while i <= #ARGV do
   i = i + 5
 end
 if fresh > 0 then redis.call('INCRBY', KEYS[3], fresh) end
-return fresh`)
+if fps > 0 then redis.call('INCRBY', KEYS[5], fps) end
+return {fresh, fps}`)
 
 // ackScript acknowledges a stream entry, deletes it and counts it done,
 // once: a re-delivered entry acknowledged twice counts once.
@@ -273,7 +310,9 @@ return 0`)
 
 // Admit tests items against the cluster-wide seen-state and queues the new
 // ones in their partitions' streams: one script per partition touched, all
-// sent in one pipeline (one round trip). It returns how many were queued.
+// sent in one pipeline (one round trip). It returns how many were queued
+// (with Options.Verify, the false positives of the Bloom bits caught are
+// among them, and counted in FalsePositives).
 func (n *Node) Admit(ctx context.Context, items []Item) (int, error) {
 	if len(items) == 0 {
 		return 0, nil
@@ -287,7 +326,11 @@ func (n *Node) Admit(ctx context.Context, items []Item) (int, error) {
 		p := n.Partition(u)
 		args := byPart[p]
 		if args == nil {
-			args = []any{n.n0, n.p0}
+			verify := 0
+			if n.o.Verify {
+				verify = 1
+			}
+			args = []any{n.n0, n.p0, verify}
 		}
 		h1, h2 := hashes(it.URL)
 		byPart[p] = append(args, it.URL, it.Depth, it.Referrer, h1, h2)
@@ -296,7 +339,7 @@ func (n *Node) Admit(ctx context.Context, items []Item) (int, error) {
 	var cmds []*redis.Cmd
 	var keys [][]string
 	for p, args := range byPart {
-		k := []string{n.key(p, "bloom"), n.key(p, "q"), n.key(p, "added")}
+		k := []string{n.key(p, "bloom"), n.key(p, "q"), n.key(p, "added"), n.key(p, "urls"), n.key(p, "fp")}
 		keys = append(keys, k)
 		cmds = append(cmds, admitScript.EvalSha(ctx, pipe, k, args...))
 	}
@@ -305,21 +348,31 @@ func (n *Node) Admit(ctx context.Context, items []Item) (int, error) {
 	}
 	fresh := 0
 	for i, c := range cmds {
-		v, err := c.Int()
+		v, err := c.Int64Slice()
 		if redis.HasErrorPrefix(err, "NOSCRIPT") {
 			// A shard that lost its scripts (restarted, or a replica
 			// promoted): run the script again by source. The scripts
 			// that did run are not undone, and running one again
 			// queues nothing twice (its URLs are now seen).
-			v, err = admitScript.Run(ctx, n.rdb, keys[i], c.Args()[3+len(keys[i]):]...).Int()
+			v, err = admitScript.Run(ctx, n.rdb, keys[i], c.Args()[3+len(keys[i]):]...).Int64Slice()
+		}
+		if err == nil && len(v) != 2 {
+			err = fmt.Errorf("reply %v", v)
 		}
 		if err != nil {
 			return 0, fmt.Errorf("cluster: admit: %w", err)
 		}
-		fresh += v
+		fresh += int(v[0])
+		n.fps.Add(uint64(v[1]))
 	}
 	return fresh, nil
 }
+
+// FalsePositives returns how many URLs this node's Admit calls queued
+// although the Bloom bits called them seen (Options.Verify: the exact set
+// did not hold them): without Verify each would have been lost. The
+// cluster-wide count is in each partition's fp counter.
+func (n *Node) FalsePositives() uint64 { return n.fps.Load() }
 
 func urlHost(raw string) (string, error) {
 	i := strings.Index(raw, "://")

@@ -3,9 +3,12 @@ package cluster
 import (
 	"context"
 	"fmt"
+	"strings"
 	"sync"
 	"testing"
 	"time"
+
+	"github.com/redis/go-redis/v9"
 
 	"github.com/bloomcrawl/bloomcrawl/internal/redistest"
 )
@@ -220,5 +223,100 @@ func TestSeenStateFalsePositives(t *testing.T) {
 	// The bound holds at every fill; 2x is far outside chance.
 	if fp > 2*target {
 		t.Errorf("measured false-positive rate %.5f, more than 2x the target %.5f", fp, target)
+	}
+}
+
+// probeScript answers, for each URL, whether the partition's Bloom bits
+// alone call it seen (bloomLua, as the admit script tests it), changing
+// nothing. KEYS: bloom, added counter. ARGV: n0, p0, then per URL: h1, h2.
+var probeScript = redis.NewScript(bloomLua + `
+local added = tonumber(redis.call('GET', KEYS[2]) or '0')
+local cur = 0
+while added >= gen(cur).cum do cur = cur + 1 end
+local out = {}
+for i = 3, #ARGV, 2 do
+  out[#out+1] = inBloom(tonumber(ARGV[i]), tonumber(ARGV[i+1]), cur) and 1 or 0
+end
+return out`)
+
+// TestVerifyConfirmsSeenAnswers gives the seen-state a target rate of 0.4
+// (its Bloom bits call many new URLs seen) and offers 4,000 distinct URLs
+// one at a time from two nodes in turn, every fourth offer followed by a
+// batch of 10 repeats. With Verify every distinct URL must be queued
+// exactly once, no repeat queued, and the false positives counted must
+// equal an exact shadow's count: new URLs the bits (probed just before
+// the offer) already called seen. Without Verify the same offers lose
+// URLs. It logs the exact set's Redis memory per URL.
+func TestVerifyConfirmsSeenAnswers(t *testing.T) {
+	addr := redistest.Start(t)
+	ctx := context.Background()
+	for _, verify := range []bool{true, false} {
+		prefix := fmt.Sprintf("v%v", verify)
+		var nodes []*Node
+		for _, name := range []string{"a", "b"} {
+			n, err := Open(ctx, Options{URL: "redis://" + addr + "/0", Node: name, Partitions: 4, LeaseTTL: time.Second,
+				Capacity: 1, TargetFP: 0.4, Prefix: prefix, Verify: verify})
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer n.Close()
+			nodes = append(nodes, n)
+		}
+		const distinct = 4000
+		url := func(i int) string { return fmt.Sprintf("http://h%d.example.net/a/%d", i%5, i) }
+		queued, shadowFP := 0, 0
+		for i := range distinct {
+			n := nodes[i%2]
+			u := url(i)
+			p := n.Partition(strings.SplitN(u, "/", 4)[2])
+			h1, h2 := hashes(u)
+			seen, err := probeScript.Run(ctx, n.rdb, []string{n.key(p, "bloom"), n.key(p, "added")}, n.n0, n.p0, h1, h2).Int64Slice()
+			if err != nil {
+				t.Fatal(err)
+			}
+			shadowFP += int(seen[0])
+			k, err := n.Admit(ctx, []Item{{URL: u}})
+			if err != nil {
+				t.Fatal(err)
+			}
+			queued += k
+			if i%4 == 3 {
+				var again []Item
+				for j := range 10 {
+					again = append(again, Item{URL: url((i*7919 + j*31) % (i + 1))})
+				}
+				if k, err := nodes[(i+1)%2].Admit(ctx, again); err != nil || k != 0 {
+					t.Fatalf("repeats after offer %d: %d queued, %v; want 0", i, k, err)
+				}
+			}
+		}
+		fps := nodes[0].FalsePositives() + nodes[1].FalsePositives()
+		if !verify {
+			t.Logf("without verify: %d of %d distinct URLs queued, %d lost to the Bloom bits (%.3f)", queued, distinct, distinct-queued, float64(distinct-queued)/distinct)
+			if queued >= distinct || fps != 0 {
+				t.Errorf("without verify: %d of %d queued, %d false positives counted; want some lost, none counted", queued, distinct, fps)
+			}
+			continue
+		}
+		t.Logf("with verify: %d of %d distinct URLs queued, %d false positives counted, shadow %d", queued, distinct, fps, shadowFP)
+		if queued != distinct {
+			t.Errorf("queued %d URLs, want each of the %d distinct ones once", queued, distinct)
+		}
+		if shadowFP == 0 || int(fps) != shadowFP {
+			t.Errorf("false positives counted %d, exact shadow %d (want equal, > 0)", fps, shadowFP)
+		}
+		var setBytes, members int64
+		for p := range 4 {
+			b, err := nodes[0].rdb.MemoryUsage(ctx, nodes[0].key(p, "urls")).Result()
+			if err != nil && err != redis.Nil {
+				t.Fatal(err)
+			}
+			c, _ := nodes[0].rdb.SCard(ctx, nodes[0].key(p, "urls")).Result()
+			setBytes, members = setBytes+b, members+c
+		}
+		if members != distinct {
+			t.Errorf("exact sets hold %d URLs, want %d", members, distinct)
+		}
+		t.Logf("exact sets: %d URLs of ~%d bytes, %d bytes in Redis (MEMORY USAGE): %.1f bytes per URL", members, len(url(2000)), setBytes, float64(setBytes)/float64(members))
 	}
 }

@@ -20,7 +20,10 @@
 // Options.Capacity); Admit tests and sets a URL's bits and
 // appends it to the stream in one Lua script per partition (all of a
 // page's partitions in one pipeline: one round trip per page), so no URL
-// is queued twice. A node acknowledges an entry (Ack: XACK, XDEL, count)
+// is queued twice. With Options.Verify a "seen" answer of the bits is
+// confirmed in the same script against an exact set of the partition's
+// queued URLs, so a false positive of the bits is queued (and counted)
+// instead of lost. A node acknowledges an entry (Ack: XACK, XDEL, count)
 // only after its page is committed to its local store.
 //
 // A node that dies stops renewing: its leases expire after LeaseTTL, other

@@ -196,7 +196,9 @@ type Dedup struct {
 	// filter: it is crawled and counted (filter_false_positives), so no
 	// page is lost to the filter. Default true; false trusts the filter
 	// alone (about dedup.target_fp of the new URLs found after the filter
-	// starts to fill are then never fetched).
+	// starts to fill are then never fetched). In cluster mode (crawl
+	// --cluster) the Redis seen-state's answers are confirmed against an
+	// exact set of URLs in Redis instead (cluster.Options.Verify).
 	Verify bool `yaml:"verify"`
 }
 

@@ -20,6 +20,9 @@ type clusterState interface {
 	Release(t cluster.Task)
 	Finished(ctx context.Context) (bool, error)
 	Held() []int
+	// FalsePositives counts the false positives of the cluster's Bloom
+	// seen-state this node caught (and queued) with dedup.verify.
+	FalsePositives() uint64
 }
 
 // In cluster mode the cluster (Redis) is the queue and the seen-state: the

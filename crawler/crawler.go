@@ -249,6 +249,11 @@ func New(o Options) (*Crawler, error) {
 			return nil, err
 		}
 		o.Seen, o.Audit, o.FalsePositives = admitAll{}, false, nil
+		if o.Config.Dedup.Verify {
+			// the cluster confirms its Bloom's "seen" answers exactly
+			// (cluster.Options.Verify) and counts the false positives
+			o.FalsePositives = o.Cluster.FalsePositives
+		}
 	}
 	if o.Seen == nil {
 		f, err := NewSeenFilter(o.Config.Dedup)

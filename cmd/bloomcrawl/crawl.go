@@ -160,10 +160,10 @@ func runCrawlCmd(ctx context.Context, args []string, stdout, stderr io.Writer) e
 		return usagef("--node needs --cluster")
 	}
 	if *clusterURL != "" && *audit {
-		return usagef("--audit does not work with --cluster: the cluster's seen-state lives in Redis, and its false positives are not yet counted against an exact set")
+		return usagef("--audit does not work with --cluster: the cluster's seen-state lives in Redis; with dedup.verify (the default) its false positives are confirmed and counted exactly (filter_false_positives)")
 	}
 	st, err := crawlStore(ctx, cfg, crawlRun{audit: *audit, verbose: *verbose, stderr: stderr, serve: ln, token: *token, memProfile: *memProfile,
-		cluster: cluster.Options{URL: *clusterURL, Node: *node, LeaseTTL: *leaseTTL, Capacity: uint64(cfg.Dedup.Capacity), TargetFP: cfg.Dedup.TargetFP}})
+		cluster: cluster.Options{URL: *clusterURL, Node: *node, LeaseTTL: *leaseTTL, Capacity: uint64(cfg.Dedup.Capacity), TargetFP: cfg.Dedup.TargetFP, Verify: cfg.Dedup.Verify}})
 	if errors.Is(err, context.Canceled) {
 		fmt.Fprintln(stderr, "interrupted: run the same command again to resume")
 	}
