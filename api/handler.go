@@ -92,7 +92,8 @@ type handler struct {
 //	POST /v1/docid:batch      a JSON array of documents, or JSON lines → {"status","results":[Response...]}, in order
 //	GET  /v1/pages?url=U      the URL's record and its document (U as recorded, or its canonical form)
 //	GET  /v1/pages?host=H[&prefix=P][&since=T][&until=T][&limit=N][&after=C][&text=1]  stored pages, a batch at a time
-//	GET  /v1/pages/{docId}    one stored document (add ?html=1 for its HTML)
+//	GET  /v1/pages/{docId}    one stored document (add ?html=1 for its HTML) and its kept versions;
+//	                          ?version=K: version K of it (continuous crawl; old versions have no HTML)
 //	GET  /v1/pages/{docId}/urls  every URL recorded for the document
 //	GET  /v1/pages/{docId}/similar[?limit=N]  pages similar to it (MinHash bands, estimated Jaccard; default 10, at most 1000)
 //	POST /v1/seen/{key}       {"ids":[...]}: record ids as seen by key → {"status","added","blocks"}
@@ -573,10 +574,14 @@ func (h *handler) pages(w http.ResponseWriter, r *http.Request) {
 	writeJSON(w, http.StatusOK, ans)
 }
 
-// PageByIDAnswer is the answer to GET /v1/pages/{docId}.
+// PageByIDAnswer is the answer to GET /v1/pages/{docId}[?version=K]: the
+// page (the latest version, or version K: then Page.Version is K and
+// Page.FetchedAt when that version was first fetched) and the versions
+// kept, oldest first (one for a page that never changed substantially).
 type PageByIDAnswer struct {
-	Status string           `json:"status"`
-	Page   storage.PageView `json:"page"`
+	Status   string                `json:"status"`
+	Page     storage.PageView      `json:"page"`
+	Versions []storage.VersionInfo `json:"versions"`
 }
 
 // URLsAnswer is the answer to GET /v1/pages/{docId}/urls.
@@ -600,12 +605,35 @@ func (h *handler) page(w http.ResponseWriter, r *http.Request) {
 	if !ok {
 		return
 	}
-	p, err := h.db.Page(id)
+	version := 0
+	if s := q.Get("version"); s != "" {
+		n, err := strconv.Atoi(s)
+		if err != nil || n < 1 {
+			writeError(w, http.StatusBadRequest, fmt.Sprintf("version=%q: want a version number from 1", s))
+			return
+		}
+		version = n
+	}
+	versions, err := h.db.Versions(id)
 	if err != nil {
 		h.storeError(w, r, "docId "+id.String(), err)
 		return
 	}
-	writeJSON(w, http.StatusOK, PageByIDAnswer{Status: StatusSuccess, Page: p.View(view)})
+	var p storage.Page
+	if version == 0 {
+		p, err = h.db.Page(id)
+	} else {
+		p, err = h.db.PageVersion(id, version)
+	}
+	if errors.Is(err, storage.ErrNotFound) && version != 0 {
+		writeError(w, http.StatusNotFound, err.Error())
+		return
+	}
+	if err != nil {
+		h.storeError(w, r, "docId "+id.String(), err)
+		return
+	}
+	writeJSON(w, http.StatusOK, PageByIDAnswer{Status: StatusSuccess, Page: p.View(view), Versions: versions})
 }
 
 func (h *handler) pageURLs(w http.ResponseWriter, r *http.Request) {

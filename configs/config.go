@@ -27,6 +27,7 @@ const (
 	DefaultCapacity           = urlfilter.DefaultCapacity
 	DefaultTargetFP           = urlfilter.DefaultTargetFP
 	DefaultSimHashThreshold   = contentdedup.DefaultThreshold
+	DefaultKeepVersions       = 3
 	DefaultStoreDir           = "./crawl.db"
 	DefaultMaxCrawlDelay      = Duration(30e9) // 30s
 )
@@ -216,6 +217,15 @@ type Recrawl struct {
 	// schedules it (the seeds follow SeedsEvery first). Default none.
 	// Needs Continuous.
 	Rules []RecrawlRule `yaml:"rules"`
+	// KeepVersions is how many versions of a refreshed page the store
+	// keeps, the latest included (>= 1; 1 keeps no history). A refresh
+	// whose text is no near-duplicate of the stored version (content
+	// dedup's rules and dedup.simhash_threshold) makes a new version and
+	// keeps the one it replaces (title and text, not HTML); a
+	// near-duplicate edit updates the stored version in place. Default 3
+	// (DefaultKeepVersions): the page and the two versions before it. A
+	// value other than the default needs Continuous.
+	KeepVersions int `yaml:"keep_versions"`
 }
 
 // RecrawlRule schedules the pages whose canonical URL matches Match (a Go
@@ -291,7 +301,8 @@ func Default() *Config {
 			SimHashThreshold: DefaultSimHashThreshold,
 			Verify:           true,
 		},
-		Store: Store{Dir: DefaultStoreDir, Compression: "fastest"},
+		Recrawl: Recrawl{KeepVersions: DefaultKeepVersions},
+		Store:   Store{Dir: DefaultStoreDir, Compression: "fastest"},
 	}
 }
 

@@ -105,6 +105,7 @@ func TestDefaults(t *testing.T) {
 		{"target_fp", d.Dedup.TargetFP, 0.001},
 		{"recrawl_window", d.Dedup.RecrawlWindow.Std(), time.Duration(0)},
 		{"simhash_threshold", d.Dedup.SimHashThreshold, 3},
+		{"keep_versions", d.Recrawl.KeepVersions, 3},
 		{"dir", d.Store.Dir, "./crawl.db"},
 	}
 	for _, c := range checks {
@@ -252,6 +253,8 @@ func TestParseErrors(t *testing.T) {
 		{"recrawl rule every", "recrawl:\n  continuous: true\n  rules:\n    - match: x\n      every: 0s\n", "crawl.yaml:5: recrawl.rules[0].every: must be > 0, got 0s"},
 		{"recrawl rule unknown", "recrawl:\n  rules:\n    - match: x\n      evry: 1s\n", "crawl.yaml:4: recrawl.rules[0].evry: unknown field (did you mean every?)"},
 		{"recrawl not continuous", "recrawl:\n  seeds_every: 5m\n", "crawl.yaml:2: recrawl.seeds_every: refreshes need a continuous crawl: set recrawl.continuous: true (or crawl --continuous)"},
+		{"keep_versions 0", "recrawl:\n  continuous: true\n  keep_versions: 0\n", "crawl.yaml:3: recrawl.keep_versions: must be >= 1 (1 = the latest version only), got 0"},
+		{"keep_versions not continuous", "recrawl:\n  keep_versions: 10\n", "crawl.yaml:2: recrawl.keep_versions: versions come from refreshes, which need a continuous crawl: set recrawl.continuous: true (or crawl --continuous)"},
 		{"simhash_threshold high", "dedup:\n  simhash_threshold: 7\n", "crawl.yaml:2: dedup.simhash_threshold: must be between 0 and 6"},
 		{"simhash_threshold low", "dedup:\n  simhash_threshold: -1\n", "crawl.yaml:2: dedup.simhash_threshold: must be between 0 and 6"},
 		{"store dir", "store:\n  dir: ''\n", "crawl.yaml:2: store.dir: must not be empty"},
@@ -427,13 +430,13 @@ func TestSitemapsField(t *testing.T) {
 
 // TestRecrawlRules: recrawl.rules read as a list of {match, every}.
 func TestRecrawlRules(t *testing.T) {
-	cfg, err := Parse("news.yaml", []byte("seeds: [https://news.example.org/]\nrecrawl:\n  continuous: true\n  seeds_every: 5m\n  rules:\n    - match: '/world/$'\n      every: 2m\n    - match: '/sport/'\n      every: 1h\n"))
+	cfg, err := Parse("news.yaml", []byte("seeds: [https://news.example.org/]\nrecrawl:\n  continuous: true\n  seeds_every: 5m\n  keep_versions: 10\n  rules:\n    - match: '/world/$'\n      every: 2m\n    - match: '/sport/'\n      every: 1h\n"))
 	if err != nil {
 		t.Fatal(err)
 	}
 	r := cfg.Recrawl
 	want := []RecrawlRule{{Match: "/world/$", Every: Duration(2 * time.Minute)}, {Match: "/sport/", Every: Duration(time.Hour)}}
-	if !r.Continuous || r.SeedsEvery != Duration(5*time.Minute) || !reflect.DeepEqual(r.Rules, want) {
+	if !r.Continuous || r.SeedsEvery != Duration(5*time.Minute) || !reflect.DeepEqual(r.Rules, want) || r.KeepVersions != 10 {
 		t.Fatalf("recrawl = %+v", r)
 	}
 }

@@ -164,12 +164,18 @@ func (c *Config) check(requireSeeds bool) []*Error {
 			bad(fmt.Sprintf("recrawl.rules[%d].every", i), "must be > 0, got %v", rule.Every)
 		}
 	}
-	if !r.Continuous && (r.SeedsEvery > 0 || len(r.Rules) > 0) {
-		field := "recrawl.rules"
-		if r.SeedsEvery > 0 {
+	if r.KeepVersions < 1 {
+		bad("recrawl.keep_versions", "must be >= 1 (1 = the latest version only), got %d", r.KeepVersions)
+	}
+	if !r.Continuous && (r.SeedsEvery > 0 || len(r.Rules) > 0 || r.KeepVersions >= 1 && r.KeepVersions != DefaultKeepVersions) {
+		field, msg := "recrawl.rules", "refreshes need"
+		switch {
+		case r.SeedsEvery > 0:
 			field = "recrawl.seeds_every"
+		case len(r.Rules) == 0:
+			field, msg = "recrawl.keep_versions", "versions come from refreshes, which need"
 		}
-		bad(field, "refreshes need a continuous crawl: set recrawl.continuous: true (or crawl --continuous)")
+		bad(field, "%s a continuous crawl: set recrawl.continuous: true (or crawl --continuous)", msg)
 	}
 
 	if strings.TrimSpace(c.Store.Dir) == "" {

@@ -915,3 +915,23 @@ func (d *Deduper) URLs() int {
 	defer d.mu.Unlock()
 	return d.urls.len()
 }
+
+// NearDuplicate reports whether the contents of two signatures are near
+// duplicates by the content step's rules (what Check would merge): equal
+// exact hashes or both empty; otherwise a SimHash distance within
+// Options.Threshold, or, when both carry sketches, within the sketch
+// distance with an estimated Jaccard of at least the sketch threshold.
+// It also returns their content distance (0 when not comparable). A
+// continuous crawl uses it to tell an edit of a page from a new version.
+// It reads only the Deduper's options (safe for concurrent use).
+func (d *Deduper) NearDuplicate(a, b Signature) (distance int, ok bool) {
+	cd, ok := contentDistance(a, b.Content, b.Flags)
+	if !ok {
+		return 0, false
+	}
+	if a.Flags&(FlagContentExact|FlagContentEmpty) != 0 {
+		return cd, true
+	}
+	_, ok = d.acceptLocked(&a, &b, cd, d.threshold, d.sketchDistance)
+	return cd, ok
+}

@@ -2,6 +2,7 @@ package crawler
 
 import (
 	"context"
+	"errors"
 	"regexp"
 	"strings"
 	"testing"
@@ -81,9 +82,14 @@ func TestContinuousNewsSite(t *testing.T) {
 
 	cfg := newsConfig(site, dir)
 	// Article 1 of the first host is refreshed too, and edited during the
-	// crawl.
+	// crawl (a near-duplicate: updated in place); article 1 of the second
+	// host is refreshed and rewritten twice (new versions; two kept).
 	edited := site.Hosts[0].URL(newssite.ArticlePath(1))
-	cfg.Recrawl.Rules = []configs.RecrawlRule{{Match: "^" + regexp.QuoteMeta(edited) + "$", Every: configs.Duration(300 * time.Millisecond)}}
+	rewritten := site.Hosts[1].URL(newssite.ArticlePath(1))
+	cfg.Recrawl.Rules = []configs.RecrawlRule{{Match: "^(" + regexp.QuoteMeta(edited) + "|" + regexp.QuoteMeta(rewritten) + ")$", Every: configs.Duration(300 * time.Millisecond)}}
+	cfg.Recrawl.KeepVersions = 2
+	var texts []string // the rewritten article's versions
+	texts = append(texts, site.Hosts[1].ArticleText(1))
 	ctx, cancel := context.WithCancel(context.Background())
 	c, err := New(Options{Config: cfg, Store: db, Grace: time.Second})
 	if err != nil {
@@ -103,13 +109,24 @@ func TestContinuousNewsSite(t *testing.T) {
 		if r < rounds-1 {
 			site.Publish()
 		}
-		if r == 1 {
+		switch r {
+		case 1:
 			site.Hosts[0].Edit(1)
+			site.Hosts[1].Rewrite(1)
+			texts = append(texts, site.Hosts[1].ArticleText(1))
+		case 2:
+			waitFor(t, "the first rewrite recorded", func() bool {
+				rec, err := db.URLRecord(rewritten)
+				return err == nil && rec.Versions == 2
+			})
+			site.Hosts[1].Rewrite(1)
+			texts = append(texts, site.Hosts[1].ArticleText(1))
 		}
 	}
-	waitFor(t, "the edit recorded", func() bool {
+	waitFor(t, "the edit and the rewrites recorded", func() bool {
 		rec, err := db.URLRecord(edited)
-		return err == nil && rec.Versions == 2
+		rw, err2 := db.URLRecord(rewritten)
+		return err == nil && rec.Edits == 1 && err2 == nil && rw.Versions == 3
 	})
 	// The queue is empty now and the crawl keeps running: it waits for
 	// the next refresh, a conditional GET the unchanged hubs answer 304.
@@ -132,7 +149,7 @@ func TestContinuousNewsSite(t *testing.T) {
 	for hi, h := range site.Hosts {
 		for id := 1; id <= h.Articles(); id++ {
 			published++
-			if h.URL(newssite.ArticlePath(id)) == edited {
+			if u := h.URL(newssite.ArticlePath(id)); u == edited || u == rewritten {
 				continue // refreshed: checked below
 			}
 			if n := h.Hits(newssite.ArticlePath(id)); n != 1 {
@@ -176,37 +193,67 @@ func TestContinuousNewsSite(t *testing.T) {
 		}
 	}
 	// The edited article: same docId, the stored copy is the edited text,
-	// the change time and two versions recorded; unchanged refreshes of it
+	// the change time and one edit recorded, still one version (an edit is
+	// a near-duplicate: no version kept); unchanged refreshes of it
 	// recorded no change.
 	rec, err := db.URLRecord(edited)
 	if err != nil {
 		t.Fatal(err)
 	}
-	if rec.Duplicate || rec.Versions != 2 || rec.ChangedAt.IsZero() || rec.ChangedAt.After(rec.FetchedAt) {
-		t.Errorf("edited article's record: %+v, want its own document, 2 versions, a change time", rec)
+	if rec.Duplicate || rec.VersionCount() != 1 || rec.Edits != 1 || rec.ChangedAt.IsZero() || rec.ChangedAt.After(rec.FetchedAt) {
+		t.Errorf("edited article's record: %+v, want its own document, 1 version, 1 edit, a change time", rec)
 	}
-	if v := rec.View(); v.Versions != 2 || v.ChangedAt == nil || !v.FetchedAt.Equal(rec.FetchedAt) {
+	if v := rec.View(); v.Versions != 1 || v.Edits != 1 || v.ChangedAt == nil || !v.FetchedAt.Equal(rec.FetchedAt) {
 		t.Errorf("edited article's view (query url, API): %+v", v)
 	}
 	if p, err := db.Page(rec.DocID); err != nil || !strings.Contains(p.Text, "edit0") || p.URL != edited {
 		t.Errorf("edited article's page: %v; text %.80q, want the edited text under docId %v", err, p.Text, rec.DocID)
 	}
-	// Changes: the edit, and every hub version after the first (each
-	// round's hub lists new articles); unchanged refreshes and 304s
-	// change nothing.
-	changes := int64(1)
+	if vs, err := db.Versions(rec.DocID); err != nil || len(vs) != 1 {
+		t.Errorf("edited article's versions: %+v, %v; want the latest only", vs, err)
+	}
+	// The rewritten article: same docId, 3 versions, the latest 2 kept
+	// (keep_versions 2), each with its own text; version 1 not kept.
+	rw, err := db.URLRecord(rewritten)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if rw.Duplicate || rw.Versions != 3 || rw.Edits != 0 || rw.VersionAt.IsZero() || !rw.VersionAt.Equal(rw.ChangedAt) {
+		t.Errorf("rewritten article's record: %+v, want its own document, 3 versions, no edit", rw)
+	}
+	vs, err := db.Versions(rw.DocID)
+	if err != nil || len(vs) != 2 || vs[0].N != 2 || vs[1].N != 3 || !vs[1].Latest || !vs[1].FetchedAt.Equal(rw.VersionAt) || !vs[0].FetchedAt.Before(vs[1].FetchedAt) {
+		t.Errorf("rewritten article's versions: %+v, %v; want versions 2 and 3", vs, err)
+	}
+	for n := 2; n <= 3; n++ { // version n has texts[n-1], not the other's (5-n)
+		p, err := db.PageVersion(rw.DocID, n)
+		if err != nil || !strings.Contains(p.Text, strings.Fields(texts[n-1])[0]) || strings.Contains(p.Text, strings.Fields(texts[5-n-1])[0]) {
+			t.Errorf("rewritten article's version %d: %v; text %.60q, want %.60q", n, err, p.Text, texts[n-1])
+		}
+	}
+	if _, err := db.PageVersion(rw.DocID, 1); !errors.Is(err, storage.ErrNotFound) {
+		t.Errorf("version 1 of the rewritten article: %v, want not kept", err)
+	}
+	// Changes: the edit, the rewrites, and every hub change (each round's
+	// hub lists new articles: an edit or a new version); unchanged
+	// refreshes and 304s change nothing.
+	changes, versions := int64(3), int64(2)
 	for _, h := range site.Hosts {
 		hub, err := db.URLRecord(h.URL("/"))
 		if err != nil {
 			t.Fatal(err)
 		}
-		if hub.Versions < rounds {
-			t.Errorf("hub %s: %d versions, want >= %d (one per round)", hub.URL, hub.Versions, rounds)
+		if hub.VersionCount()+hub.Edits < rounds {
+			t.Errorf("hub %s: %d versions and %d edits, want >= %d changes (one per round)", hub.URL, hub.VersionCount(), hub.Edits, rounds-1)
 		}
-		changes += int64(hub.Versions - 1)
+		changes += int64(hub.VersionCount() - 1 + hub.Edits)
+		versions += int64(hub.VersionCount() - 1)
 	}
-	if st.Changed != changes {
-		t.Errorf("Stats.Changed = %d, want %d (the edit and the hubs' versions after their first)", st.Changed, changes)
+	if st.Changed != changes || st.NewVersions != versions {
+		t.Errorf("Stats.Changed = %d, NewVersions = %d; want %d and %d (the edit, the rewrites and the hubs' changes)", st.Changed, st.NewVersions, changes, versions)
+	}
+	if rep, err := db.Check(context.Background()); err != nil || rep.Versions < 1 {
+		t.Errorf("Check: %+v, %v", rep, err)
 	}
 	// Hubs answered 304 when no article was published since: counted,
 	// exactly as the site gave them.
@@ -223,8 +270,8 @@ func TestContinuousNewsSite(t *testing.T) {
 	if st.Refreshed < int64(3*rounds) {
 		t.Errorf("Stats.Refreshed = %d, want >= %d", st.Refreshed, 3*rounds)
 	}
-	if st.RefreshScheduled != 4 {
-		t.Errorf("Stats.RefreshScheduled = %d, want the 3 hubs and the edited article", st.RefreshScheduled)
+	if st.RefreshScheduled != 5 {
+		t.Errorf("Stats.RefreshScheduled = %d, want the 3 hubs, the edited and the rewritten article", st.RefreshScheduled)
 	}
 	if st.DiscoveryDelayMedian <= 0 || st.DiscoveryDelayP99 < st.DiscoveryDelayMedian {
 		t.Errorf("discovery delay median %v p99 %v", st.DiscoveryDelayMedian, st.DiscoveryDelayP99)
@@ -259,7 +306,8 @@ func TestContinuousNewsSite(t *testing.T) {
 	<-done2
 	for hi, h := range site.Hosts {
 		for id := 1; id <= h.Articles(); id++ {
-			if n := h.Hits(newssite.ArticlePath(id)); n != 1 && h.URL(newssite.ArticlePath(id)) != edited {
+			if u := h.URL(newssite.ArticlePath(id)); u != edited && u != rewritten && h.Hits(newssite.ArticlePath(id)) != 1 {
+				n := h.Hits(newssite.ArticlePath(id))
 				t.Errorf("after restart: host %d article %d fetched %d times, want 1", hi, id, n)
 			}
 		}

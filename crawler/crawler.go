@@ -167,7 +167,8 @@ type Stats struct {
 	// those due and not yet queued.
 	Refreshed        int64 `json:"refreshed"`
 	NotModified      int64 `json:"not_modified"` // refreshes answered 304 Not Modified (conditional GET): nothing rewritten
-	Changed          int64 `json:"changed"`      // refreshes whose text changed: the stored page replaced by the new version
+	Changed          int64 `json:"changed"`      // refreshes whose title or text changed: the stored page replaced by the new text
+	NewVersions      int64 `json:"new_versions"` // changes that were no near-duplicate of the stored text: new versions (the rest of Changed are edits in place)
 	BehindSchedule   int64 `json:"behind_schedule"`
 	RefreshScheduled int   `json:"refresh_scheduled,omitempty"`
 	RefreshDue       int   `json:"refresh_due,omitempty"`
@@ -209,7 +210,7 @@ type Crawler struct {
 	agent     string // the user agent's product token, lowercase
 
 	fetched, stored, dups, errs, nonHTML, robots, redirected, retries, queued, done atomic.Int64
-	notModified, changed                                                            atomic.Int64
+	notModified, changed, versions                                                  atomic.Int64
 	noindex, sitemaps, sitemapURLs                                                  atomic.Int64
 	refreshed, behind                                                               atomic.Int64
 	// refresh is the refresh schedule of a continuous crawl (nil: none);
@@ -804,7 +805,7 @@ func (c *Crawler) Stats() Stats {
 		Redirected: c.redirected.Load(), Retries: c.retries.Load(), Queued: c.queued.Load(),
 		NoIndex: c.noindex.Load(), Sitemaps: c.sitemaps.Load(), SitemapURLs: c.sitemapURLs.Load(),
 		ResumedURLs: c.resumedURLs, ResumedQueue: c.resumedQueue,
-		Refreshed: c.refreshed.Load(), BehindSchedule: c.behind.Load(), NotModified: c.notModified.Load(), Changed: c.changed.Load(),
+		Refreshed: c.refreshed.Load(), BehindSchedule: c.behind.Load(), NotModified: c.notModified.Load(), Changed: c.changed.Load(), NewVersions: c.versions.Load(),
 		DiscoveryDelayMedian: c.discovery.quantile(0.5).Seconds(), DiscoveryDelayP99: c.discovery.quantile(0.99).Seconds(),
 		Elapsed: el, Seconds: el.Seconds(),
 	}

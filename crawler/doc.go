@@ -73,8 +73,12 @@
 // + interval + a per-URL stagger (so the schedule is rebuilt from the store
 // on start). A refresh is a conditional GET with the record's ETag and
 // Last-Modified; a 304 writes nothing; a changed page keeps its docId and
-// replaces the stored page (storage Commit.Update), with the change time
-// and version count in its URL record (sameDoc).
+// replaces the stored page (storage Commit.Update), with the change time in
+// its URL record (sameDoc). A change that is a near-duplicate of the stored
+// text is an edit in place (counted in the record's Edits); any other is a
+// new version: the replaced one is kept as an old version (storage
+// Commit.Version) and those beyond recrawl.keep_versions are deleted, in
+// the same commit.
 //
 // # Caveats
 //

@@ -3,6 +3,9 @@ package crawler_test
 import (
 	"context"
 	"os"
+	"path/filepath"
+	"runtime"
+	"runtime/pprof"
 	"slices"
 	"testing"
 	"time"
@@ -73,11 +76,13 @@ func TestNewsBenchmark(t *testing.T) {
 		site.Publish()
 		if rssMinute == 0 && time.Since(start) >= time.Minute {
 			rssMinute, _ = bench.RssAnon(os.Getpid())
+			memReport(t, "after 1 min", "minute")
 		}
 	}
 	tick.Stop()
 	stop := time.Now()
 	rssEnd, _ := bench.RssAnon(os.Getpid())
+	memReport(t, "at the end", "end")
 	cancel()
 	<-done
 
@@ -149,4 +154,30 @@ func TestNewsBenchmark(t *testing.T) {
 	}
 	t.Logf("summary: refreshed %d, not_modified %d, changed %d, behind_schedule %d, discovery delay median %.3fs p99 %.3fs",
 		st.Refreshed, st.NotModified, st.Changed, st.BehindSchedule, st.DiscoveryDelayMedian, st.DiscoveryDelayP99)
+}
+
+// memReport logs the Go runtime's view of memory (what of RssAnon is Go
+// heap, what is stacks and runtime overhead) and, with
+// BLOOMCRAWL_NEWS_BENCH_PROFILE=DIR, writes DIR/heap-NAME.pprof (the
+// in-use heap as of the last GC; read with go tool pprof -sample_index=inuse_space).
+func memReport(t *testing.T, when, name string) {
+	t.Helper()
+	var ms runtime.MemStats
+	runtime.ReadMemStats(&ms)
+	mib := func(v uint64) float64 { return float64(v) / (1 << 20) }
+	t.Logf("Go memory %s: heap in use %.1f MiB (live after last GC %.1f), heap idle not returned %.1f MiB, stacks %.1f MiB, runtime other %.1f MiB, GCs %d",
+		when, mib(ms.HeapInuse), mib(ms.HeapAlloc), mib(ms.HeapIdle-ms.HeapReleased), mib(ms.StackSys), mib(ms.MSpanSys+ms.MCacheSys+ms.BuckHashSys+ms.GCSys+ms.OtherSys), ms.NumGC)
+	dir := os.Getenv("BLOOMCRAWL_NEWS_BENCH_PROFILE")
+	if dir == "" {
+		return
+	}
+	f, err := os.Create(filepath.Join(dir, "heap-"+name+".pprof"))
+	if err != nil {
+		t.Errorf("heap profile: %v", err)
+		return
+	}
+	defer f.Close()
+	if err := pprof.Lookup("heap").WriteTo(f, 0); err != nil {
+		t.Errorf("heap profile: %v", err)
+	}
 }

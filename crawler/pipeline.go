@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"math/bits"
 	"net/http"
 	"net/url"
 	"slices"
@@ -299,11 +298,15 @@ func (c *Crawler) record(ctx, fetchCtx context.Context, e frontier.Entry, j *job
 // stored page is replaced by the new version (Commit.Update: its text,
 // title and HTML; its fingerprints stay the first version's, so content
 // dedup keeps matching copies of the original) and the record gets the
-// change time and one more version. A URL keeps its docId however much its
-// text changed: a page at one URL (a hub, an edited article, a live blog)
-// is one document that evolves; earlier versions' text is not kept. It
-// reports false when the deduper maps the URL elsewhere (then judge
-// decides, as for a first fetch), or the store's error.
+// change time. A new text that is a near-duplicate of the stored one
+// (contentdedup's content rules) is an edit: the version is updated in
+// place and the record counts one more edit. Any other change is a new
+// version: the stored one is kept as an old version of the document
+// (Commit.Version, recrawl.keep_versions) and the record counts one more
+// version. A URL keeps its docId however much its text changed: a page at
+// one URL (a hub, an edited article, a live blog) is one document that
+// evolves. It reports false when the deduper maps the URL elsewhere (then
+// judge decides, as for a first fetch), or the store's error.
 func (c *Crawler) sameDoc(e frontier.Entry, rec *storage.URLRecord, doc *Document, prev *storage.URLRecord, out *outcome) (bool, error) {
 	if prev == nil || prev.DocID == 0 {
 		return false, nil
@@ -333,13 +336,43 @@ func (c *Crawler) sameDoc(e frontier.Entry, rec *storage.URLRecord, doc *Documen
 	}
 	c.changed.Add(1)
 	r.ChangedAt = rec.FetchedAt
-	r.Versions = max(prev.Versions, 1) + 1
+	distance, edit := c.isEdit(page.Title, page.Text, v.Sig)
+	if edit {
+		r.Edits++
+	} else {
+		n := max(prev.Versions, 1)
+		since := prev.VersionAt
+		if since.IsZero() {
+			since = page.FetchedAt // version 1 began at the first fetch
+		}
+		out.cm.Version = &storage.KeepVersion{N: n, Since: since, Keep: max(c.cfg.Recrawl.KeepVersions, 1)}
+		r.Versions, r.VersionAt = n+1, rec.FetchedAt
+		c.versions.Add(1)
+	}
 	page.Title, page.Text, page.HTML = doc.Title, doc.Text, doc.HTML
 	page.Status, page.ContentType = rec.Status, rec.ContentType
 	out.cm.Update = &page
-	c.log.Debug("page changed", "url", e.URL, "doc", prev.DocID, "versions", r.Versions,
-		"distance", bits.OnesCount64(v.Sig.Content^page.ContentFP))
+	c.log.Debug("page changed", "url", e.URL, "doc", prev.DocID, "edit", edit, "versions", r.VersionCount(),
+		"distance", distance)
 	return true, nil
+}
+
+// nearDuplicates is the part of *contentdedup.Deduper that tells an edit
+// from a new version; a deduper without it makes every change a version.
+type nearDuplicates interface {
+	Sign(title, text string) contentdedup.Signature
+	NearDuplicate(a, b contentdedup.Signature) (distance int, ok bool)
+}
+
+// isEdit reports whether a refreshed page whose signature is sig is a
+// near-duplicate of its stored version (title, text): an edit, not a new
+// version; and their content distance.
+func (c *Crawler) isEdit(title, text string, sig contentdedup.Signature) (int, bool) {
+	nd, ok := c.o.Dedup.(nearDuplicates)
+	if !ok {
+		return 0, false
+	}
+	return nd.NearDuplicate(sig, nd.Sign(title, text))
 }
 
 // ReasonNoIndex is the reason of the URL record of a page that asked not

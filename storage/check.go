@@ -19,6 +19,8 @@ type CheckReport struct {
 	// PendingRefs counts URL records whose DocID has no stored page (a
 	// duplicate committed before its original; allowed, see doc.go).
 	PendingRefs int
+	// Versions counts the old versions of pages kept (v entries).
+	Versions int
 }
 
 // maxProblems bounds the problems listed in Check's error.
@@ -29,7 +31,8 @@ const maxProblems = 20
 // host and time index entries; every index entry points at a stored
 // page; every URL record decodes and its docId index entry exists and
 // vice versa; every similar-pages entry belongs to a stored page and its
-// band entries match it; every meta blob file referenced exists. It reads every
+// band entries match it; every old version of a page decodes and belongs
+// to a stored page; every meta blob file referenced exists. It reads every
 // page, so it takes time linear in the store's size. The error lists up to
 // 20 problems and wraps ErrCorrupt; ctx.Err() is returned when ctx is done
 // first.
@@ -155,6 +158,24 @@ func (db *DB) Check(ctx context.Context) (CheckReport, error) {
 				bad("%v", err)
 			case r.DocID != id:
 				bad("docId index %s lists %q, whose record maps to %s", id, u, r.DocID)
+			}
+		})
+		iter(nsVersion, true, func(k []byte, item *badger.Item) {
+			rep.Versions++
+			id := docIDSuffix(k[:9])
+			u, ok := pageURL[id]
+			if !ok {
+				bad("version %d of missing page %s", versionOf(k), id)
+				return
+			}
+			if err := item.Value(func(v []byte) error {
+				p, err := decodePage(id, v, true)
+				if err == nil && p.URL != u {
+					err = fmt.Errorf("version %d of page %s has URL %q, page has %q", versionOf(k), id, p.URL, u)
+				}
+				return err
+			}); err != nil {
+				bad("%v", err)
 			}
 		})
 		checkSimilar(txn, iter, has, bad, &rep)

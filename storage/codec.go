@@ -300,6 +300,11 @@ func encodeURLRecord(r *URLRecord) []byte {
 		e.str(r.Validators.LastModified)
 		e.time(r.ChangedAt)
 		e.uvarint(uint64(r.Versions))
+		if r.hasVersionTail() {
+			// version tracking (records written before it end here)
+			e.time(r.VersionAt)
+			e.uvarint(uint64(r.Edits))
+		}
 	}
 	return e.b
 }
@@ -361,6 +366,10 @@ func decodeURLRecord(u string, b []byte) (URLRecord, error) {
 		r.Validators.LastModified = d.str()
 		r.ChangedAt = d.time()
 		r.Versions = int(d.uvarint())
+	}
+	if d.err == nil && len(d.b) > 0 {
+		r.VersionAt = d.time()
+		r.Edits = int(d.uvarint())
 	}
 	if err := d.done(fmt.Sprintf("URL record %q", u)); err != nil {
 		return URLRecord{}, err

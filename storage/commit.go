@@ -40,6 +40,10 @@ type Page struct {
 	// entries, written in the page's transaction ([DB.Similar]).
 	MinHash, MinHashBands []uint64
 
+	// Version is the page's version number as [DB.PageVersion] returns
+	// it (0 everywhere else, and not stored).
+	Version int
+
 	// Hints are what the site declared about the page's URL. They are
 	// kept in the URL record written for Page.URL (not in the page
 	// record): PageByURL returns them with the URL record.
@@ -122,19 +126,30 @@ type URLRecord struct {
 
 	// Validators are the last response's cache validators (optional).
 	Validators Validators
-	// ChangedAt is when a refresh last found the page's text changed
-	// (zero: never); Versions counts the versions of the page the crawl
-	// stored (0 or 1: the first only; each changed refresh adds one). The
-	// stored page is the latest version (see Commit.Update).
+	// ChangedAt is when a refresh last found the page's title or text
+	// changed (zero: never). Versions counts the versions of the page (0
+	// or 1: the first only): each refresh whose text is no near-duplicate
+	// of the stored version adds one (Commit.Update with a KeepVersion);
+	// VersionAt is when the latest version was first fetched (zero: at
+	// the first fetch). Edits counts the refreshes that changed the page
+	// in place (a near-duplicate: the same version, updated). The stored
+	// page is the latest version; older ones are kept up to the crawl's
+	// recrawl.keep_versions ([DB.Versions]).
 	ChangedAt time.Time
 	Versions  int
+	VersionAt time.Time
+	Edits     int
 }
 
 // hasTail reports whether r has any field of the trailing validators
 // block.
 func (r *URLRecord) hasTail() bool {
-	return r.Validators != Validators{} || !r.ChangedAt.IsZero() || r.Versions != 0
+	return r.Validators != Validators{} || !r.ChangedAt.IsZero() || r.Versions != 0 || r.hasVersionTail()
 }
+
+// hasVersionTail reports whether r has any field of the block after
+// Versions.
+func (r *URLRecord) hasVersionTail() bool { return !r.VersionAt.IsZero() || r.Edits != 0 }
 
 // HasSignature reports whether the record carries a duplicate's content
 // signature (any of ContentFP, FPFlags, Sketch set).
@@ -171,6 +186,11 @@ type Commit struct {
 	// docId must be stored, else the commit fails with ErrNotFound. Its URL
 	// record goes in URL.
 	Update *Page
+	// Version, with Update, keeps the version Update replaces as an old
+	// version of the document and deletes the old versions beyond
+	// Version.Keep, in the same transaction (see KeepVersion). nil: Update
+	// replaces the stored page in place (an edit; no version kept).
+	Version *KeepVersion
 	// Enqueue lists frontier entries to persist; Commit returns their
 	// seqs (assigned when Seq is 0, otherwise the entry at Seq is
 	// replaced).
@@ -247,10 +267,23 @@ func (db *DB) Commit(ctx context.Context, c Commit) ([]uint64, error) {
 				}
 			}
 			if c.Update != nil {
-				if _, err := txn.Get(pageKey(c.Update.DocID)); errors.Is(err, badger.ErrKeyNotFound) {
+				item, err := txn.Get(pageKey(c.Update.DocID))
+				if errors.Is(err, badger.ErrKeyNotFound) {
 					return fmt.Errorf("storage: commit: update of page %s (%s): %w", c.Update.DocID, c.Update.URL, ErrNotFound)
 				} else if err != nil {
 					return err
+				}
+				if c.Version != nil {
+					var old Page
+					if err := item.Value(func(v []byte) error {
+						old, err = decodePage(c.Update.DocID, v, true)
+						return err
+					}); err != nil {
+						return err
+					}
+					if err := putVersion(txn, c.Update.DocID, &old, c.Version, db.opts.zlevel); err != nil {
+						return err
+					}
 				}
 				if err := txn.Set(pageKey(c.Update.DocID), updateVal); err != nil {
 					return err
@@ -320,6 +353,16 @@ func validateCommit(c *Commit) error {
 	}
 	if p := c.Update; p != nil && p.DocID == 0 {
 		return fmt.Errorf("storage: commit update %q: DocID is 0", p.URL)
+	}
+	if k := c.Version; k != nil {
+		switch {
+		case c.Update == nil:
+			return errors.New("storage: commit: Version without Update")
+		case k.N < 1:
+			return fmt.Errorf("storage: commit update %q: Version.N is %d, want >= 1", c.Update.URL, k.N)
+		case k.Keep < 1:
+			return fmt.Errorf("storage: commit update %q: Version.Keep is %d, want >= 1", c.Update.URL, k.Keep)
+		}
 	}
 	for i, q := range c.Enqueue {
 		if err := checkURL(fmt.Sprintf("Enqueue[%d]", i), q.URL); err != nil {

@@ -54,6 +54,9 @@ func TestMain(m *testing.M) {
 		r, _ := strconv.Atoi(round)
 		crashChild(dir, r)
 	}
+	if dir := os.Getenv(versionChildEnv); dir != "" {
+		versionChild(dir)
+	}
 	code := m.Run()
 	if lookupDir != "" {
 		os.RemoveAll(lookupDir)

@@ -60,6 +60,8 @@
 //	s <key>                    seen-record of a consumer key (package seen's value), with Badger's TTL
 //	w <docID>                  similar pages: the page's MinHash band keys and signature (optional)
 //	n <band> <docID>           similar pages: band key → pages (written with w, in the page's transaction)
+//	v <docID> <n>              old version n (4-byte big-endian) of a page: its page record as it was, without
+//	                           HTML, FetchedAt = when that version was first fetched (Commit.Version)
 //
 // Every page has exactly one p, f, c, h and t entry, written in the same
 // transaction; [DB.Check] verifies that invariant.
@@ -69,7 +71,12 @@
 // First seen wins: a Commit's Page never overwrites a page record; only an
 // explicit Commit.Update (a continuous crawl's refresh that found the page
 // changed) replaces a page record with a newer version, keeping its
-// fingerprint and index entries. A Commit whose Page
+// fingerprint and index entries. With Commit.Version the replaced record
+// is kept as an old version (v entry, without its HTML) and the versions
+// beyond the number to keep are deleted, all in the update's transaction:
+// after a crash the store has either the old page and its versions or
+// the new page, the old one as a version and the trimmed list
+// ([DB.Versions], [DB.PageVersion]). A Commit whose Page
 // carries a DocID that is already stored keeps the stored page and records
 // the new URL as a duplicate of it, with Reason [ReasonExistingDoc]; no
 // error is returned. A URL record, by contrast, describes the latest fetch

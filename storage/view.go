@@ -32,6 +32,10 @@ type PageView struct {
 	Text        *string   `json:"text,omitempty"`
 	HTML        string    `json:"html,omitempty"`
 	Duplicates  []string  `json:"duplicates,omitempty"` // export: the other URLs mapped to this docId
+	// Version is the version shown, for a page read as one version of its
+	// document (query doc --version, the API's ?version=); FetchedAt is
+	// then when that version was first fetched.
+	Version int `json:"version,omitempty"`
 }
 
 // ViewOptions says which bodies a PageView carries.
@@ -47,7 +51,7 @@ func (p *Page) View(o ViewOptions) PageView {
 		ContentType: p.ContentType, FetchedAt: p.FetchedAt, Title: p.Title,
 		TitleFP: hex64(p.TitleFP), ContentFP: hex64(p.ContentFP),
 		FPFlags: p.FPFlags, Depth: p.Depth, Referrer: p.Referrer,
-		TextBytes: len(p.Text), HTMLBytes: len(p.HTML),
+		TextBytes: len(p.Text), HTMLBytes: len(p.HTML), Version: p.Version,
 	}
 	if o.Text {
 		text := p.Text
@@ -80,13 +84,19 @@ type URLView struct {
 	NewsPublished *time.Time `json:"news_publication_date,omitempty"`
 	NewsTitle     string     `json:"news_title,omitempty"`
 	// Refreshes (continuous crawl): FetchedAt is the last fetch; ChangedAt
-	// the last time a refresh found the text changed (absent: never);
-	// Versions the versions of the page seen (1 for a URL with its own
-	// document that never changed; absent for a duplicate or no document
-	// unless counted); ETag and LastModified the last response's
-	// validators, sent back on the next refresh.
+	// the last time a refresh found the title or text changed (absent:
+	// never); Versions the versions of the page seen (1 for a URL with its
+	// own document that never changed substantially; absent for a
+	// duplicate or no document unless counted; the latest
+	// recrawl.keep_versions of them are kept), VersionAt when the latest
+	// one was first fetched (absent: at the first fetch), Edits the
+	// refreshes that changed it in place (near-duplicate edits); ETag and
+	// LastModified the last response's validators, sent back on the next
+	// refresh.
 	ChangedAt    *time.Time `json:"changed_at,omitempty"`
 	Versions     int        `json:"versions,omitempty"`
+	VersionAt    *time.Time `json:"version_at,omitempty"`
+	Edits        int        `json:"edits,omitempty"`
 	ETag         string     `json:"etag,omitempty"`
 	LastModified string     `json:"last_modified,omitempty"`
 }
@@ -115,7 +125,10 @@ func (r *URLRecord) View() URLView {
 	if t := r.ChangedAt; !t.IsZero() {
 		v.ChangedAt = &t
 	}
-	v.Versions = r.VersionCount()
+	if t := r.VersionAt; !t.IsZero() {
+		v.VersionAt = &t
+	}
+	v.Versions, v.Edits = r.VersionCount(), r.Edits
 	v.ETag, v.LastModified = r.Validators.ETag, r.Validators.LastModified
 	return v
 }

@@ -444,8 +444,10 @@ func crawlMetrics(c *crawler.Crawler) []prometheus.Collector {
 			func(s crawler.Stats) uint64 { return uint64(s.Refreshed) }),
 		counter("bloomcrawl_crawl_not_modified_total", "Refreshes answered 304 Not Modified (conditional GET): nothing rewritten.",
 			func(s crawler.Stats) uint64 { return uint64(s.NotModified) }),
-		counter("bloomcrawl_crawl_changed_total", "Refreshes whose text changed: the stored page replaced by the new version.",
+		counter("bloomcrawl_crawl_changed_total", "Refreshes whose title or text changed: the stored page replaced by the new text.",
 			func(s crawler.Stats) uint64 { return uint64(s.Changed) }),
+		counter("bloomcrawl_crawl_new_versions_total", "Changed refreshes that were no near-duplicate of the stored text: new versions (the old one kept up to recrawl.keep_versions).",
+			func(s crawler.Stats) uint64 { return uint64(s.NewVersions) }),
 		counter("bloomcrawl_crawl_behind_schedule_total", "Refreshes fetched more than one interval after they were due.",
 			func(s crawler.Stats) uint64 { return uint64(s.BehindSchedule) }),
 		gauge("bloomcrawl_crawl_discovery_delay_median_seconds", "Median delay from a URL's discovery (its link queued in this run) to its fetch.",
@@ -517,8 +519,8 @@ func printSummary(w io.Writer, s *crawler.Stats, dir string) {
 		fmt.Fprintf(w, "  filter store reads      %d (%d URLs looked up to confirm the filter's \"seen\")\n", s.FilterStoreReads, s.FilterStoreKeys)
 	}
 	if s.Refreshed > 0 || s.RefreshScheduled > 0 {
-		fmt.Fprintf(w, "  refreshed    %d (%d not modified, %d changed, %d behind schedule; %d URLs on the refresh schedule)\n",
-			s.Refreshed, s.NotModified, s.Changed, s.BehindSchedule, s.RefreshScheduled)
+		fmt.Fprintf(w, "  refreshed    %d (%d not modified, %d changed of which %d new versions, %d behind schedule; %d URLs on the refresh schedule)\n",
+			s.Refreshed, s.NotModified, s.Changed, s.NewVersions, s.BehindSchedule, s.RefreshScheduled)
 	}
 	if s.DiscoveryDelayMedian > 0 {
 		fmt.Fprintf(w, "  discovery to fetch  median %.3fs, p99 %.3fs\n", s.DiscoveryDelayMedian, s.DiscoveryDelayP99)

@@ -23,7 +23,8 @@ const queryUsage = `query --store DIR [--json] <subcommand> [flags] [args]
 subcommands:
   stats                       counts: pages, URLs, duplicates, hosts, pages per host
   url URL                     the page stored for URL (a duplicate URL shows its original)
-  doc ID                      the page with docId ID (16 hex digits as printed, or 0x-hex)
+  doc ID [--version K]        the page with docId ID (16 hex digits as printed, or 0x-hex), and
+                              its kept versions; --version K shows version K (continuous crawl)
   dups ID|URL                 every URL mapped to a docId (the original and its duplicates)
   similar ID|URL [--limit N]  pages similar to it (MinHash bands shared, estimated Jaccard)
   list [--host H] [--prefix P] [--since T] [--until T] [--limit N] [--after CURSOR]
@@ -80,7 +81,8 @@ func runQuery(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	case "doc":
 		text := sfs.Bool("text", false, "print the full extracted text")
 		html := sfs.Bool("html", false, "print the raw HTML only")
-		run = func(q *queryCmd, args []string) error { return q.doc(args, *text, *html) }
+		version := sfs.Int("version", 0, "show version K of the page (query doc lists the versions kept; 0 = the latest)")
+		run = func(q *queryCmd, args []string) error { return q.doc(args, *text, *html, *version) }
 	case "dups":
 		run = func(q *queryCmd, args []string) error { return q.dups(args) }
 	case "similar":
@@ -256,7 +258,13 @@ func (q *queryCmd) printURL(r storage.URLRecord) {
 		fmt.Fprintf(tw, "changed\t%s\n", r.ChangedAt.Format(time.RFC3339))
 	}
 	if n := r.VersionCount(); n > 1 || !r.ChangedAt.IsZero() {
-		fmt.Fprintf(tw, "versions\t%d (the stored page is the latest)\n", n)
+		fmt.Fprintf(tw, "versions\t%d (the stored page is the latest; 'query doc %s' lists those kept)\n", n, r.DocID)
+		if !r.VersionAt.IsZero() {
+			fmt.Fprintf(tw, "latest version\tsince %s\n", r.VersionAt.Format(time.RFC3339))
+		}
+		if r.Edits > 0 {
+			fmt.Fprintf(tw, "edits\t%d (near-duplicate changes made in place)\n", r.Edits)
+		}
 	}
 	if r.Err != "" {
 		fmt.Fprintf(tw, "error\t%s\n", r.Err)
@@ -282,6 +290,9 @@ func (q *queryCmd) printURL(r storage.URLRecord) {
 func (q *queryCmd) printPage(p storage.Page, fullText bool) {
 	tw := tabwriter.NewWriter(q.stdout, 0, 0, 2, ' ', 0)
 	fmt.Fprintf(tw, "doc\t%s\n", p.DocID)
+	if p.Version > 0 {
+		fmt.Fprintf(tw, "version\t%d (fetched: when this version was first fetched)\n", p.Version)
+	}
 	fmt.Fprintf(tw, "url\t%s\n", p.URL)
 	if p.FinalURL != "" && p.FinalURL != p.URL {
 		fmt.Fprintf(tw, "final url\t%s\n", p.FinalURL)
@@ -330,7 +341,7 @@ func parseDocID(s string) (storage.DocID, error) {
 	return id, nil
 }
 
-func (q *queryCmd) doc(args []string, fullText, html bool) error {
+func (q *queryCmd) doc(args []string, fullText, html bool, version int) error {
 	if err := wantArgs(args, 1, "one document id"); err != nil {
 		return err
 	}
@@ -338,11 +349,28 @@ func (q *queryCmd) doc(args []string, fullText, html bool) error {
 	if err != nil {
 		return err
 	}
-	p, err := q.db.Page(id)
+	if version < 0 {
+		return usagef("--version %d: want a version number from 1 (0 = the latest)", version)
+	}
+	versions, err := q.db.Versions(id)
+	if err != nil {
+		return err
+	}
+	latest := versions[len(versions)-1].N
+	var p storage.Page
+	if version == 0 {
+		p, err = q.db.Page(id) // the stored page, as always
+		version = latest
+	} else {
+		p, err = q.db.PageVersion(id, version)
+	}
 	if err != nil {
 		return err
 	}
 	if html {
+		if version != latest {
+			return fmt.Errorf("version %d of %s: old versions keep their title and text, not their HTML (crawl --warc archives every response)", version, id)
+		}
 		_, err := q.stdout.Write(p.HTML)
 		return err
 	}
@@ -353,14 +381,27 @@ func (q *queryCmd) doc(args []string, fullText, html bool) error {
 		}
 		out := struct {
 			storage.PageView
-			URLs []storage.URLView `json:"urls"`
-		}{PageView: p.View(storage.ViewOptions{Text: true})}
+			URLs     []storage.URLView     `json:"urls"`
+			Versions []storage.VersionInfo `json:"versions"`
+		}{PageView: p.View(storage.ViewOptions{Text: true}), Versions: versions}
 		for _, r := range urls {
 			out.URLs = append(out.URLs, r.View())
 		}
 		return q.printJSON(out)
 	}
 	q.printPage(p, fullText)
+	if len(versions) > 1 || latest > 1 {
+		fmt.Fprintf(q.stdout, "\nversions kept (%d of %d; --version K shows one):\n", len(versions), latest)
+		tw := tabwriter.NewWriter(q.stdout, 0, 0, 2, ' ', 0)
+		for _, v := range versions {
+			mark := ""
+			if v.N == version {
+				mark = "  <- shown"
+			}
+			fmt.Fprintf(tw, "  %d\t%s\t%d bytes\t%s%s\n", v.N, v.FetchedAt.Format(time.RFC3339), v.TextBytes, truncateRunes(v.Title, 60), mark)
+		}
+		tw.Flush()
+	}
 	return nil
 }
 

@@ -4,7 +4,8 @@
 // latest articles (with an ETag, answering 304 to a matching
 // If-None-Match), articles published when the caller says so (Publish),
 // syndicated copies of other hosts' articles (same text, published on the
-// next host), and edits (Edit). It counts every request per URL path.
+// next host), edits (Edit: a few words, a near-duplicate) and rewrites
+// (Rewrite: a new text). It counts every request per URL path.
 package newssite
 
 import (
@@ -45,6 +46,7 @@ type Host struct {
 type article struct {
 	words     string
 	edits     int
+	rewrites  int
 	published time.Time
 }
 
@@ -109,6 +111,25 @@ func (h *Host) Edit(id int) {
 	h.articles[id-1].edits++
 }
 
+// Rewrite replaces the text of article id of host h with a new one (no
+// near-duplicate of any earlier text; its edits start again from none).
+// ArticleText returns it.
+func (h *Host) Rewrite(id int) {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	a := &h.articles[id-1]
+	a.rewrites++
+	a.edits = 0
+	a.words = rewritten(h.idx, id, a.rewrites)
+}
+
+// ArticleText returns the text of article id of host h as served now.
+func (h *Host) ArticleText(id int) string {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	return h.articles[id-1].text()
+}
+
 // Articles returns the number of articles h published.
 func (h *Host) Articles() int {
 	h.mu.Lock()
@@ -165,6 +186,25 @@ func text(host, id int) string {
 	return b.String()
 }
 
+// rewritten is the text of article id of host i after its n-th rewrite:
+// 120 words, none shared with the original or another rewrite.
+func rewritten(host, id, n int) string {
+	var b strings.Builder
+	for k := range 120 {
+		fmt.Fprintf(&b, "r%dv%dx%dy%d ", n, host, id, k%40+k*7%13)
+	}
+	return b.String()
+}
+
+// text is the article's text with its edits.
+func (a *article) text() string {
+	words := a.words
+	for e := range a.edits {
+		words = strings.Replace(words, " ", fmt.Sprintf(" edit%d ", e), 1)
+	}
+	return words
+}
+
 func (h *Host) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	h.mu.Lock()
 	defer h.mu.Unlock()
@@ -202,12 +242,8 @@ func (h *Host) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 			http.NotFound(w, r)
 			return
 		}
-		a := h.articles[id-1]
-		words := a.words
-		for e := range a.edits {
-			words = strings.Replace(words, " ", fmt.Sprintf(" edit%d ", e), 1)
-		}
-		page(w, fmt.Sprintf("Story %d of host %d", id, h.idx), "<p>"+words+"</p>")
+		a := &h.articles[id-1]
+		page(w, fmt.Sprintf("Story %d of host %d", id, h.idx), "<p>"+a.text()+"</p>")
 	case strings.HasPrefix(r.URL.Path, "/s/"):
 		var from, id int
 		if _, err := fmt.Sscanf(r.URL.Path, "/s/%d/%d", &from, &id); err != nil || !h.hasCopy(from, id) {
