@@ -8,6 +8,7 @@ import (
 	"gopkg.in/yaml.v3"
 
 	"github.com/bloomcrawl/bloomcrawl/contentdedup"
+	"github.com/bloomcrawl/bloomcrawl/frontier"
 	"github.com/bloomcrawl/bloomcrawl/urlfilter"
 )
 
@@ -28,6 +29,7 @@ const (
 	DefaultTargetFP           = urlfilter.DefaultTargetFP
 	DefaultSimHashThreshold   = contentdedup.DefaultThreshold
 	DefaultKeepVersions       = 3
+	DefaultVerifyCacheBytes   = frontier.DefaultRecentBytes // 32 MiB
 	DefaultStoreDir           = "./crawl.db"
 	DefaultMaxCrawlDelay      = Duration(30e9) // 30s
 )
@@ -201,6 +203,13 @@ type Dedup struct {
 	// --cluster) the Redis seen-state's answers are confirmed against an
 	// exact set of URLs in Redis instead (cluster.Options.Verify).
 	Verify bool `yaml:"verify"`
+	// VerifyCacheBytes is the memory in which Verify remembers the URLs
+	// admitted or confirmed last, exactly (their bytes are compared), so
+	// that links to them need no store read: about 600,000 URLs of 40
+	// bytes in the default. It does not grow with the crawl. Default
+	// 33554432 (32 MiB); 0 keeps none (every "seen" answer not in flight
+	// is read from the store); must be >= 0. Not used in cluster mode.
+	VerifyCacheBytes int64 `yaml:"verify_cache_bytes"`
 }
 
 // Store says where pages are kept.
@@ -300,6 +309,7 @@ func Default() *Config {
 			TargetFP:         DefaultTargetFP,
 			SimHashThreshold: DefaultSimHashThreshold,
 			Verify:           true,
+			VerifyCacheBytes: DefaultVerifyCacheBytes,
 		},
 		Recrawl: Recrawl{KeepVersions: DefaultKeepVersions},
 		Store:   Store{Dir: DefaultStoreDir, Compression: "fastest"},

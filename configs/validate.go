@@ -144,6 +144,9 @@ func (c *Config) check(requireSeeds bool) []*Error {
 	} else if d.Filter != "chain" && d.RecrawlWindow > 0 {
 		bad("dedup.recrawl_window", "not supported with dedup.filter %q (only the chain filter uses it: how long it remembers a URL); to fetch pages again use recrawl.rules", d.Filter)
 	}
+	if d.VerifyCacheBytes < 0 {
+		bad("dedup.verify_cache_bytes", "must be >= 0 (0 = no cache)")
+	}
 	if d.SimHashThreshold < 0 || d.SimHashThreshold > contentdedup.MaxThreshold {
 		bad("dedup.simhash_threshold", "must be between 0 and %d", contentdedup.MaxThreshold)
 	}

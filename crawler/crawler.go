@@ -333,6 +333,10 @@ func New(o Options) (*Crawler, error) {
 		// The filter's "seen" answers are confirmed against the store's
 		// URL records and queue entries (dedup.verify).
 		fo.Confirm = o.Store
+		fo.RecentBytes = int(cfg.Dedup.VerifyCacheBytes)
+		if fo.RecentBytes == 0 {
+			fo.RecentBytes = -1 // none
+		}
 	}
 	front, err := frontier.New(fo)
 	if err != nil {

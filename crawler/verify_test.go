@@ -9,6 +9,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/bloomcrawl/bloomcrawl/configs"
 	"github.com/bloomcrawl/bloomcrawl/internal/synthsite"
 	"github.com/bloomcrawl/bloomcrawl/urlfilter"
 )
@@ -126,7 +127,10 @@ func (c *countingSite) fetchedOnce(t *testing.T, r crawlResult) {
 // TestVerifyLosesNothing crawls a generated site with a seen-filter far
 // too small for it. Trusting the filter (dedup.verify false) loses pages;
 // verified, every page is requested exactly once and the false positives
-// counted are exactly those an exact shadow set finds.
+// counted are exactly those an exact shadow set finds: with the default
+// cache of recent URLs (which then holds the whole site, so only the
+// filter's false positives go to the store) and with none (every "seen"
+// answer not in flight goes to the store).
 func TestVerifyLosesNothing(t *testing.T) {
 	const n = 1500
 	cs, base := startCounting(t, n)
@@ -139,29 +143,39 @@ func TestVerifyLosesNothing(t *testing.T) {
 	}
 	cs.mu.Lock()
 	lost := n - len(cs.counts)
-	cs.counts, cs.total = map[int]int{}, 0
 	cs.mu.Unlock()
 	if lost == 0 {
 		t.Fatal("the pure-Bloom crawl lost no page: the filter is not small enough to test verification")
 	}
 
-	cfg = siteConfig(base)
-	cfg.Seeds = []string{base + synthsite.SeedPath}
-	shadow := newShadow(t)
-	r := crawlInto(t, context.Background(), cfg, t.TempDir(), shadow, nil)
-	if r.err != nil {
-		t.Fatal(r.err)
+	keys := map[int64]uint64{}
+	for _, cache := range []int64{configs.DefaultVerifyCacheBytes, 0} {
+		cs.mu.Lock()
+		cs.counts, cs.total = map[int]int{}, 0
+		cs.mu.Unlock()
+		cfg = siteConfig(base)
+		cfg.Seeds = []string{base + synthsite.SeedPath}
+		cfg.Dedup.VerifyCacheBytes = cache
+		shadow := newShadow(t)
+		r := crawlInto(t, context.Background(), cfg, t.TempDir(), shadow, nil)
+		if r.err != nil {
+			t.Fatal(r.err)
+		}
+		cs.fetchedOnce(t, r)
+		if r.stats.FalsePositives == nil || *r.stats.FalsePositives != shadow.falsePositives() || shadow.falsePositives() == 0 {
+			t.Errorf("cache %d: false positives counted %v, exact shadow set %d (want equal, > 0)", cache, r.stats.FalsePositives, shadow.falsePositives())
+		}
+		done := r.stats.Fetched
+		if r.stats.FilterStoreReads > uint64(done)+1 {
+			t.Errorf("cache %d: %d store read batches for %d pages: want at most one per page (and the seeds)", cache, r.stats.FilterStoreReads, done)
+		}
+		keys[cache] = r.stats.FilterStoreKeys
+		t.Logf("pure Bloom lost %d of %d pages; verified, cache %d bytes: %d false positives (shadow %d), %d store reads (%d URLs) for %d pages",
+			lost, n, cache, *r.stats.FalsePositives, shadow.falsePositives(), r.stats.FilterStoreReads, r.stats.FilterStoreKeys, done)
 	}
-	cs.fetchedOnce(t, r)
-	if r.stats.FalsePositives == nil || *r.stats.FalsePositives != shadow.falsePositives() || shadow.falsePositives() == 0 {
-		t.Errorf("false positives counted %v, exact shadow set %d (want equal, > 0)", r.stats.FalsePositives, shadow.falsePositives())
+	if keys[0] <= keys[configs.DefaultVerifyCacheBytes] {
+		t.Errorf("URLs looked up in the store: %d with no cache, %d with the default one; want fewer with it", keys[0], keys[configs.DefaultVerifyCacheBytes])
 	}
-	done := r.stats.Fetched
-	if r.stats.FilterStoreReads > uint64(done)+1 {
-		t.Errorf("%d store read batches for %d pages: want at most one per page (and the seeds)", r.stats.FilterStoreReads, done)
-	}
-	t.Logf("pure Bloom lost %d of %d pages; verified: %d false positives (shadow %d), %d store reads (%d URLs) for %d pages",
-		lost, n, *r.stats.FalsePositives, shadow.falsePositives(), r.stats.FilterStoreReads, r.stats.FilterStoreKeys, done)
 }
 
 // TestVerifyResumeLosesNothing interrupts a verified crawl with a tiny

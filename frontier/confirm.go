@@ -32,16 +32,13 @@ type confirmer struct {
 
 	mu     sync.Mutex
 	held   map[string]struct{}
-	recent map[string]struct{}
-	ring   []string // recent, oldest first from pos
-	pos    int
+	recent *urlCache
 
 	falsePositives, reads, keys, recentHits atomic.Uint64
 }
 
-func newConfirmer(s knownStore, recent int) *confirmer {
-	return &confirmer{store: s, held: map[string]struct{}{}, recent: make(map[string]struct{}, recent),
-		ring: make([]string, 0, recent)}
+func newConfirmer(s knownStore, recentBytes int) *confirmer {
+	return &confirmer{store: s, held: map[string]struct{}{}, recent: newURLCache(recentBytes)}
 }
 
 // testAndAdd is seen.TestAndAddBatch made exact. Every key it reports new
@@ -56,7 +53,7 @@ func (c *confirmer) testAndAdd(ctx context.Context, seen batchSeenSet, keys []st
 		switch {
 		case !out[i]:
 			c.held[k] = struct{}{}
-		case c.isRecent(k) || c.isHeld(k):
+		case c.recent.has(k) || c.isHeld(k):
 			c.recentHits.Add(1)
 		default:
 			c.held[k] = struct{}{} // until the store answers
@@ -116,21 +113,8 @@ func (c *confirmer) release(urls []string, committed bool) {
 	}
 }
 
-func (c *confirmer) isHeld(k string) bool   { _, ok := c.held[k]; return ok }
-func (c *confirmer) isRecent(k string) bool { _, ok := c.recent[k]; return ok }
+func (c *confirmer) isHeld(k string) bool { _, ok := c.held[k]; return ok }
 
-// remember adds u to the recent ring, forgetting the oldest when full.
+// remember adds u to the recent URLs, forgetting the oldest when full.
 // Holds mu.
-func (c *confirmer) remember(u string) {
-	if _, ok := c.recent[u]; ok || cap(c.ring) == 0 {
-		return
-	}
-	if len(c.ring) < cap(c.ring) {
-		c.ring = append(c.ring, u)
-	} else {
-		delete(c.recent, c.ring[c.pos])
-		c.ring[c.pos] = u
-		c.pos = (c.pos + 1) % len(c.ring)
-	}
-	c.recent[u] = struct{}{}
-}
+func (c *confirmer) remember(u string) { c.recent.add(u) }

@@ -73,21 +73,27 @@ type queueStore interface {
 	QueueScan(after uint64, limit int) ([]Entry, error)
 }
 
+// DefaultRecentBytes is the default Options.RecentBytes: 32 MiB.
+const DefaultRecentBytes = 32 << 20
+
 // Options configures a Frontier. The zero value of every field is its default.
 type Options struct {
 	// Confirm, if set, makes the seen-set exact: a "seen" answer is
 	// believed only if the URL was admitted by this frontier and not yet
-	// published, is among the Recent URLs published last, or Confirm's
+	// published, is among the URLs published last (RecentBytes), or Confirm's
 	// store knows it (one Known call per Reserve run, with every
 	// candidate of the run that needs it); otherwise it was a false
 	// positive of the filter, and the URL is admitted and counted
 	// (Stats.FalsePositives). nil trusts the seen-set (a Bloom false
 	// positive then drops a URL).
 	Confirm knownStore
-	// Recent is the number of published URLs Confirm remembers exactly in
-	// memory, so that the links every page repeats need no store read.
-	// Default 16,384.
-	Recent int
+	// RecentBytes is the memory in which Confirm remembers the URLs
+	// published (and confirmed) last, exactly, so that links to them need
+	// no store read: the URLs' bytes in a ring (3/4) and a hash table
+	// (1/4, at most 3/4 full), the oldest forgotten first;
+	// DefaultRecentBytes holds about 600,000 URLs of 40 bytes, 786,432
+	// shorter ones. Default DefaultRecentBytes; negative remembers none.
+	RecentBytes int
 	// Seen is the seen-filter every candidate is tested against. Required.
 	// If it also has TestAndAddBatch (urlfilter's filters do), Reserve tests
 	// each call's candidates through it in one batch.
@@ -181,8 +187,8 @@ func New(o Options) (*Frontier, error) {
 	if o.PerHostParallelism <= 0 {
 		o.PerHostParallelism = 2
 	}
-	if o.Recent <= 0 {
-		o.Recent = 16_384
+	if o.RecentBytes == 0 {
+		o.RecentBytes = DefaultRecentBytes
 	}
 	if o.Delay < 0 {
 		return nil, fmt.Errorf("frontier: negative Delay %v", o.Delay)
@@ -206,7 +212,7 @@ func New(o Options) (*Frontier, error) {
 	}
 	f.tested = sync.NewCond(&f.mu)
 	if o.Confirm != nil {
-		f.conf = newConfirmer(o.Confirm, o.Recent)
+		f.conf = newConfirmer(o.Confirm, o.RecentBytes)
 	}
 	return f, nil
 }
