@@ -94,6 +94,9 @@ type Node struct {
 	inflight  map[string]int    // stream IDs handed out, neither acked nor released → partition
 	draining  map[int]bool      // held partitions being given up: not read, released once none of their entries is in flight
 	loopErr   error
+	reporter  func() Counters // set by Report; published every lease round
+	lease     LeaseState      // renew failures, leases lost, queues of held partitions (State)
+	admitted  int64           // URLs this node queued (Admit's fresh ones)
 	stop      chan struct{}
 	loopDone  chan struct{}
 	closeOnce sync.Once
@@ -365,6 +368,9 @@ func (n *Node) Admit(ctx context.Context, items []Item) (int, error) {
 		fresh += int(v[0])
 		n.fps.Add(uint64(v[1]))
 	}
+	n.mu.Lock()
+	n.admitted += int64(fresh)
+	n.mu.Unlock()
 	return fresh, nil
 }
 
@@ -592,6 +598,9 @@ func (n *Node) leaseLoop() {
 		err := n.balance(ctx)
 		cancel()
 		if err != nil {
+			n.mu.Lock()
+			n.lease.RenewFailures++
+			n.mu.Unlock()
 			// A lease this node cannot renew expires by itself; after
 			// LeaseTTL of failures the node stops (Take returns the error).
 			if fails++; time.Duration(fails)*n.o.LeaseTTL/3 >= n.o.LeaseTTL {
@@ -620,6 +629,9 @@ func (n *Node) balance(ctx context.Context) error {
 		}
 		if ok == 0 {
 			n.drop(p) // expired and taken by another node
+			n.mu.Lock()
+			n.lease.LeasesLost++
+			n.mu.Unlock()
 		}
 	}
 	// Partitions beyond the share are drained first: no longer read, and
@@ -664,7 +676,7 @@ func (n *Node) balance(ctx context.Context) error {
 			n.mu.Unlock()
 		}
 	}
-	return nil
+	return n.publish(ctx, "running")
 }
 
 func (n *Node) drop(p int) {
@@ -686,6 +698,7 @@ func (n *Node) Close() error {
 		releaseScript.Run(ctx, n.rdb, []string{n.key(p, "lease")}, n.name)
 		n.drop(p)
 	}
+	n.publish(ctx, "exited") // best effort: the final counters
 	n.rdb.ZRem(ctx, n.o.Prefix+":nodes", n.name)
 	return n.rdb.Close()
 }

@@ -2,7 +2,9 @@ package cluster
 
 import (
 	"context"
+	"errors"
 	"fmt"
+	"slices"
 	"strings"
 	"sync"
 	"testing"
@@ -318,5 +320,130 @@ func TestVerifyConfirmsSeenAnswers(t *testing.T) {
 			t.Errorf("exact sets hold %d URLs, want %d", members, distinct)
 		}
 		t.Logf("exact sets: %d URLs of ~%d bytes, %d bytes in Redis (MEMORY USAGE): %.1f bytes per URL", members, len(url(2000)), setBytes, float64(setBytes)/float64(members))
+	}
+}
+
+// TestStateAndInspect: two nodes queue URLs and report counters; a node's
+// State shows its partitions' queues, a lease taken away from it counts
+// as lost, and Inspect (without joining) shows each node's counters and
+// partitions, the sums, and every partition's owner, lease TTL, queue
+// length and pending entries, all agreeing with what was done.
+func TestStateAndInspect(t *testing.T) { forBackends(t, testStateAndInspect) }
+
+func testStateAndInspect(t *testing.T, url string) {
+	ctx := context.Background()
+	if _, err := Inspect(ctx, url, ""); !errors.Is(err, ErrNoCrawl) {
+		t.Fatalf("Inspect of an empty Redis: %v, want ErrNoCrawl", err)
+	}
+	a, b := open(t, url, "a"), open(t, url, "b")
+	a.Report(func() Counters { return Counters{Pages: 7, Stored: 5, Duplicates: 2, Errors: 1} })
+	b.Report(func() Counters { return Counters{Pages: 3, Stored: 3} })
+	var items []Item
+	for i := range 200 {
+		items = append(items, Item{URL: fmt.Sprintf("http://h%d.example.net/%d", i%13, i)})
+	}
+	if k, err := a.Admit(ctx, items[:120]); err != nil || k != 120 {
+		t.Fatalf("a queued %d, %v", k, err)
+	}
+	if k, err := b.Admit(ctx, items[80:]); err != nil || k != 80 {
+		t.Fatalf("b queued %d, %v", k, err)
+	}
+	for i := 0; len(a.Held()) != 4 || len(b.Held()) != 4; i++ {
+		if i == 200 {
+			t.Fatalf("leases: a holds %v, b holds %v after 10 s", a.Held(), b.Held())
+		}
+		time.Sleep(50 * time.Millisecond)
+	}
+	var taken []Task
+	for i := 0; len(taken) == 0; i++ {
+		if i == 100 {
+			t.Fatal("a took nothing in 5 s")
+		}
+		tk, err := a.Take(ctx, 10)
+		if err != nil {
+			t.Fatal(err)
+		}
+		taken = append(taken, tk...)
+		time.Sleep(50 * time.Millisecond)
+	}
+	// Two lease rounds later (every 200 ms) the states are published.
+	time.Sleep(500 * time.Millisecond)
+	st := a.State()
+	var aLen, aPend int64
+	for _, q := range st.Queues {
+		aLen += q.Length
+		aPend += q.Pending
+	}
+	if aPend != int64(len(taken)) {
+		t.Errorf("a's State: %d pending in its queues %+v, want the %d it took", aPend, st.Queues, len(taken))
+	}
+	r, err := Inspect(ctx, url, "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(r.Nodes) != 2 || r.Nodes[0].Name != "a" || r.Nodes[1].Name != "b" {
+		t.Fatalf("Inspect nodes %+v, want a and b", r.Nodes)
+	}
+	if r.Total != (Counters{Pages: 10, Stored: 8, Duplicates: 2, Errors: 1}) {
+		t.Errorf("Inspect total %+v, want the sum of the two reports", r.Total)
+	}
+	if r.Nodes[0].URLs != 120 || r.Nodes[1].URLs != 80 || r.URLs != 200 || r.URLsDone != 0 {
+		t.Errorf("Inspect urls: a %d, b %d, all %d (done %d); want 120, 80, 200 (0)", r.Nodes[0].URLs, r.Nodes[1].URLs, r.URLs, r.URLsDone)
+	}
+	for _, nr := range r.Nodes {
+		if !nr.Live || nr.State != "running" || len(nr.Partitions) != 4 {
+			t.Errorf("Inspect node %+v, want live, running, 4 partitions", nr)
+		}
+	}
+	var length, pending int64
+	owners := map[string]int{}
+	for _, p := range r.Partitions {
+		length += p.Length
+		pending += p.Pending
+		owners[p.Owner]++
+		if p.LeaseTTLMs <= 0 || p.LeaseTTLMs > 600 {
+			t.Errorf("partition %d: lease TTL left %d ms, want within (0, 600]", p.Partition, p.LeaseTTLMs)
+		}
+		if p.Length != p.Queued-p.Done {
+			t.Errorf("partition %d: queue length %d, want queued %d - done %d", p.Partition, p.Length, p.Queued, p.Done)
+		}
+	}
+	if len(r.Partitions) != 8 || owners["a"] != 4 || owners["b"] != 4 || length != 200 || pending != int64(len(taken)) {
+		t.Errorf("Inspect partitions: %d, owners %v, queue length %d, pending %d; want 8, 4 each, 200, %d", len(r.Partitions), owners, length, pending, len(taken))
+	}
+	if aLen == 0 || aLen > 200 {
+		t.Errorf("a's queues hold %d entries, want some of the 200", aLen)
+	}
+
+	// Another node takes one of a's leases (as after a pause longer than
+	// the TTL): a's next renewal finds it lost.
+	p := a.Held()[0]
+	if err := a.rdb.Set(ctx, a.key(p, "lease"), "intruder", time.Second).Err(); err != nil {
+		t.Fatal(err)
+	}
+	for i := 0; a.State().LeasesLost == 0; i++ {
+		if i == 100 {
+			t.Fatalf("a did not count its lease of partition %d lost in 5 s: %+v", p, a.State())
+		}
+		time.Sleep(50 * time.Millisecond)
+	}
+	if slices.Contains(a.Held(), p) {
+		t.Errorf("a still holds partition %d after losing its lease", p)
+	}
+	for _, tk := range taken {
+		if err := a.Ack(ctx, tk); err != nil {
+			t.Fatal(err)
+		}
+	}
+	b.Close()
+	r, err = Inspect(ctx, url, "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if nb := r.Nodes[1]; nb.Live || nb.State != "exited" || len(nb.Partitions) != 0 || nb.Pages != 3 {
+		t.Errorf("Inspect of b after Close: %+v, want not live, exited, no partitions, its last counters", nb)
+	}
+	if r.URLsDone != int64(len(taken)) {
+		t.Errorf("Inspect urls_done %d, want %d", r.URLsDone, len(taken))
 	}
 }

@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/bloomcrawl/bloomcrawl/cluster"
+	"github.com/bloomcrawl/bloomcrawl/configs"
 	"github.com/bloomcrawl/bloomcrawl/frontier"
 	"github.com/bloomcrawl/bloomcrawl/storage"
 )
@@ -23,6 +24,8 @@ type clusterState interface {
 	// FalsePositives counts the false positives of the cluster's Bloom
 	// seen-state this node caught (and queued) with dedup.verify.
 	FalsePositives() uint64
+	State() cluster.LeaseState
+	Report(func() cluster.Counters)
 }
 
 // In cluster mode the cluster (Redis) is the queue and the seen-state: the
@@ -37,18 +40,33 @@ type admitAll struct{}
 
 func (admitAll) TestAndAdd(string) bool { return false }
 
-// checkCluster refuses the options cluster mode does not support yet.
-func checkCluster(o Options) error {
-	s := o.Config.Scope
+// CheckCluster refuses, naming the option, what cluster mode does not
+// support: each node would apply it to its own share only (page limits),
+// it needs a schedule the cluster does not share (recrawl.continuous), or
+// the cluster's seen-state in Redis replaces it (dedup.filter). Sitemaps
+// listed in scope.sitemaps are refused too; "auto" (the default) reads
+// none in cluster mode.
+func CheckCluster(cfg *configs.Config) error {
+	s := cfg.Scope
 	switch {
-	case o.Config.Recrawl.Continuous:
-		return errors.New("crawler: recrawl.continuous (--continuous) is not supported in cluster mode yet")
+	case cfg.Recrawl.Continuous:
+		return errors.New("recrawl.continuous (--continuous) is not supported in cluster mode yet (the refresh schedule is each node's own)")
 	case s.MaxPages > 0:
-		return errors.New("crawler: scope.max_pages is not supported in cluster mode yet")
+		return errors.New("scope.max_pages is not supported in cluster mode yet (each node would count only its own pages)")
 	case s.MaxPagesPerHost > 0:
-		return errors.New("crawler: scope.max_pages_per_host is not supported in cluster mode yet")
+		return errors.New("scope.max_pages_per_host is not supported in cluster mode yet (the count is not shared by the nodes)")
+	case len(s.Sitemaps.URLs) > 0:
+		return errors.New("scope.sitemaps: sitemaps are not read in cluster mode yet: set it to off (auto reads none in cluster mode)")
+	case cfg.Dedup.Filter != configs.DefaultFilter:
+		return fmt.Errorf("dedup.filter %s does not apply in cluster mode: the URL seen-state is Bloom bits in Redis (sized by dedup.capacity and dedup.target_fp); remove dedup.filter", cfg.Dedup.Filter)
 	}
 	return nil
+}
+
+// clusterCounters are this node's counters as the cluster publishes them
+// (cluster.Node.Report).
+func (c *Crawler) clusterCounters() cluster.Counters {
+	return cluster.Counters{Pages: c.fetched.Load(), Stored: c.stored.Load(), Duplicates: c.dups.Load(), Errors: c.errs.Load()}
 }
 
 // clusterSeeds admits the seeds to the cluster (every node offers them;

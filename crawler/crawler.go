@@ -23,6 +23,7 @@ import (
 	"golang.org/x/sync/semaphore"
 
 	"github.com/bloomcrawl/bloomcrawl/archive"
+	"github.com/bloomcrawl/bloomcrawl/cluster"
 	"github.com/bloomcrawl/bloomcrawl/configs"
 	"github.com/bloomcrawl/bloomcrawl/contentdedup"
 	"github.com/bloomcrawl/bloomcrawl/frontier"
@@ -125,7 +126,7 @@ type Options struct {
 	// and Audit are then ignored), this node fetches the entries of the
 	// partitions it holds a lease on, and Run ends when the whole
 	// cluster's frontier is empty. Sitemaps are not read in cluster mode;
-	// scope.max_pages and scope.max_pages_per_host are refused.
+	// what cluster mode does not support is refused (CheckCluster).
 	Cluster clusterState
 }
 
@@ -185,6 +186,10 @@ type Stats struct {
 	// ClusterPartitions are, in cluster mode, the partitions this node
 	// holds a lease on now (only their hosts are fetched here).
 	ClusterPartitions []int `json:"cluster_partitions,omitempty"`
+	// ClusterLease is, in cluster mode, this node's lease state: renew
+	// failures, leases lost, and the queues of the partitions it holds
+	// (read every lease round).
+	ClusterLease *cluster.LeaseState `json:"cluster_lease,omitempty"`
 }
 
 // Crawler runs one crawl. Create it with New and call Run once.
@@ -246,8 +251,8 @@ func New(o Options) (*Crawler, error) {
 		o.Dedup = d
 	}
 	if o.Cluster != nil {
-		if err := checkCluster(o); err != nil {
-			return nil, err
+		if err := CheckCluster(o.Config); err != nil {
+			return nil, fmt.Errorf("crawler: %w", err)
 		}
 		o.Seen, o.Audit, o.FalsePositives = admitAll{}, false, nil
 		if o.Config.Dedup.Verify {
@@ -717,6 +722,7 @@ func (c *Crawler) Run(ctx context.Context) (Stats, error) {
 	queueSeeds := c.queueSeeds
 	if c.o.Cluster != nil {
 		queueSeeds = c.clusterSeeds
+		c.o.Cluster.Report(c.clusterCounters)
 	}
 	if err := queueSeeds(ctx); err != nil {
 		return c.Stats(), err
@@ -830,7 +836,8 @@ func (c *Crawler) Stats() Stats {
 		s.PagesPerSecond = float64(c.done.Load()) / el.Seconds()
 	}
 	if c.o.Cluster != nil {
-		s.ClusterPartitions = c.o.Cluster.Held()
+		ls := c.o.Cluster.State()
+		s.ClusterPartitions, s.ClusterLease = ls.Held, &ls
 	}
 	return s
 }

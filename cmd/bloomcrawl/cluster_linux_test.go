@@ -21,6 +21,7 @@ import (
 
 	"github.com/redis/go-redis/v9"
 
+	"github.com/bloomcrawl/bloomcrawl/cluster"
 	"github.com/bloomcrawl/bloomcrawl/crawler"
 	"github.com/bloomcrawl/bloomcrawl/internal/redistest"
 	"github.com/bloomcrawl/bloomcrawl/storage"
@@ -206,6 +207,7 @@ func clusterCrawl(t *testing.T, url string, addrs []string) {
 		kids = append(kids, startChild(t, "crawl", clusterConfig(t, site, n), "--store", store, "--json", "--mem-limit-mb", "0",
 			"--cluster", url, "--node", fmt.Sprintf("node%d", n), "--lease-ttl", "2s"))
 	}
+	checkClusterStatsMidCrawl(t, url)
 	var fetched int64
 	held := 0
 	for n, k := range kids {
@@ -258,7 +260,88 @@ func clusterCrawl(t *testing.T, url string, addrs []string) {
 	for ua, m := range site.byNode {
 		t.Logf("%s: %d pages", ua, len(m))
 	}
+	r := clusterStatsJSON(t, url)
+	if r.Total.Pages != hosts*pages || r.Total.Stored != hosts*pages || r.URLs != hosts*pages || r.URLsDone != hosts*pages || len(r.Nodes) != nodes {
+		t.Errorf("query --cluster stats at the end: total %+v, urls %d done %d, %d nodes; want %d pages stored, urls, done, %d nodes",
+			r.Total, r.URLs, r.URLsDone, len(r.Nodes), hosts*pages, nodes)
+	}
+	for _, n := range r.Nodes {
+		want := int64(len(site.byNode["bloomcrawl-test "+n.Name]))
+		if n.Live || n.State != "exited" || n.Pages != want {
+			t.Errorf("query --cluster stats: node %+v, want exited, not live, %d pages (its fetches counted by the site)", n, want)
+		}
+	}
+	for _, p := range r.Partitions {
+		if p.Owner != "" || p.Length != 0 || p.Pending != 0 || p.Queued != p.Done {
+			t.Errorf("query --cluster stats: partition %+v at the end, want no owner, empty queue, done = queued", p)
+		}
+	}
 	logRedisCost(t, addrs, hosts*pages)
+}
+
+// clusterStatsJSON runs query --cluster URL stats --json.
+func clusterStatsJSON(t *testing.T, url string) cluster.Report {
+	t.Helper()
+	var out, errb strings.Builder
+	if code := run(context.Background(), []string{"query", "--cluster", url, "stats", "--json"}, &out, &errb); code != 0 {
+		t.Fatalf("query --cluster stats: exit %d: %s", code, errb.String())
+	}
+	var r cluster.Report
+	if err := json.Unmarshal([]byte(out.String()), &r); err != nil {
+		t.Fatalf("query --cluster stats --json: %v\n%s", err, out.String())
+	}
+	return r
+}
+
+// checkClusterStatsMidCrawl: while the nodes crawl (the third just
+// started), query --cluster stats shows the first two live and running
+// with partitions, every leased partition owned by a node with time left,
+// pages fetched, and URLs queued but not all done; its text form names
+// the nodes.
+func checkClusterStatsMidCrawl(t *testing.T, url string) {
+	t.Helper()
+	// The nodes publish every lease round (TTL/3 = 0.67 s): bounded wait
+	// for two to have published.
+	var r cluster.Report
+	for i := 0; ; i++ {
+		r = clusterStatsJSON(t, url)
+		if len(r.Nodes) >= 2 && r.Total.Pages > 0 {
+			break
+		}
+		if i == 50 {
+			t.Fatalf("query --cluster stats mid-crawl after 5 s: %+v", r)
+		}
+		time.Sleep(100 * time.Millisecond)
+	}
+	for _, n := range r.Nodes[:2] {
+		if n.Name != "node0" && n.Name != "node1" || !n.Live || n.State != "running" || len(n.Partitions) == 0 {
+			t.Errorf("query --cluster stats mid-crawl: node %+v, want node0 and node1 live, running, holding partitions", n)
+		}
+	}
+	owned := 0
+	for _, p := range r.Partitions {
+		if p.Owner == "" {
+			continue // being handed over
+		}
+		owned++
+		if !strings.HasPrefix(p.Owner, "node") || p.LeaseTTLMs <= 0 || p.LeaseTTLMs > 2000 {
+			t.Errorf("query --cluster stats mid-crawl: partition %+v, want owned by a node with a lease of (0, 2 s] left", p)
+		}
+	}
+	if owned == 0 {
+		t.Error("query --cluster stats mid-crawl: no partition has an owner")
+	}
+	if len(r.Partitions) != 16 || r.URLs == 0 || r.URLsDone >= r.URLs {
+		t.Errorf("query --cluster stats mid-crawl: %d partitions, urls %d, done %d; want 16, some queued and not all done", len(r.Partitions), r.URLs, r.URLsDone)
+	}
+	var out, errb strings.Builder
+	if code := run(context.Background(), []string{"query", "--cluster", url, "stats"}, &out, &errb); code != 0 {
+		t.Fatalf("query --cluster stats: exit %d: %s", code, errb.String())
+	}
+	if !strings.Contains(out.String(), "node0") || !strings.Contains(out.String(), "running, live") || !strings.Contains(out.String(), "LEASE LEFT") {
+		t.Errorf("query --cluster stats text mid-crawl lacks the nodes or partitions:\n%s", out.String())
+	}
+	t.Logf("query --cluster stats mid-crawl:\n%s", out.String())
 }
 
 // logRedisCost logs what the crawl cost Redis (all servers at addrs

@@ -15,6 +15,7 @@ import (
 	"runtime/metrics"
 	"runtime/pprof"
 	"slices"
+	"strconv"
 	"strings"
 	"sync"
 	"time"
@@ -162,6 +163,11 @@ func runCrawlCmd(ctx context.Context, args []string, stdout, stderr io.Writer) e
 	if *clusterURL != "" && *audit {
 		return usagef("--audit does not work with --cluster: the cluster's seen-state lives in Redis; with dedup.verify (the default) its false positives are confirmed and counted exactly (filter_false_positives)")
 	}
+	if *clusterURL != "" {
+		if err := crawler.CheckCluster(cfg); err != nil {
+			return usagef("--cluster: %v", err)
+		}
+	}
 	st, err := crawlStore(ctx, cfg, crawlRun{audit: *audit, verbose: *verbose, stderr: stderr, serve: ln, token: *token, memProfile: *memProfile,
 		cluster: cluster.Options{URL: *clusterURL, Node: *node, LeaseTTL: *leaseTTL, Capacity: uint64(cfg.Dedup.Capacity), TargetFP: cfg.Dedup.TargetFP, Verify: cfg.Dedup.Verify}})
 	if errors.Is(err, context.Canceled) {
@@ -240,6 +246,9 @@ func crawlStore(ctx context.Context, cfg *configs.Config, r crawlRun) (st *crawl
 		}
 		defer node.Close()
 		log.Info("cluster node", "redis", r.cluster.URL, "node", node.Name())
+		if sm := cfg.Scope.Sitemaps; !sm.Off {
+			log.Info("scope.sitemaps auto: sitemaps are not read in cluster mode (only links are followed)")
+		}
 		opts.Cluster = node
 	}
 	if cfg.Store.WARCDir != "" {
@@ -286,8 +295,10 @@ func crawlStore(ctx context.Context, cfg *configs.Config, r crawlRun) (st *crawl
 				args = append(args, "refreshed", s.Refreshed, "not_modified", s.NotModified, "changed", s.Changed,
 					"refresh_due", s.RefreshDue, "behind_schedule", s.BehindSchedule)
 			}
-			if s.ClusterPartitions != nil {
-				args = append(args, "cluster_partitions", fmt.Sprint(s.ClusterPartitions))
+			if l := s.ClusterLease; l != nil {
+				length, pending := clusterQueues(l)
+				args = append(args, "cluster_partitions", fmt.Sprint(l.Held), "cluster_queue", length, "cluster_pending", pending,
+					"cluster_leases_lost", l.LeasesLost, "cluster_renew_failures", l.RenewFailures)
 			}
 			log.Info("progress", args...)
 		}
@@ -454,6 +465,21 @@ func crawlMetrics(c *crawler.Crawler) []prometheus.Collector {
 			func(s crawler.Stats) float64 { return s.DiscoveryDelayMedian }),
 		gauge("bloomcrawl_crawl_cluster_partitions_held", "Cluster mode: partitions this node holds a lease on (only their hosts are fetched here).",
 			func(s crawler.Stats) float64 { return float64(len(s.ClusterPartitions)) }),
+		counter("bloomcrawl_crawl_cluster_lease_renew_failures_total", "Cluster mode: lease rounds that failed (Redis unreachable or an error); the node stops after a lease TTL of them in a row.",
+			func(s crawler.Stats) uint64 {
+				if s.ClusterLease == nil {
+					return 0
+				}
+				return uint64(s.ClusterLease.RenewFailures)
+			}),
+		counter("bloomcrawl_crawl_cluster_leases_lost_total", "Cluster mode: leases found expired or owned by another node when this node came to renew them.",
+			func(s crawler.Stats) uint64 {
+				if s.ClusterLease == nil {
+					return 0
+				}
+				return uint64(s.ClusterLease.LeasesLost)
+			}),
+		newClusterQueueCollector(c),
 		gauge("bloomcrawl_crawl_discovery_delay_p99_seconds", "99th percentile of the delay from a URL's discovery to its fetch.",
 			func(s crawler.Stats) float64 { return s.DiscoveryDelayP99 }),
 	}
@@ -468,10 +494,56 @@ func progressLine(s crawler.Stats) string {
 	if s.RefreshScheduled > 0 {
 		line += fmt.Sprintf("  refreshed %d  due %d  behind %d", s.Refreshed, s.RefreshDue, s.BehindSchedule)
 	}
-	if s.ClusterPartitions != nil {
-		line += fmt.Sprintf("  partitions %v", s.ClusterPartitions)
+	if l := s.ClusterLease; l != nil {
+		length, pending := clusterQueues(l)
+		line += fmt.Sprintf("  partitions %v  queue %d (%d pending)", l.Held, length, pending)
+		if l.LeasesLost > 0 || l.RenewFailures > 0 {
+			line += fmt.Sprintf("  leases lost %d  renew failures %d", l.LeasesLost, l.RenewFailures)
+		}
 	}
 	return line
+}
+
+// clusterQueues sums the queue lengths and pending entries of the
+// partitions a cluster node holds.
+func clusterQueues(l *cluster.LeaseState) (length, pending int64) {
+	for _, q := range l.Queues {
+		length += q.Length
+		pending += q.Pending
+	}
+	return length, pending
+}
+
+// clusterQueueCollector exports, in cluster mode, the queue length and
+// pending entries of each partition the node holds, labelled by
+// partition.
+type clusterQueueCollector struct {
+	c               *crawler.Crawler
+	length, pending *prometheus.Desc
+}
+
+func newClusterQueueCollector(c *crawler.Crawler) *clusterQueueCollector {
+	return &clusterQueueCollector{c: c,
+		length: prometheus.NewDesc("bloomcrawl_crawl_cluster_queue_length",
+			"Cluster mode: entries in the stream of each partition this node holds (waiting or handed out, not yet acknowledged), read every lease round.",
+			[]string{"partition"}, nil),
+		pending: prometheus.NewDesc("bloomcrawl_crawl_cluster_queue_pending",
+			"Cluster mode: entries of each partition this node holds that were handed out and not yet acknowledged.",
+			[]string{"partition"}, nil)}
+}
+
+func (q *clusterQueueCollector) Describe(ch chan<- *prometheus.Desc) { ch <- q.length; ch <- q.pending }
+
+func (q *clusterQueueCollector) Collect(ch chan<- prometheus.Metric) {
+	l := q.c.Stats().ClusterLease
+	if l == nil {
+		return
+	}
+	for _, p := range l.Queues {
+		label := strconv.Itoa(p.Partition)
+		ch <- prometheus.MustNewConstMetric(q.length, prometheus.GaugeValue, float64(p.Length), label)
+		ch <- prometheus.MustNewConstMetric(q.pending, prometheus.GaugeValue, float64(p.Pending), label)
+	}
 }
 
 // lowDiskNote is what the live progress line adds when the store's disk

@@ -7,6 +7,8 @@ import (
 	"io"
 	"net"
 	"net/http"
+	"os"
+	"path/filepath"
 	"strconv"
 	"strings"
 	"testing"
@@ -122,6 +124,35 @@ func TestCrawlClusterRefusesAudit(t *testing.T) {
 	code := run(context.Background(), []string{"crawl", "--seed", "http://127.0.0.1:1/", "--store", t.TempDir(), "--cluster", "redis://127.0.0.1:1/0", "--audit"}, &out, &errb)
 	if code != 2 || !strings.Contains(errb.String(), "--audit does not work with --cluster") {
 		t.Fatalf("exit %d, stderr %q; want 2 and the reason", code, errb.String())
+	}
+}
+
+// TestCrawlClusterRefusesUnsupported: every option cluster mode does not
+// support is a usage error (exit 2) naming the option, before Redis is
+// contacted (the address here answers nothing).
+func TestCrawlClusterRefusesUnsupported(t *testing.T) {
+	for _, c := range []struct{ yaml, flag, want string }{
+		{"", "--continuous", "recrawl.continuous (--continuous)"},
+		{"recrawl:\n  continuous: true\n", "", "recrawl.continuous"},
+		{"scope:\n  max_pages: 10\n", "", "scope.max_pages is not supported"},
+		{"scope:\n  max_pages_per_host: 10\n", "", "scope.max_pages_per_host is not supported"},
+		{"scope:\n  sitemaps: [http://127.0.0.1:1/sitemap.xml]\n", "", "scope.sitemaps: sitemaps are not read in cluster mode"},
+		{"dedup:\n  filter: exact\n", "", "dedup.filter exact does not apply in cluster mode"},
+		{"", "--audit", "--audit does not work with --cluster"},
+	} {
+		cfg := filepath.Join(t.TempDir(), "c.yaml")
+		if err := os.WriteFile(cfg, []byte("seeds: [http://127.0.0.1:1/]\n"+c.yaml), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		args := []string{"crawl", cfg, "--store", t.TempDir(), "--cluster", "redis://127.0.0.1:1/0"}
+		if c.flag != "" {
+			args = append(args, c.flag)
+		}
+		var out, errb bytes.Buffer
+		code := run(context.Background(), args, &out, &errb)
+		if code != 2 || !strings.Contains(errb.String(), c.want) {
+			t.Errorf("%q %s: exit %d, stderr %q; want 2 and %q", c.yaml, c.flag, code, errb.String(), c.want)
+		}
 	}
 }
 

@@ -19,6 +19,7 @@ import (
 )
 
 const queryUsage = `query --store DIR [--json] <subcommand> [flags] [args]
+       query --cluster REDIS_URL [--json] stats    (a cluster crawl's state in Redis)
 
 subcommands:
   stats                       counts: pages, URLs, duplicates, hosts, pages per host
@@ -57,6 +58,7 @@ func runQuery(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	fs := newFlagSet("query", queryUsage, stderr)
 	store := fs.String("store", "", "crawl store directory (required)")
 	asJSON := fs.Bool("json", false, "print JSON")
+	clusterURL := fs.String("cluster", "", "with stats: read a cluster crawl's state from this Redis (as crawl --cluster) instead of a store")
 	if err := parseFlags(fs, args); err != nil {
 		return err
 	}
@@ -71,6 +73,7 @@ func runQuery(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	sfs := newFlagSet("query "+sub, queryUsage, stderr)
 	sfs.StringVar(store, "store", *store, "crawl store directory")
 	sfs.BoolVar(asJSON, "json", *asJSON, "print JSON")
+	sfs.StringVar(clusterURL, "cluster", *clusterURL, "with stats: a cluster crawl's Redis")
 	var run func(q *queryCmd, args []string) error
 	switch sub {
 	case "stats":
@@ -122,6 +125,18 @@ func runQuery(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 		}
 		positional = append(positional, sfs.Arg(0))
 		subArgs = sfs.Args()[1:]
+	}
+	if *clusterURL != "" {
+		switch {
+		case sub != "stats":
+			return usagef("--cluster works with the stats subcommand only (the pages are in each node's --store)")
+		case *store != "":
+			return usagef("give --cluster or --store, not both")
+		}
+		if err := wantArgs(positional, 0, ""); err != nil {
+			return err
+		}
+		return clusterStats(ctx, *clusterURL, *asJSON, stdout)
 	}
 	if *store == "" {
 		return usagef("--store DIR is required")
