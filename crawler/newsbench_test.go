@@ -7,6 +7,7 @@ import (
 	"runtime"
 	"runtime/pprof"
 	"slices"
+	"syscall"
 	"testing"
 	"time"
 
@@ -71,9 +72,14 @@ func TestNewsBenchmark(t *testing.T) {
 	start := time.Now()
 	tick := time.NewTicker(1250 * time.Millisecond)
 	var rssMinute int64
+	nextTrace := 10 * time.Second
 	for time.Since(start) < dur {
 		<-tick.C
 		site.Publish()
+		if el := time.Since(start); el >= nextTrace {
+			nextTrace += 10 * time.Second
+			memTrace(t, el, cfg.Store.Dir)
+		}
 		if rssMinute == 0 && time.Since(start) >= time.Minute {
 			rssMinute, _ = bench.RssAnon(os.Getpid())
 			memReport(t, "after 1 min", "minute")
@@ -180,4 +186,27 @@ func memReport(t *testing.T, when, name string) {
 	if err := pprof.Lookup("heap").WriteTo(f, 0); err != nil {
 		t.Errorf("heap profile: %v", err)
 	}
+}
+
+// memTrace logs, every 10 s of the run, RssAnon next to the Go heap's
+// parts and the disk blocks of Badger's memtable logs (*.mem: about what
+// the memtables hold, whose arenas are Go heap touched as they fill).
+func memTrace(t *testing.T, el time.Duration, dir string) {
+	t.Helper()
+	rss, _ := bench.RssAnon(os.Getpid())
+	var ms runtime.MemStats
+	runtime.ReadMemStats(&ms)
+	var mem int64
+	if files, err := filepath.Glob(filepath.Join(dir, "*.mem")); err == nil {
+		for _, f := range files {
+			if fi, err := os.Stat(f); err == nil {
+				if st, ok := fi.Sys().(*syscall.Stat_t); ok {
+					mem += st.Blocks * 512
+				}
+			}
+		}
+	}
+	mib := func(v uint64) float64 { return float64(v) / (1 << 20) }
+	t.Logf("t=%3.0fs RssAnon %.1f MiB | heap alloc %.1f in use %.1f idle-unreleased %.1f next GC %.1f, GCs %d | memtable logs %.1f MiB",
+		el.Seconds(), mib(uint64(rss)), mib(ms.HeapAlloc), mib(ms.HeapInuse), mib(ms.HeapIdle-ms.HeapReleased), mib(ms.NextGC), ms.NumGC, mib(uint64(mem)))
 }

@@ -185,14 +185,22 @@ func (r *refresher) unqueue(urls []string) {
 }
 
 // counts returns the URLs on the schedule and those due now, not yet
-// queued.
+// queued. It visits only the due part of the heap (a min-heap: below an
+// item not yet due nothing is due), so it costs time in proportion to the
+// due URLs, not to the schedule (progress asks every few seconds; the
+// refresher keeps the due part small by queueing it).
 func (r *refresher) counts(now time.Time) (scheduled, due int) {
 	r.mu.Lock()
 	defer r.mu.Unlock()
-	for _, it := range r.due {
-		if !it.next.After(now) {
-			due++
+	stack := []int{0}
+	for len(stack) > 0 {
+		i := stack[len(stack)-1]
+		stack = stack[:len(stack)-1]
+		if i >= len(r.due) || r.due[i].next.After(now) {
+			continue
 		}
+		due++
+		stack = append(stack, 2*i+1, 2*i+2)
 	}
 	return len(r.items), due
 }
