@@ -171,6 +171,7 @@ type Stats struct {
 	Changed          int64 `json:"changed"`      // refreshes whose title or text changed: the stored page replaced by the new text
 	NewVersions      int64 `json:"new_versions"` // changes that were no near-duplicate of the stored text: new versions (the rest of Changed are edits in place)
 	BehindSchedule   int64 `json:"behind_schedule"`
+	LastModDue       int64 `json:"lastmod_due,omitempty"` // refreshes queued because a sitemap's lastmod was newer than the URL's last fetch
 	RefreshScheduled int   `json:"refresh_scheduled,omitempty"`
 	RefreshDue       int   `json:"refresh_due,omitempty"`
 	// DiscoveryDelayMedian and DiscoveryDelayP99 are the delay, in
@@ -217,7 +218,7 @@ type Crawler struct {
 	fetched, stored, dups, errs, nonHTML, robots, redirected, retries, queued, done atomic.Int64
 	notModified, changed, versions                                                  atomic.Int64
 	noindex, sitemaps, sitemapURLs                                                  atomic.Int64
-	refreshed, behind                                                               atomic.Int64
+	refreshed, behind, lastmodDue                                                   atomic.Int64
 	// refresh is the refresh schedule of a continuous crawl (nil: none);
 	// discovery the delays from discovery to fetch.
 	refresh                   *refresher
@@ -815,7 +816,7 @@ func (c *Crawler) Stats() Stats {
 		Redirected: c.redirected.Load(), Retries: c.retries.Load(), Queued: c.queued.Load(),
 		NoIndex: c.noindex.Load(), Sitemaps: c.sitemaps.Load(), SitemapURLs: c.sitemapURLs.Load(),
 		ResumedURLs: c.resumedURLs, ResumedQueue: c.resumedQueue,
-		Refreshed: c.refreshed.Load(), BehindSchedule: c.behind.Load(), NotModified: c.notModified.Load(), Changed: c.changed.Load(), NewVersions: c.versions.Load(),
+		Refreshed: c.refreshed.Load(), BehindSchedule: c.behind.Load(), NotModified: c.notModified.Load(), Changed: c.changed.Load(), NewVersions: c.versions.Load(), LastModDue: c.lastmodDue.Load(),
 		DiscoveryDelayMedian: c.discovery.quantile(0.5).Seconds(), DiscoveryDelayP99: c.discovery.quantile(0.99).Seconds(),
 		Elapsed: el, Seconds: el.Seconds(),
 	}

@@ -90,8 +90,10 @@
 //   - Outside a continuous crawl's refresh schedule (recrawl.rules,
 //     recrawl.seeds_every; refresh.go) every URL is fetched once per store
 //     (dedup.recrawl_window only sets how long the chain filter remembers
-//     a URL); a sitemap is read once per store too, and a newer lastmod
-//     changes nothing yet.
+//     a URL); a sitemap is read once per store too, unless a rule
+//     matches its URL: then it is read again at that interval, and a URL
+//     it lists with a lastmod newer than the URL's last fetch is refreshed
+//     at once (queueModified).
 //   - robots.txt rules are not checked for redirect targets (as with
 //     colly before).
 package crawler

@@ -144,6 +144,12 @@ func (c *Crawler) process(ctx, fetchCtx context.Context, e frontier.Entry) error
 	var prev *storage.URLRecord
 	if c.refresh != nil {
 		refresh, behind = c.refresh.taken(e.URL, time.Now())
+		if !refresh && e.Hints != nil && !e.Hints.LastMod.IsZero() {
+			// a refresh a sitemap's newer lastmod queued (queueNow) in a
+			// run that stopped before fetching it: the URL has a record
+			_, err := c.o.Store.URLRecord(e.URL)
+			refresh = err == nil
+		}
 	}
 	if refresh {
 		if r, err := c.o.Store.URLRecord(e.URL); err == nil {
@@ -242,7 +248,14 @@ func (c *Crawler) record(ctx, fetchCtx context.Context, e frontier.Entry, j *job
 	prev := j.prev
 	if prev != nil && j.status == http.StatusNotModified {
 		// the conditional GET's answer: nothing changed, nothing rewritten
+		// (but a sitemap's newer lastmod, so that it does not make the
+		// URL due again)
 		c.notModified.Add(1)
+		if lm := rec.Hints.LastMod; lm.After(prev.Hints.LastMod) {
+			r := *prev
+			r.Hints.LastMod = lm
+			out.cm.URL = &r
+		}
 		return out, nil
 	}
 	if !c.classify(e, j, rec) {
@@ -317,7 +330,11 @@ func (c *Crawler) sameDoc(e frontier.Entry, rec *storage.URLRecord, doc *Documen
 	}
 	r := *prev
 	r.Status, r.ContentType, r.FetchedAt, r.Err = rec.Status, rec.ContentType, rec.FetchedAt, ""
-	r.Hints.Canonical = rec.Hints.Canonical // the rest is what a sitemap said
+	r.Hints.Canonical = rec.Hints.Canonical // the rest is what a sitemap said:
+	if h := rec.Hints; !h.LastMod.IsZero() || !h.NewsPublished.IsZero() {
+		// a sitemap said it again (a refresh its newer lastmod queued)
+		r.Hints.LastMod, r.Hints.NewsPublished, r.Hints.NewsTitle = h.LastMod, h.NewsPublished, h.NewsTitle
+	}
 	r.Validators = rec.Validators
 	out.cm.URL = &r
 	out.verdict = &v
@@ -576,7 +593,7 @@ func (c *Crawler) commit(ctx context.Context, e frontier.Entry, out outcome) err
 	c.queued.Add(int64(len(fresh)) - 1)
 	c.done.Add(1)
 	if c.refresh != nil {
-		c.refresh.fetched(e.URL, time.Now())
+		c.refresh.fetched(e.URL, time.Now(), e.Hints != nil && e.Hints.Sitemap)
 	}
 	return nil
 }

@@ -38,12 +38,13 @@ type refreshRule struct {
 }
 
 type refreshItem struct {
-	url    string
-	every  time.Duration
-	next   time.Time // when it is due (valid when index >= 0)
-	queued bool      // a refresh entry for it is queued or being fetched
-	dueAt  time.Time // with queued: when that refresh was due
-	index  int       // in the due heap; -1 when not there
+	url     string
+	every   time.Duration // 0: not on the schedule, queued once (queueNow)
+	sitemap bool          // read as a sitemap, not fetched as a page
+	next    time.Time     // when it is due (valid when index >= 0)
+	queued  bool          // a refresh entry for it is queued or being fetched
+	dueAt   time.Time     // with queued: when that refresh was due
+	index   int           // in the due heap; -1 when not there
 }
 
 // newRefresher returns the schedule cfg's recrawl section describes, or nil
@@ -94,12 +95,13 @@ func stagger(u string, every time.Duration) time.Duration {
 	return time.Duration(h.Sum64() % uint64(span))
 }
 
-// restored schedules a URL record read back from the store.
+// restored schedules a URL record read back from the store (a sitemap
+// too, when a rule matches its URL: it is read again at that interval).
 func (r *refresher) restored(rec storage.URLRecord) {
-	if rec.Hints.Sitemap || rec.Reason == "redirect" || rec.FetchedAt.IsZero() {
+	if rec.Reason == "redirect" || rec.FetchedAt.IsZero() {
 		return
 	}
-	r.fetched(rec.URL, rec.FetchedAt)
+	r.fetched(rec.URL, rec.FetchedAt, rec.Hints.Sitemap)
 }
 
 // queuedAtStart marks u as queued: a refresh entry (or its first fetch)
@@ -114,19 +116,26 @@ func (r *refresher) queuedAtStart(u string) {
 }
 
 // fetched schedules u's next refresh one interval (plus its stagger) after
-// at, its fetch time, if a rule matches it.
-func (r *refresher) fetched(u string, at time.Time) {
+// at, its fetch time, if a rule matches it (sitemap: u was read as a
+// sitemap, and is read again so); a URL no rule matches that was queued
+// once (queueNow) leaves the schedule.
+func (r *refresher) fetched(u string, at time.Time, sitemap bool) {
 	every := r.interval(u)
-	if every <= 0 {
-		return
-	}
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	it := r.items[u]
+	if every <= 0 {
+		if it != nil {
+			r.remove(it)
+			delete(r.items, u)
+		}
+		return
+	}
 	if it == nil {
-		it = &refreshItem{url: u, every: every, index: -1}
+		it = &refreshItem{url: u, index: -1}
 		r.items[u] = it
 	}
+	it.every, it.sitemap = every, sitemap
 	it.queued, it.dueAt = false, time.Time{}
 	it.next = at.Add(every + stagger(u, every))
 	if it.index >= 0 {
@@ -151,8 +160,35 @@ func (r *refresher) taken(u string, now time.Time) (refresh, behind bool) {
 		return false, false
 	}
 	refresh = true
-	behind = !it.dueAt.IsZero() && now.Sub(it.dueAt) > it.every
+	behind = it.every > 0 && !it.dueAt.IsZero() && now.Sub(it.dueAt) > it.every
 	return refresh, behind
+}
+
+// queueNow marks u as queued for a refresh now, outside its schedule (a
+// sitemap listed it with a lastmod newer than its last fetch): true unless
+// a refresh of u is queued already.
+func (r *refresher) queueNow(u string, now time.Time) bool {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	it := r.items[u]
+	if it == nil {
+		it = &refreshItem{url: u, index: -1}
+		r.items[u] = it
+	}
+	if it.queued {
+		return false
+	}
+	r.remove(it)
+	it.queued, it.dueAt = true, now
+	return true
+}
+
+// isSitemap reports whether u is on the schedule as a sitemap.
+func (r *refresher) isSitemap(u string) bool {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	it := r.items[u]
+	return it != nil && it.sitemap
 }
 
 // popDue removes and returns the URLs due at now, marking them queued, and
@@ -219,7 +255,14 @@ func (c *Crawler) runRefresher(ctx context.Context) error {
 	for {
 		urls, next, changed := r.popDue(time.Now(), 1000)
 		if len(urls) > 0 {
-			if err := c.queueRefreshes(ctx, urls); err != nil {
+			cands := make([]frontier.Candidate, len(urls))
+			for i, u := range urls {
+				cands[i] = frontier.Candidate{URL: u}
+				if r.isSitemap(u) {
+					cands[i].Hints = &frontier.Hints{Sitemap: true}
+				}
+			}
+			if err := c.queueRefreshes(ctx, cands); err != nil {
 				r.unqueue(urls)
 				if ctx.Err() != nil {
 					return nil
@@ -248,13 +291,14 @@ func (c *Crawler) runRefresher(ctx context.Context) error {
 	}
 }
 
-// queueRefreshes commits refresh entries for urls and publishes them.
-func (c *Crawler) queueRefreshes(ctx context.Context, urls []string) error {
-	entries := make([]frontier.Entry, len(urls))
-	for i, u := range urls {
+// queueRefreshes commits refresh entries for cands and publishes them.
+func (c *Crawler) queueRefreshes(ctx context.Context, cands []frontier.Candidate) error {
+	entries := make([]frontier.Entry, len(cands))
+	for i, cand := range cands {
 		// A refreshed page counts as a seed for scope.max_depth: its new
 		// links are one level deep.
-		entries[i] = c.front.Refresh(frontier.Candidate{URL: u})
+		cand.Depth = 0
+		entries[i] = c.front.Refresh(cand)
 	}
 	if _, err := c.o.Store.Commit(ctx, storage.Commit{Enqueue: queueEntries(entries)}); err != nil {
 		c.front.Cancel(entries)

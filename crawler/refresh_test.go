@@ -52,12 +52,27 @@ func TestRefresherSchedule(t *testing.T) {
 	r.restored(storage.URLRecord{URL: "http://e.com/section/old/", FetchedAt: t0, Reason: "redirect"})
 	r.restored(storage.URLRecord{URL: "http://e.com/", FetchedAt: t0})
 	r.queuedAtStart("http://e.com/")
-	if n, due := r.counts(t0.Add(10 * time.Second)); n != 101 || due != 0 {
-		t.Fatalf("counts at +10s = %d scheduled, %d due; want 101, 0", n, due)
+	if n, due := r.counts(t0.Add(10 * time.Second)); n != 102 || due != 0 {
+		t.Fatalf("counts at +10s = %d scheduled, %d due; want 102 (the hubs, the sitemap, the seed), 0", n, due)
 	}
 	urls, next, _ := r.popDue(t0.Add(11*time.Second), 1000)
-	if len(urls) != 100 || !next.IsZero() {
-		t.Fatalf("popDue at +11s: %d URLs, next %v; want the 100 hubs, nothing after", len(urls), next)
+	if len(urls) != 101 || !next.IsZero() {
+		t.Fatalf("popDue at +11s: %d URLs, next %v; want the 100 hubs and the sitemap, nothing after", len(urls), next)
+	}
+	sitemaps := 0
+	for _, u := range urls {
+		if r.isSitemap(u) != (u == "http://e.com/section/map.xml") {
+			t.Errorf("isSitemap(%s) = %v", u, r.isSitemap(u))
+		}
+		if r.isSitemap(u) {
+			sitemaps++
+		}
+	}
+	if sitemaps != 1 {
+		t.Errorf("%d sitemaps due, want 1", sitemaps)
+	}
+	if urls[0] == "http://e.com/section/map.xml" {
+		urls = urls[1:]
 	}
 	// One hub fetched late (more than one interval after due), one on time.
 	if refresh, behind := r.taken(urls[0], t0.Add(25*time.Second)); !refresh || !behind {
@@ -72,7 +87,7 @@ func TestRefresherSchedule(t *testing.T) {
 	if refresh, _ := r.taken("http://e.com/a/1", t0); refresh {
 		t.Errorf("a URL off the schedule taken as a refresh")
 	}
-	r.fetched(urls[0], t0.Add(25*time.Second))
+	r.fetched(urls[0], t0.Add(25*time.Second), false)
 	if _, next, _ := r.popDue(t0.Add(25*time.Second), 1000); !next.After(t0.Add(35 * time.Second)) {
 		t.Errorf("next due after a fetch at +25s: %v, want after +35s", next)
 	}
@@ -91,7 +106,7 @@ func TestRefresherCountsDue(t *testing.T) {
 	}
 	t0 := time.Date(2026, 11, 23, 10, 0, 0, 0, time.UTC)
 	for i := range 2000 {
-		r.fetched(fmt.Sprintf("http://e.com/hub/%d", i), t0.Add(time.Duration(i*7919%3000)*time.Second/100))
+		r.fetched(fmt.Sprintf("http://e.com/hub/%d", i), t0.Add(time.Duration(i*7919%3000)*time.Second/100), false)
 	}
 	scan := func(now time.Time) (due int) {
 		for _, it := range r.due {
@@ -113,7 +128,7 @@ func TestRefresherCountsDue(t *testing.T) {
 			urls, _, _ := r.popDue(now, 100)
 			for _, u := range urls {
 				r.taken(u, now)
-				r.fetched(u, now)
+				r.fetched(u, now, false)
 			}
 		}
 	}

@@ -137,6 +137,10 @@ func (c *Crawler) processSitemap(ctx, fetchCtx context.Context, e frontier.Entry
 		}
 		c.sitemapURLs.Add(int64(len(sm.Entries)))
 		out.links = c.sitemapCandidates(e, sm)
+		if err := c.queueModified(ctx, out.links); err != nil {
+			c.front.Done(e)
+			return err
+		}
 	}
 	for len(out.links) > sitemapCommitChunk {
 		chunk := out.links[:sitemapCommitChunk]
@@ -206,4 +210,50 @@ func (c *Crawler) sitemapCandidates(e frontier.Entry, sm *Sitemap) []frontier.Ca
 		out = append(out, frontier.Candidate{URL: u.String(), Referrer: e.URL, Hints: h})
 	}
 	return out
+}
+
+// queueModified queues, in a continuous crawl, a refresh of every URL of
+// cands (a sitemap's) whose lastmod is newer than its last fetch and than
+// the lastmod its record holds: the site says the page changed, so it is
+// due now, whatever its schedule (a conditional GET, as any refresh). New
+// URLs are left to the seen-filter, as always. It reads one URL record per
+// candidate with a lastmod.
+func (c *Crawler) queueModified(ctx context.Context, cands []frontier.Candidate) error {
+	if c.refresh == nil {
+		return nil
+	}
+	var due []frontier.Candidate
+	now := time.Now()
+	for _, cand := range cands {
+		if cand.Hints == nil || cand.Hints.Sitemap || cand.Hints.LastMod.IsZero() {
+			continue
+		}
+		lm := cand.Hints.LastMod
+		rec, err := c.o.Store.URLRecord(cand.URL)
+		if errors.Is(err, storage.ErrNotFound) {
+			continue // not fetched yet
+		}
+		if err != nil {
+			return fmt.Errorf("crawler: lastmod of %s: %w", cand.URL, err)
+		}
+		if rec.Hints.Sitemap || rec.FetchedAt.IsZero() || !lm.After(rec.FetchedAt) || !lm.After(rec.Hints.LastMod) {
+			continue
+		}
+		if c.refresh.queueNow(cand.URL, now) {
+			due = append(due, cand)
+		}
+	}
+	if len(due) == 0 {
+		return nil
+	}
+	c.lastmodDue.Add(int64(len(due)))
+	if err := c.queueRefreshes(context.WithoutCancel(ctx), due); err != nil {
+		urls := make([]string, len(due))
+		for i, d := range due {
+			urls[i] = d.URL
+		}
+		c.refresh.unqueue(urls)
+		return err
+	}
+	return nil
 }

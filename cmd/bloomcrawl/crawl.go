@@ -593,6 +593,9 @@ func printSummary(w io.Writer, s *crawler.Stats, dir string) {
 	if s.Refreshed > 0 || s.RefreshScheduled > 0 {
 		fmt.Fprintf(w, "  refreshed    %d (%d not modified, %d changed of which %d new versions, %d behind schedule; %d URLs on the refresh schedule)\n",
 			s.Refreshed, s.NotModified, s.Changed, s.NewVersions, s.BehindSchedule, s.RefreshScheduled)
+		if s.LastModDue > 0 {
+			fmt.Fprintf(w, "               %d queued because a sitemap's lastmod was newer than their last fetch\n", s.LastModDue)
+		}
 	}
 	if s.DiscoveryDelayMedian > 0 {
 		fmt.Fprintf(w, "  discovery to fetch  median %.3fs, p99 %.3fs\n", s.DiscoveryDelayMedian, s.DiscoveryDelayP99)
