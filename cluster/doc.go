@@ -31,6 +31,14 @@
 // LeaseTTL, so the pages it had in flight are fetched again (at most those
 // are fetched twice).
 //
+// The document log (DocEntry, LogDoc, ReadDocs; one stream, key
+// PREFIX:{docs}:log) orders the content-dedup decisions of the whole
+// crawl: every page a node judges is appended with its signature, and
+// every node replays the log in order through its own deduper, so that
+// near-duplicates fetched by different nodes get one docId and one
+// stored page (first in the log wins). The package carries the entries;
+// the crawler decides.
+//
 // The crawl is over (Finished) when every partition's count of URLs
 // acknowledged equals its count of URLs queued.
 //

@@ -500,11 +500,32 @@ func (d *Deduper) Check(url, title, text string) Verdict {
 // common misuse of pointing every page at the home page) the title and
 // content steps decide as in Check. canonical "" is Check.
 func (d *Deduper) CheckCanonical(url, canonical, title, text string) Verdict {
+	sig, sim := d.Prepare(title, text)
+	return d.CheckSig(url, canonical, sig, sim)
+}
+
+// Prepare returns what CheckCanonical computes from a document before it
+// looks at the Deduper's state: its signature (Sign) and, unless
+// Options.NoSimilar, the MinHash Similarity of its words. It changes
+// nothing; with CheckSig it splits CheckCanonical in two, so that the
+// expensive half can run apart from the decision (cluster mode signs a
+// page on its node and every node replays the decision).
+func (d *Deduper) Prepare(title, text string) (Signature, Similarity) {
 	sig, words := d.sign(title, text)
 	var sim Similarity
 	if d.sim != nil {
-		sim = similarity(d.sim, words) // before taking the lock; only a new document keeps it
+		sim = similarity(d.sim, words)
 	}
+	return sig, sim
+}
+
+// CheckSig is CheckCanonical for a document already signed (Prepare): it
+// decides and remembers exactly as CheckCanonical(url, canonical, title,
+// text) does when sig and sim are Prepare(title, text). sim is returned
+// in the verdict of a new document only. Given the same sequence of
+// CheckSig, AddURL and Restore calls, two Dedupers give the same verdicts
+// and docIds.
+func (d *Deduper) CheckSig(url, canonical string, sig Signature, sim Similarity) Verdict {
 	uk := urlKey(url)
 	d.mu.Lock()
 	defer d.mu.Unlock()

@@ -26,6 +26,7 @@ type clusterState interface {
 	FalsePositives() uint64
 	State() cluster.LeaseState
 	Report(func() cluster.Counters)
+	docLog
 }
 
 // In cluster mode the cluster (Redis) is the queue and the seen-state: the

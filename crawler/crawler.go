@@ -47,6 +47,8 @@ type pageStore interface {
 // and AddURL while crawling, the Restore methods when resuming.
 type deduper interface {
 	CheckCanonical(url, canonical, title, text string) contentdedup.Verdict
+	Prepare(title, text string) (contentdedup.Signature, contentdedup.Similarity)
+	CheckSig(url, canonical string, sig contentdedup.Signature, sim contentdedup.Similarity) contentdedup.Verdict
 	AddURL(url string, docID uint64)
 	RestoreDoc(docID uint64, url string, sig contentdedup.Signature)
 	RestoreURL(url string, docID uint64)
@@ -231,6 +233,8 @@ type Crawler struct {
 	// and how many are not yet processed
 	tasks     sync.Map
 	taskCount atomic.Int64
+	// cluster mode: content dedup through the cluster's document log
+	cdd *clusterDedup
 }
 
 // New checks o and builds a crawler. Errors name the bad option.
@@ -349,6 +353,9 @@ func New(o Options) (*Crawler, error) {
 		return nil, fmt.Errorf("crawler: %w", err)
 	}
 	c.front = front
+	if o.Cluster != nil {
+		c.cdd = newClusterDedup(o.Cluster, o.Dedup)
+	}
 	if cfg.Recrawl.Continuous {
 		var seeds []string
 		for _, s := range cfg.Seeds {
@@ -715,6 +722,13 @@ func (c *Crawler) Run(ctx context.Context) (Stats, error) {
 
 	if err := c.restore(ctx); err != nil {
 		return c.Stats(), err
+	}
+	if c.cdd != nil {
+		n, err := c.cdd.start(ctx, fmt.Sprintf("simhash_threshold=%d", c.cfg.Dedup.SimHashThreshold))
+		if err != nil {
+			return c.Stats(), fmt.Errorf("crawler: %w", err)
+		}
+		c.log.Info("cluster document log replayed", "entries", n)
 	}
 	if c.o.FalsePositives != nil {
 		// Collisions among URLs already fetched lose nothing: not counted.

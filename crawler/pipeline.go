@@ -26,7 +26,13 @@ import (
 // or is still queued, because both are written in the same commit), so no
 // filter snapshot is needed.
 func (c *Crawler) restore(ctx context.Context) error {
-	err := dedupstore.Restore(ctx, c.o.Dedup, c.o.Store, func(r storage.URLRecord) {
+	var idx dedupstore.Index = c.o.Dedup
+	if c.cdd != nil {
+		// cluster mode: the deduper is rebuilt from the cluster's
+		// document log (clusterDedup.start), never from this store
+		idx = noIndex{}
+	}
+	err := dedupstore.Restore(ctx, idx, c.o.Store, func(r storage.URLRecord) {
 		c.resumedURLs++
 		c.front.Restore(r.URL)
 		if c.refresh != nil {
@@ -62,6 +68,13 @@ func (c *Crawler) restore(ctx context.Context) error {
 	}
 	return nil
 }
+
+// noIndex is the dedupstore.Index that ignores what a restore finds.
+type noIndex struct{}
+
+func (noIndex) RestoreDoc(uint64, string, contentdedup.Signature) {}
+func (noIndex) RestoreURL(string, uint64)                         {}
+func (noIndex) RestoreAlias(uint64, contentdedup.Signature)       {}
 
 // seedURLs returns the configured seeds canonicalized, or an error naming
 // the first seed that is malformed or out of scope.
@@ -291,7 +304,10 @@ func (c *Crawler) record(ctx, fetchCtx context.Context, e frontier.Entry, j *job
 	} else if same {
 		// a refresh of the same document: its record (and page) updated
 	} else {
-		v := c.judge(e, j, rec, doc, final, &out.cm)
+		v, err := c.judge(ctx, e, j, rec, doc, final, &out.cm)
+		if err != nil {
+			return out, err
+		}
 		out.verdict = &v
 		if err := c.recordAliases(ctx, e, j, rec, v.DocID, &out); err != nil {
 			return out, err
@@ -492,9 +508,17 @@ var errStopping = errors.New("crawler: stopping")
 
 // judge asks the deduper whether doc is a new document and sets cm's page
 // (new) or URL record (a duplicate, naming its document). It returns the
-// deduper's verdict.
-func (c *Crawler) judge(e frontier.Entry, j *job, rec *storage.URLRecord, doc *Document, final *url.URL, cm *storage.Commit) contentdedup.Verdict {
-	v := c.o.Dedup.CheckCanonical(e.URL, rec.Hints.Canonical, doc.Title, doc.Text)
+// deduper's verdict, or in cluster mode the document log's error.
+func (c *Crawler) judge(ctx context.Context, e frontier.Entry, j *job, rec *storage.URLRecord, doc *Document, final *url.URL, cm *storage.Commit) (contentdedup.Verdict, error) {
+	var v contentdedup.Verdict
+	if c.cdd != nil {
+		var err error
+		if v, err = c.judgeCluster(ctx, e, j, rec, doc); err != nil {
+			return v, err
+		}
+	} else {
+		v = c.o.Dedup.CheckCanonical(e.URL, rec.Hints.Canonical, doc.Title, doc.Text)
+	}
 	if v.Duplicate {
 		rec.DocID, rec.Duplicate, rec.Reason, rec.Distance = storage.DocID(v.DocID), true, string(v.Reason), v.Distance
 		if v.Reason != contentdedup.ReasonURL {
@@ -504,7 +528,7 @@ func (c *Crawler) judge(e frontier.Entry, j *job, rec *storage.URLRecord, doc *D
 		}
 		cm.URL = rec
 		c.dups.Add(1)
-		return v
+		return v, nil
 	}
 	cm.Page = &storage.Page{
 		DocID: storage.DocID(v.DocID), URL: e.URL, Status: j.status, ContentType: rec.ContentType, FetchedAt: rec.FetchedAt,
@@ -517,7 +541,7 @@ func (c *Crawler) judge(e frontier.Entry, j *job, rec *storage.URLRecord, doc *D
 		cm.Page.FinalURL = final.String()
 	}
 	c.stored.Add(1)
-	return v
+	return v, nil
 }
 
 // recordAliases records every URL of the redirect chain as another URL of
@@ -540,7 +564,10 @@ func (c *Crawler) recordAliases(ctx context.Context, e frontier.Entry, j *job, r
 			continue
 		}
 		out.claimed = append(out.claimed, alias)
-		c.o.Dedup.AddURL(alias, docID)
+		if c.cdd == nil {
+			// (in cluster mode the document log maps the aliases)
+			c.o.Dedup.AddURL(alias, docID)
+		}
 		r := &storage.URLRecord{URL: alias, DocID: storage.DocID(docID), Duplicate: true, Reason: "redirect",
 			Status: j.status, ContentType: rec.ContentType, FetchedAt: rec.FetchedAt}
 		if out.cm.URL == nil {

@@ -300,11 +300,16 @@ func encodeURLRecord(r *URLRecord) []byte {
 		e.str(r.Validators.LastModified)
 		e.time(r.ChangedAt)
 		e.uvarint(uint64(r.Versions))
-		if r.hasVersionTail() {
+		if r.hasVersionTail() || r.Node != "" {
 			// version tracking (records written before it end here)
 			e.time(r.VersionAt)
 			e.uvarint(uint64(r.Edits))
 		}
+	}
+	if r.Node != "" {
+		// cluster mode: the node holding the document (records without
+		// one end before it)
+		e.str(r.Node)
 	}
 	return e.b
 }
@@ -370,6 +375,9 @@ func decodeURLRecord(u string, b []byte) (URLRecord, error) {
 	if d.err == nil && len(d.b) > 0 {
 		r.VersionAt = d.time()
 		r.Edits = int(d.uvarint())
+	}
+	if d.err == nil && len(d.b) > 0 {
+		r.Node = d.str()
 	}
 	if err := d.done(fmt.Sprintf("URL record %q", u)); err != nil {
 		return URLRecord{}, err

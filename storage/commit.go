@@ -139,12 +139,17 @@ type URLRecord struct {
 	Versions  int
 	VersionAt time.Time
 	Edits     int
+
+	// Node is, in cluster mode (crawl --cluster), the node whose store
+	// holds DocID's page when it is not this store (a duplicate of a
+	// document another node stored); "" otherwise.
+	Node string
 }
 
 // hasTail reports whether r has any field of the trailing validators
-// block.
+// block (or of the blocks after it).
 func (r *URLRecord) hasTail() bool {
-	return r.Validators != Validators{} || !r.ChangedAt.IsZero() || r.Versions != 0 || r.hasVersionTail()
+	return r.Validators != Validators{} || !r.ChangedAt.IsZero() || r.Versions != 0 || r.hasVersionTail() || r.Node != ""
 }
 
 // hasVersionTail reports whether r has any field of the block after

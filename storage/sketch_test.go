@@ -133,3 +133,31 @@ func TestURLRecordFormat(t *testing.T) {
 		t.Fatalf("truncated signature: err = %v, want one naming %s", err, want)
 	}
 }
+
+// TestURLRecordNode: the node holding a duplicate's document (cluster
+// mode) round-trips after the other optional blocks, alone or with them,
+// and a record without one encodes as before.
+func TestURLRecordNode(t *testing.T) {
+	base := URLRecord{URL: "https://e.com/a", DocID: 7, Duplicate: true, Reason: "content", Distance: 2, Status: 200}
+	plain := encodeURLRecord(&base)
+	for _, r := range []URLRecord{
+		{Node: "node2"},
+		{Node: "n", ContentFP: 5, FPFlags: 1},
+		{Node: "ñode", Hints: Hints{Canonical: "https://e.com/c"}, Validators: Validators{ETag: `"x"`}, Versions: 3, Edits: 2},
+	} {
+		want := base
+		want.Node, want.ContentFP, want.FPFlags, want.Hints, want.Validators, want.Versions, want.Edits = r.Node, r.ContentFP, r.FPFlags, r.Hints, r.Validators, r.Versions, r.Edits
+		got, err := decodeURLRecord(want.URL, encodeURLRecord(&want))
+		if err != nil || got.Node != want.Node || got.ContentFP != want.ContentFP || got.Hints != want.Hints || got.Validators != want.Validators || got.Versions != want.Versions || got.Edits != want.Edits {
+			t.Errorf("round trip of %+v: %+v, %v", want, got, err)
+		}
+	}
+	if got, err := decodeURLRecord(base.URL, plain); err != nil || got.Node != "" {
+		t.Errorf("record without node: %+v, %v", got, err)
+	}
+	withNode := base
+	withNode.Node = "node2"
+	if v := encodeURLRecord(&withNode); bytes.Equal(v, plain) || !bytes.HasPrefix(v, plain) {
+		t.Errorf("node not appended after the existing fields: %x vs %x", v, plain)
+	}
+}

@@ -99,6 +99,9 @@ type URLView struct {
 	Edits        int        `json:"edits,omitempty"`
 	ETag         string     `json:"etag,omitempty"`
 	LastModified string     `json:"last_modified,omitempty"`
+	// Node is, in cluster mode, the node whose store holds the document
+	// (absent: this store).
+	Node string `json:"node,omitempty"`
 }
 
 // VersionCount is the number of versions of the page seen: Versions, or 1
@@ -130,6 +133,7 @@ func (r *URLRecord) View() URLView {
 	}
 	v.Versions, v.Edits = r.VersionCount(), r.Edits
 	v.ETag, v.LastModified = r.Validators.ETag, r.Validators.LastModified
+	v.Node = r.Node
 	return v
 }
 

@@ -259,6 +259,9 @@ func (q *queryCmd) printURL(r storage.URLRecord) {
 	}
 	if r.Duplicate {
 		fmt.Fprintf(tw, "duplicate\tyes (%s, distance %d)\n", r.Reason, r.Distance)
+		if r.Node != "" {
+			fmt.Fprintf(tw, "stored by\tnode %s (cluster: the document is in that node's store)\n", r.Node)
+		}
 	} else {
 		fmt.Fprintf(tw, "duplicate\tno\n")
 	}

@@ -1,0 +1,168 @@
+package crawler
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"sync"
+
+	"github.com/bloomcrawl/bloomcrawl/cluster"
+	"github.com/bloomcrawl/bloomcrawl/contentdedup"
+	"github.com/bloomcrawl/bloomcrawl/frontier"
+	"github.com/bloomcrawl/bloomcrawl/storage"
+)
+
+// docLog is the part of *cluster.Node that content dedup across nodes
+// needs: the crawl's document log (see package cluster).
+type docLog interface {
+	Name() string
+	CheckDocParams(ctx context.Context, params string) error
+	LogDoc(ctx context.Context, after string, e cluster.DocEntry) (string, []cluster.DocEntry, error)
+	ReadDocs(ctx context.Context, after string, limit int) ([]cluster.DocEntry, error)
+}
+
+// clusterDedup is content dedup in cluster mode. Every page this node
+// judges is signed here, appended to the cluster's document log, and
+// decided by replaying the log up to its entry through the local
+// deduper: each node replays every entry (its own and the other nodes')
+// in log order, so all nodes' dedupers hold the same documents and give
+// the same verdict for each entry, the decisions a single node would make
+// on the pages in log order. The first of two near-duplicates in the log
+// is the document, stored by the node that fetched it; the other is its
+// duplicate wherever it was fetched (first seen wins, atomically: the log
+// is one Redis stream and an append is atomic). A page costs one round
+// trip (the append returns the entries since this node's last).
+//
+// The deduper must be fed by nothing else (no restore from the local
+// store, no API Check): a decision outside the log would make this node's
+// index differ from the others'.
+type clusterDedup struct {
+	log  docLog
+	dd   deduper
+	node string
+
+	mu    sync.Mutex        // serializes the appends and replays of this node
+	last  string            // the last log entry replayed
+	owner map[uint64]string // docId → the node that stored it
+	names map[string]string // node names, interned
+}
+
+func newClusterDedup(log docLog, dd deduper) *clusterDedup {
+	return &clusterDedup{log: log, dd: dd, node: log.Name(), owner: map[uint64]string{}, names: map[string]string{}}
+}
+
+// start checks that every node decides by the same rules and replays the
+// whole log so far (a node joining late or restarted catches up).
+func (cd *clusterDedup) start(ctx context.Context, params string) (int, error) {
+	if err := cd.log.CheckDocParams(ctx, params); err != nil {
+		return 0, err
+	}
+	cd.mu.Lock()
+	defer cd.mu.Unlock()
+	n := 0
+	for {
+		batch, err := cd.log.ReadDocs(ctx, cd.last, 10_000)
+		if err != nil {
+			return n, err
+		}
+		for _, e := range batch {
+			if _, err := cd.apply(e, contentdedup.Similarity{}); err != nil {
+				return n, err
+			}
+			cd.last = e.ID
+		}
+		n += len(batch)
+		if len(batch) < 10_000 {
+			return n, nil
+		}
+	}
+}
+
+// check decides the page (url, its declared canonical, its signature and
+// similarity from Deduper.Prepare, the other URLs of its redirect chain):
+// it appends the page to the log, replays the log up to it and returns
+// its verdict and the node whose page is its document (this node's name
+// for a new document).
+func (cd *clusterDedup) check(ctx context.Context, url, canonical string, sig contentdedup.Signature, sim contentdedup.Similarity, aliases []string) (contentdedup.Verdict, string, error) {
+	b, _ := sig.MarshalBinary()
+	cd.mu.Lock()
+	defer cd.mu.Unlock()
+	id, entries, err := cd.log.LogDoc(ctx, cd.last, cluster.DocEntry{Node: cd.node, URL: url, Canonical: canonical, Sig: b, Aliases: aliases})
+	if err != nil {
+		return contentdedup.Verdict{}, "", err
+	}
+	var v contentdedup.Verdict
+	for _, e := range entries {
+		s := contentdedup.Similarity{}
+		if e.ID == id {
+			s = sim
+		}
+		ev, err := cd.apply(e, s)
+		if err != nil {
+			return contentdedup.Verdict{}, "", err
+		}
+		cd.last = e.ID
+		if e.ID == id {
+			v = ev
+		}
+	}
+	return v, cd.owner[v.DocID], nil
+}
+
+// apply replays one log entry: the deduper's verdict on it, its aliases
+// mapped to its document, and the document's node remembered.
+func (cd *clusterDedup) apply(e cluster.DocEntry, sim contentdedup.Similarity) (contentdedup.Verdict, error) {
+	var sig contentdedup.Signature
+	if err := sig.UnmarshalBinary(e.Sig); err != nil {
+		return contentdedup.Verdict{}, fmt.Errorf("crawler: document log entry %s (%s): %w", e.ID, e.URL, err)
+	}
+	v := cd.dd.CheckSig(e.URL, e.Canonical, sig, sim)
+	for _, a := range e.Aliases {
+		cd.dd.AddURL(a, v.DocID)
+	}
+	// the node that stores the document: the one whose page was new,
+	// or the one that fetched a document's first URL again (its first
+	// node died before acknowledging it; judgeCluster stores it there)
+	if !v.Duplicate || v.Reason == contentdedup.ReasonURL && v.MatchURL == e.URL {
+		name, ok := cd.names[e.Node]
+		if !ok {
+			name = e.Node
+			cd.names[name] = name
+		}
+		cd.owner[v.DocID] = name
+	}
+	return v, nil
+}
+
+// judgeCluster is judge's decision in cluster mode: the page is signed
+// here and decided through the document log (clusterDedup.check). A
+// duplicate of a document another node stored names that node in rec.
+// A page whose verdict is its own URL's document (the URL step matched
+// the document's first URL: the node that first judged it died before
+// acknowledging it, and the page was fetched again) is stored here as
+// that document, unless this store already has it.
+func (c *Crawler) judgeCluster(ctx context.Context, e frontier.Entry, j *job, rec *storage.URLRecord, doc *Document) (contentdedup.Verdict, error) {
+	sig, sim := c.o.Dedup.Prepare(doc.Title, doc.Text)
+	var aliases []string
+	for _, u := range j.chain {
+		if a := u.String(); a != e.URL {
+			aliases = append(aliases, a)
+		}
+	}
+	v, node, err := c.cdd.check(context.WithoutCancel(ctx), e.URL, rec.Hints.Canonical, sig, sim, aliases)
+	if err != nil {
+		return v, fmt.Errorf("crawler: content dedup of %s: %w", e.URL, err)
+	}
+	if v.Duplicate && v.Reason == contentdedup.ReasonURL && v.MatchURL == e.URL {
+		if _, err := c.o.Store.Page(storage.DocID(v.DocID)); errors.Is(err, storage.ErrNotFound) {
+			v.Duplicate, v.Reason, v.MatchURL, v.Similar = false, contentdedup.ReasonNew, "", sim
+			return v, nil
+		} else if err != nil {
+			return v, fmt.Errorf("crawler: content dedup of %s: %w", e.URL, err)
+		}
+	}
+	if v.Duplicate && node != c.cdd.node {
+		rec.Node = node
+	}
+	return v, nil
+}
