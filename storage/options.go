@@ -119,6 +119,12 @@ const (
 	numMemtables     = 3
 )
 
+// tableCompression is the block compression of the LSM tables this package
+// writes: none (see doc.go, "Badger options"). Tables written with another
+// compression by earlier versions keep theirs (Badger's manifest records it
+// per table) and are read as before; a test sets it to write such tables.
+var tableCompression = options.None
+
 // DefaultMinFreeBytes is the default Options.MinFreeBytes, 257 MiB: one
 // value-log file (Badger creates each one with ftruncate at twice this
 // size, sparse on Linux filesystems but allocated at once where files
@@ -136,8 +142,7 @@ func (o Options) badgerOptions(dir string, readOnly bool) badger.Options {
 		WithSyncWrites(o.SyncWrites).
 		WithLogger(badgerLogger{o.Logger}).
 		WithValueThreshold(1 << 10).
-		WithCompression(options.ZSTD).
-		WithZSTDCompressionLevel(1).
+		WithCompression(tableCompression).
 		WithMemTableSize(o.MemTableSize).
 		WithNumMemtables(numMemtables).
 		WithNumCompactors(2).

@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"github.com/dgraph-io/badger/v4"
+	"github.com/dgraph-io/badger/v4/options"
 )
 
 func mustOpen(tb testing.TB, dir string) *DB {
@@ -582,4 +583,71 @@ func TestStatsDiskBytes(t *testing.T) {
 	if st.DiskBytes <= 0 || st.DiskBytes > 16<<20 {
 		t.Fatalf("DiskBytes = %d for a one-page store; want a few KB to a few MB", st.DiskBytes)
 	}
+}
+
+// TestOpenCompressedTables: a store whose LSM tables were written with ZSTD
+// block compression (every store before tables went uncompressed) opens,
+// reads, takes new commits and compacts its old tables into uncompressed
+// ones without losing a record.
+func TestOpenCompressedTables(t *testing.T) {
+	dir := t.TempDir()
+	defer func(c options.CompressionType) { tableCompression = c }(tableCompression)
+	tableCompression = options.ZSTD
+	db := mustOpen(t, dir)
+	const n = 60
+	for i := uint64(1); i <= n; i++ {
+		mustCommit(t, db, Commit{Page: genPage(i)})
+	}
+	if err := db.Close(); err != nil { // flushes the memtable into a table
+		t.Fatal(err)
+	}
+	if c := tableCompressions(t, dir); c[options.ZSTD] == 0 || len(c) != 1 {
+		t.Fatalf("tables written with ZSTD: %v", c)
+	}
+
+	tableCompression = options.None
+	db = mustOpen(t, dir)
+	for i := uint64(n + 1); i <= 2*n; i++ {
+		mustCommit(t, db, Commit{Page: genPage(i)})
+	}
+	if err := db.bdb.Flatten(1); err != nil {
+		t.Fatal(err)
+	}
+	if err := db.Close(); err != nil {
+		t.Fatal(err)
+	}
+	if c := tableCompressions(t, dir); c[options.None] == 0 {
+		t.Fatalf("no uncompressed table after new commits: %v", c)
+	}
+	db = mustOpen(t, dir)
+	for i := uint64(1); i <= 2*n; i++ {
+		got, err := db.Page(DocID(i))
+		if err != nil || !pagesEqual(got, *genPage(i)) {
+			t.Fatalf("page %d: %v", i, err)
+		}
+	}
+	rep, err := db.Check(context.Background())
+	if err != nil || rep.Pages != 2*n {
+		t.Fatalf("Check: %+v, %v; want %d pages", rep, err, 2*n)
+	}
+}
+
+// tableCompressions counts the LSM tables of the closed store in dir by
+// the block compression its manifest records for them.
+func tableCompressions(t *testing.T, dir string) map[options.CompressionType]int {
+	t.Helper()
+	f, err := os.Open(filepath.Join(dir, badger.ManifestFilename))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	m, _, err := badger.ReplayManifestFile(f, 0, badger.DefaultOptions(dir))
+	if err != nil {
+		t.Fatal(err)
+	}
+	c := map[options.CompressionType]int{}
+	for _, tm := range m.Tables {
+		c[tm.Compression]++
+	}
+	return c
 }
