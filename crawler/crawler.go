@@ -160,9 +160,11 @@ type Stats struct {
 	// FilterStoreReads and FilterStoreKeys count, with dedup.verify, the
 	// store read batches (at most one per page) and the URLs looked up in
 	// them to confirm the filter's "seen" answers; the others were
-	// confirmed in memory (URLs admitted recently).
+	// confirmed in memory (URLs admitted recently), FilterMemoryHits of
+	// them (in flight, or in the cache of dedup.verify_cache_bytes).
 	FilterStoreReads uint64 `json:"filter_store_reads,omitempty"`
 	FilterStoreKeys  uint64 `json:"filter_store_keys,omitempty"`
+	FilterMemoryHits uint64 `json:"filter_memory_hits,omitempty"`
 	// Continuous crawling (recrawl): Refreshed are the scheduled refreshes
 	// fetched (any response); BehindSchedule those fetched more than one
 	// interval after they were due (the host cannot keep up);
@@ -840,7 +842,7 @@ func (c *Crawler) Stats() Stats {
 	if c.cfg.Dedup.Verify {
 		fs := c.front.Stats()
 		s.FalsePositives = &fs.FalsePositives
-		s.FilterStoreReads, s.FilterStoreKeys = fs.ConfirmReads, fs.ConfirmKeys
+		s.FilterStoreReads, s.FilterStoreKeys, s.FilterMemoryHits = fs.ConfirmReads, fs.ConfirmKeys, fs.RecentHits
 	}
 	if c.o.FalsePositives != nil {
 		// An audited filter answers with the truth: its count is the one.

@@ -170,8 +170,11 @@ func TestVerifyLosesNothing(t *testing.T) {
 			t.Errorf("cache %d: %d store read batches for %d pages: want at most one per page (and the seeds)", cache, r.stats.FilterStoreReads, done)
 		}
 		keys[cache] = r.stats.FilterStoreKeys
-		t.Logf("pure Bloom lost %d of %d pages; verified, cache %d bytes: %d false positives (shadow %d), %d store reads (%d URLs) for %d pages",
-			lost, n, cache, *r.stats.FalsePositives, shadow.falsePositives(), r.stats.FilterStoreReads, r.stats.FilterStoreKeys, done)
+		if cache > 0 && r.stats.FilterMemoryHits == 0 {
+			t.Errorf("cache %d: no \"seen\" answer confirmed in memory", cache)
+		}
+		t.Logf("pure Bloom lost %d of %d pages; verified, cache %d bytes: %d false positives (shadow %d), %d store reads (%d URLs), %d confirmed in memory, for %d pages",
+			lost, n, cache, *r.stats.FalsePositives, shadow.falsePositives(), r.stats.FilterStoreReads, r.stats.FilterStoreKeys, r.stats.FilterMemoryHits, done)
 	}
 	if keys[0] <= keys[configs.DefaultVerifyCacheBytes] {
 		t.Errorf("URLs looked up in the store: %d with no cache, %d with the default one; want fewer with it", keys[0], keys[configs.DefaultVerifyCacheBytes])

@@ -587,8 +587,8 @@ func printSummary(w io.Writer, s *crawler.Stats, dir string) {
 	if s.FalsePositives != nil {
 		fmt.Fprintf(w, "  filter false positives  %d (URLs the filter called seen that were new: crawled anyway)\n", *s.FalsePositives)
 	}
-	if s.FilterStoreReads > 0 {
-		fmt.Fprintf(w, "  filter store reads      %d (%d URLs looked up to confirm the filter's \"seen\")\n", s.FilterStoreReads, s.FilterStoreKeys)
+	if s.FilterStoreReads > 0 || s.FilterMemoryHits > 0 {
+		fmt.Fprintf(w, "  filter store reads      %d (%d URLs looked up to confirm the filter's \"seen\"; %d confirmed in memory)\n", s.FilterStoreReads, s.FilterStoreKeys, s.FilterMemoryHits)
 	}
 	if s.Refreshed > 0 || s.RefreshScheduled > 0 {
 		fmt.Fprintf(w, "  refreshed    %d (%d not modified, %d changed of which %d new versions, %d behind schedule; %d URLs on the refresh schedule)\n",

@@ -80,10 +80,12 @@ type SyntheticRow struct {
 	Duplicates     int64   `json:"duplicates"`
 	Errors         int64   `json:"errors"`
 	// The URL filter's false positives (crawled anyway, with dedup.verify)
-	// and the store reads that confirmed its "seen" answers.
+	// and the store reads that confirmed its "seen" answers (and those
+	// confirmed in memory).
 	FilterFalsePositives *uint64 `json:"filter_false_positives,omitempty"`
 	FilterStoreReads     uint64  `json:"filter_store_reads,omitempty"`
 	FilterStoreKeys      uint64  `json:"filter_store_keys,omitempty"`
+	FilterMemoryHits     uint64  `json:"filter_memory_hits,omitempty"`
 	RssAnonPeak          int64   `json:"rss_anon_peak_bytes"`
 	RssAnonEnd           int64   `json:"rss_anon_end_bytes"` // the last sample before the process ended
 	LiveHeapEnd          int64   `json:"live_heap_end_bytes,omitempty"`
@@ -194,6 +196,7 @@ func syntheticOne(ctx context.Context, o SyntheticOptions, n int, logw io.Writer
 	}
 	row.Seconds, row.Fetched, row.Stored, row.Duplicates, row.Errors = st.Seconds, st.Fetched, st.Stored, st.Duplicates, st.Errors
 	row.FilterFalsePositives, row.FilterStoreReads, row.FilterStoreKeys = st.FalsePositives, st.FilterStoreReads, st.FilterStoreKeys
+	row.FilterMemoryHits = st.FilterMemoryHits
 	if st.Seconds > 0 {
 		row.PagesPerSecond = float64(st.Stored+st.Duplicates) / st.Seconds
 	}
