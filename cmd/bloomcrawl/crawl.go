@@ -61,6 +61,7 @@ func runCrawlCmd(ctx context.Context, args []string, stdout, stderr io.Writer) e
 	serveAddr := fs.String("serve", "", "also serve the HTTP API (as 'bloomcrawl serve') on this address while the crawl runs")
 	token := fs.String("token", "", "with --serve: bearer token required on every request except /healthz (default $BLOOMCRAWL_TOKEN); needed for a non-loopback address")
 	cpuProfile := fs.String("cpuprofile", "", "write a CPU profile of the crawl to this file")
+	mutexProfile := fs.String("mutexprofile", "", "write a profile of the crawl's lock contention (1 in 5 contended sync.Mutex waits sampled) to this file when the crawl ends")
 	memProfile := fs.String("memprofile", "", "write a heap profile to this file when the crawl ends (after a GC, with the crawl's state still live), and to FILE.peak whenever the live heap reaches a new high (10% above the last)")
 	clusterURL := fs.String("cluster", "", "crawl as one node of a cluster coordinated through Redis at redis://HOST:PORT/DB, or a Redis Cluster at redis+cluster://HOST:PORT[?addr=HOST:PORT...] (see README, cluster)")
 	node := fs.String("node", "", "with --cluster: this node's name (default HOSTNAME-PID); a node restarted under its name takes back its pending entries")
@@ -156,6 +157,19 @@ func runCrawlCmd(ctx context.Context, args []string, stdout, stderr io.Writer) e
 			return err
 		}
 		defer pprof.StopCPUProfile()
+	}
+	if *mutexProfile != "" {
+		f, err := os.Create(*mutexProfile)
+		if err != nil {
+			return err
+		}
+		defer f.Close()
+		runtime.SetMutexProfileFraction(5)
+		defer func() {
+			if err := pprof.Lookup("mutex").WriteTo(f, 0); err != nil {
+				fmt.Fprintf(stderr, "write mutex profile %s: %v\n", *mutexProfile, err)
+			}
+		}()
 	}
 	if *clusterURL == "" && (*node != "") {
 		return usagef("--node needs --cluster")

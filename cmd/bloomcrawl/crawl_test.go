@@ -2,6 +2,7 @@ package main
 
 import (
 	"bytes"
+	"compress/gzip"
 	"context"
 	"encoding/json"
 	"io"
@@ -168,5 +169,52 @@ func getJSON(t *testing.T, url string, v any) {
 	}
 	if err := json.NewDecoder(resp.Body).Decode(v); err != nil {
 		t.Fatalf("GET %s: %v", url, err)
+	}
+}
+
+// TestCrawlMutexProfile crawls the sample site with --mutexprofile and
+// --json: the profile is written (a gzipped pprof protobuf) and the summary
+// counts the filter's "seen" answers confirmed in memory (the sample
+// site's pages repeat their navigation links).
+func TestCrawlMutexProfile(t *testing.T) {
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	site := samplesite.New()
+	base, stop, err := site.Start(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer stop()
+	dir := t.TempDir()
+	prof, conf := filepath.Join(dir, "mutex.pprof"), filepath.Join(dir, "crawl.yaml")
+	if err := os.WriteFile(conf, []byte("scope:\n  exclude: ['"+site.Manifest().Trap.Exclude+"']\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	var out, errb bytes.Buffer
+	code := run(ctx, []string{"crawl", conf, "--seed", base + "/", "--store", filepath.Join(dir, "db"), "--json", "--mutexprofile", prof}, &out, &errb)
+	if code != 0 {
+		t.Fatalf("exit %d, stderr %s", code, errb.String())
+	}
+	var st struct {
+		Fetched    int    `json:"fetched"`
+		MemoryHits uint64 `json:"filter_memory_hits"`
+	}
+	if err := json.Unmarshal(out.Bytes(), &st); err != nil {
+		t.Fatalf("summary %q: %v", out.String(), err)
+	}
+	if st.Fetched == 0 || st.MemoryHits == 0 {
+		t.Errorf("summary: %d fetched, %d filter_memory_hits; want both > 0", st.Fetched, st.MemoryHits)
+	}
+	f, err := os.Open(prof)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	zr, err := gzip.NewReader(f)
+	if err != nil {
+		t.Fatalf("mutex profile: %v", err)
+	}
+	if b, err := io.ReadAll(zr); err != nil || len(b) == 0 {
+		t.Errorf("mutex profile: %d bytes, %v", len(b), err)
 	}
 }
