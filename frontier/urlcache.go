@@ -13,7 +13,11 @@ import (
 // lookup compares the stored bytes with the URL, so a hash collision can
 // only make the cache forget a URL (the caller then asks the store), never
 // report one it does not hold. Neither part holds pointers, so the garbage
-// collector does not scan them. Not safe for concurrent use.
+// collector does not scan them. Both start small and double as URLs
+// arrive, up to their full sizes (maxSlots, maxRing), so the memory
+// follows the URLs seen: a crawl of a few thousand URLs does not hold
+// (and the garbage collector does not pace itself by) the whole size.
+// Not safe for concurrent use.
 type urlCache struct {
 	ring  []byte   // entries, from head to end (absolute positions mod len)
 	head  uint64   // absolute position of the oldest entry
@@ -22,7 +26,15 @@ type urlCache struct {
 	n     int      // entries in slots
 	max   int      // most entries kept in slots (3/4 of them)
 	seed  maphash.Seed
+
+	maxSlots, maxRing int // the sizes slots and ring grow to
 }
+
+// The sizes a cache starts with (or its full sizes, if smaller).
+const (
+	cacheMinSlots = 1 << 12 // 32 KiB
+	cacheMinRing  = 1 << 16
+)
 
 const (
 	cacheHdr = 2      // bytes of an entry's length
@@ -42,10 +54,39 @@ func newURLCache(size int) *urlCache {
 	if ring > 1<<32-1 {
 		ring = 1<<32 - 1 // offsets are 32 bits
 	}
-	c.slots = make([]uint64, nslots)
-	c.max = nslots * 3 / 4
-	c.ring = make([]byte, ring)
+	c.maxSlots, c.maxRing = nslots, ring
+	c.slots = make([]uint64, min(nslots, cacheMinSlots))
+	c.max = len(c.slots) * 3 / 4
+	c.ring = make([]byte, min(ring, cacheMinRing))
 	return c
+}
+
+// grow doubles the table while it is 3/4 full and the ring while an entry
+// of need bytes does not fit after the newest, up to their full sizes. The
+// ring grows only while nothing was evicted from it (head 0): its offsets
+// are then the entries' absolute positions, valid in a longer ring too.
+func (c *urlCache) grow(need int) {
+	for c.n >= c.max && len(c.slots) < c.maxSlots {
+		old := c.slots
+		c.slots = make([]uint64, min(2*len(old), c.maxSlots))
+		c.max = len(c.slots) * 3 / 4
+		mask := len(c.slots) - 1
+		for _, s := range old {
+			if s == 0 {
+				continue
+			}
+			i := c.home(s >> 32)
+			for c.slots[i] != 0 {
+				i = (i + 1) & mask
+			}
+			c.slots[i] = s
+		}
+	}
+	for c.head == 0 && c.end+uint64(need) > uint64(len(c.ring)) && len(c.ring) < c.maxRing {
+		ring := make([]byte, min(2*len(c.ring), c.maxRing))
+		copy(ring, c.ring[:c.end])
+		c.ring = ring
+	}
 }
 
 // bytes is the memory the cache holds.
@@ -88,12 +129,16 @@ func (c *urlCache) has(u string) bool {
 // held keeps its place; one longer than an eighth of the ring is not kept.
 func (c *urlCache) add(u string) {
 	need := cacheHdr + len(u)
-	if len(c.slots) == 0 || need > len(c.ring)/8 || len(u) >= cacheGap {
+	if len(c.slots) == 0 || need > c.maxRing/8 || len(u) >= cacheGap {
 		return
 	}
 	tag := c.hash(u)
 	if c.find(u, tag) >= 0 {
 		return
+	}
+	c.grow(need)
+	if need > len(c.ring)/8 {
+		return // (a ring that stopped growing short of its full size)
 	}
 	size := uint64(len(c.ring))
 	pos := c.end

@@ -157,3 +157,50 @@ func BenchmarkURLCache(b *testing.B) {
 		}
 	}
 }
+
+// TestURLCacheGrows: a cache starts small and grows as URLs arrive, up to
+// its size and no further: holding a few thousand URLs it takes a small
+// part of its size; filled, it keeps the newest URLs (a suffix, as in
+// KeepsNewest) within its size, with every structure check passing
+// across the growth steps and the evictions after them.
+func TestURLCacheGrows(t *testing.T) {
+	const size = DefaultRecentBytes
+	c := newURLCache(size)
+	if c.bytes() > 128<<10 {
+		t.Fatalf("new cache of %d bytes holds %d already", size, c.bytes())
+	}
+	url := func(i int) string { return fmt.Sprintf("http://127.0.0.1:8080/section/%d/page-%d.html", i%97, i) }
+	for i := range 5000 {
+		c.add(url(i))
+	}
+	if c.bytes() > 1<<20 || c.n != 5000 {
+		t.Fatalf("5,000 URLs: %d entries in %d bytes (a cache of %d)", c.n, c.bytes(), size)
+	}
+	checkCache(t, c)
+	small := newURLCache(1 << 18) // grows, then evicts
+	const n = 20_000
+	for i := range n {
+		small.add(url(i))
+		if i%4999 == 0 {
+			checkCache(t, small)
+		}
+	}
+	checkCache(t, small)
+	if small.bytes() > 1<<18 || len(small.slots) != small.maxSlots || len(small.ring) != small.maxRing {
+		t.Fatalf("filled: %d bytes (slots %d of %d, ring %d of %d), size %d", small.bytes(), len(small.slots), small.maxSlots, len(small.ring), small.maxRing, 1<<18)
+	}
+	first := -1
+	for i := range n {
+		has := small.has(url(i))
+		if has && first < 0 {
+			first = i
+		}
+		if !has && first >= 0 {
+			t.Fatalf("URL %d forgotten, %d (older) held", i, first)
+		}
+	}
+	if first <= 0 || n-first != small.n {
+		t.Fatalf("first held %d, n %d: want the newest, after evictions", first, small.n)
+	}
+	t.Logf("256 KiB keeps the newest %d of %d URLs; 5,000 URLs in a 32 MiB cache take %d bytes", small.n, n, c.bytes())
+}
