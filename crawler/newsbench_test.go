@@ -5,6 +5,7 @@ import (
 	"os"
 	"path/filepath"
 	"runtime"
+	"runtime/metrics"
 	"runtime/pprof"
 	"slices"
 	"syscall"
@@ -26,8 +27,9 @@ import (
 // published more than two intervals before the stop that were fetched,
 // the publication-to-fetch delay, articles fetched twice, syndicated
 // copies mapped to the original's docId and false merges, and RssAnon
-// after the first minute and at the end. Run it alone, under the bench
-// lock:
+// after the first minute and at the end (with, every 10 s, the Go heap's
+// parts beside RssAnon; BLOOMCRAWL_NEWS_BENCH_PROFILE=DIR also writes
+// heap profiles at both points). Run it alone, under the bench lock:
 //
 //	BLOOMCRAWL_NEWS_BENCH=150s flock /tmp/bloomcrawl-bench.lock go test -run TestNewsBenchmark -v -timeout 10m ./crawler
 func TestNewsBenchmark(t *testing.T) {
@@ -158,8 +160,13 @@ func TestNewsBenchmark(t *testing.T) {
 	if rssMinute > 0 {
 		t.Logf("RssAnon after 1 min %.1f MiB, at the end %.1f MiB (ratio %.2f)", float64(rssMinute)/(1<<20), float64(rssEnd)/(1<<20), float64(rssEnd)/float64(rssMinute))
 	}
-	t.Logf("summary: refreshed %d, not_modified %d, changed %d, behind_schedule %d, discovery delay median %.3fs p99 %.3fs",
-		st.Refreshed, st.NotModified, st.Changed, st.BehindSchedule, st.DiscoveryDelayMedian, st.DiscoveryDelayP99)
+	t.Logf("summary: refreshed %d, not_modified %d, changed %d (new versions %d), behind_schedule %d, discovery delay median %.3fs p99 %.3fs",
+		st.Refreshed, st.NotModified, st.Changed, st.NewVersions, st.BehindSchedule, st.DiscoveryDelayMedian, st.DiscoveryDelayP99)
+	if rep, err := db.Check(context.Background()); err != nil {
+		t.Errorf("store check: %v", err)
+	} else {
+		t.Logf("store: %d pages, %d old versions kept (recrawl.keep_versions %d)", rep.Pages, rep.Versions, cfg.Recrawl.KeepVersions)
+	}
 }
 
 // memReport logs the Go runtime's view of memory (what of RssAnon is Go
@@ -170,9 +177,11 @@ func memReport(t *testing.T, when, name string) {
 	t.Helper()
 	var ms runtime.MemStats
 	runtime.ReadMemStats(&ms)
+	live := []metrics.Sample{{Name: "/gc/heap/live:bytes"}}
+	metrics.Read(live)
 	mib := func(v uint64) float64 { return float64(v) / (1 << 20) }
-	t.Logf("Go memory %s: heap in use %.1f MiB (live after last GC %.1f), heap idle not returned %.1f MiB, stacks %.1f MiB, runtime other %.1f MiB, GCs %d",
-		when, mib(ms.HeapInuse), mib(ms.HeapAlloc), mib(ms.HeapIdle-ms.HeapReleased), mib(ms.StackSys), mib(ms.MSpanSys+ms.MCacheSys+ms.BuckHashSys+ms.GCSys+ms.OtherSys), ms.NumGC)
+	t.Logf("Go memory %s: live heap at the last GC %.1f MiB; heap in use %.1f MiB (allocated %.1f), idle not returned %.1f MiB, stacks %.1f MiB, runtime other %.1f MiB, GCs %d",
+		when, mib(live[0].Value.Uint64()), mib(ms.HeapInuse), mib(ms.HeapAlloc), mib(ms.HeapIdle-ms.HeapReleased), mib(ms.StackSys), mib(ms.MSpanSys+ms.MCacheSys+ms.BuckHashSys+ms.GCSys+ms.OtherSys), ms.NumGC)
 	dir := os.Getenv("BLOOMCRAWL_NEWS_BENCH_PROFILE")
 	if dir == "" {
 		return
