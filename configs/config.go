@@ -205,9 +205,11 @@ type Dedup struct {
 	Verify bool `yaml:"verify"`
 	// VerifyCacheBytes is the memory in which Verify remembers the URLs
 	// admitted or confirmed last, exactly (their bytes are compared), so
-	// that links to them need no store read: about 600,000 URLs of 40
-	// bytes in the default. It starts small and grows with the URLs seen
-	// up to this size, then stays there (oldest forgotten first). Default
+	// that links to them need no store read: a URL costs about 19 bytes
+	// plus its path (the part after scheme://host:port), so the default
+	// holds about 800,000 URLs with 20-byte paths. It starts small and
+	// grows with the URLs seen up to this size, then stays there (oldest
+	// forgotten first). Default
 	// 33554432 (32 MiB); 0 keeps none (every "seen" answer not in flight
 	// is read from the store); must be >= 0. Not used in cluster mode.
 	VerifyCacheBytes int64 `yaml:"verify_cache_bytes"`

@@ -59,7 +59,7 @@ func (k *knownMap) commit(es []Entry) {
 // -race).
 func TestConfirmAdmitsOnce(t *testing.T) {
 	const urls, workers, rounds = 300, 8, 6
-	for _, recent := range []int{-1, 300, DefaultRecentBytes} {
+	for _, recent := range []int{-1, 1024, DefaultRecentBytes} {
 		t.Run(fmt.Sprintf("recent=%d", recent), func(t *testing.T) {
 			store := &knownMap{m: map[string]bool{}}
 			f := mustNew(t, Options{MaxDepth: -1, Seen: &liar{}, Confirm: store, RecentBytes: recent})

@@ -89,10 +89,12 @@ type Options struct {
 	Confirm knownStore
 	// RecentBytes is the memory in which Confirm remembers the URLs
 	// published (and confirmed) last, exactly, so that links to them need
-	// no store read: the URLs' bytes in a ring (3/4) and a hash table
-	// (1/4, at most 3/4 full), the oldest forgotten first;
-	// DefaultRecentBytes holds about 600,000 URLs of 40 bytes, 786,432
-	// shorter ones. Default DefaultRecentBytes; negative remembers none.
+	// no store read; the oldest are forgotten first. A URL costs 8 bytes
+	// plus its path (what follows scheme://host:port, which is stored once
+	// for its URLs, among the 8,192 origins used last) and 11 bytes of hash
+	// table: DefaultRecentBytes holds about 800,000 URLs with 20-byte
+	// paths, at most about 1,000,000. Default DefaultRecentBytes; negative
+	// remembers none.
 	RecentBytes int
 	// Seen is the seen-filter every candidate is tested against. Required.
 	// If it also has TestAndAddBatch (urlfilter's filters do), Reserve tests

@@ -3,21 +3,30 @@ package frontier
 import (
 	"encoding/binary"
 	"hash/maphash"
-	"math/bits"
+	"math"
+	"strings"
 )
 
 // urlCache remembers the URLs added last, exactly, in a fixed number of
-// bytes: the URLs themselves in a ring of bytes (each after a 2-byte
-// length; the oldest is overwritten first) and an open-addressing table
-// from a 64-bit hash of a URL to where its bytes start in the ring. A
-// lookup compares the stored bytes with the URL, so a hash collision can
-// only make the cache forget a URL (the caller then asks the store), never
-// report one it does not hold. Neither part holds pointers, so the garbage
-// collector does not scan them. Both start small and double as URLs
-// arrive, up to their full sizes (maxSlots, maxRing), so the memory
-// follows the URLs seen: a crawl of a few thousand URLs does not hold
-// (and the garbage collector does not pace itself by) the whole size.
-// Not safe for concurrent use.
+// bytes. A URL is kept as its origin (scheme://host:port, one of a small
+// table of recent origins, so that it is stored once for all its URLs) and
+// the rest of its bytes, in a ring of bytes where the oldest entry is
+// overwritten first; an open-addressing table maps a hash of the whole URL
+// to where its entry starts. A lookup compares the origin and the stored
+// bytes with the URL, so a hash collision can only make the cache forget a
+// URL (the caller then asks the store), never report one it does not hold.
+// Entries whose origin was replaced in the origin table no longer match
+// anything (the origin's generation is part of the entry). Only the origin
+// table holds pointers; the ring and the hash table are not scanned by the
+// garbage collector. All three start small and grow as URLs arrive, up to
+// their full sizes (maxSlots, maxRing, maxOrigins), so the memory follows
+// the URLs seen: a crawl of a few thousand URLs does not hold (and the
+// garbage collector does not pace itself by) the whole size. Not safe for
+// concurrent use.
+//
+// Sizes: an entry is 8 bytes plus the URL after its origin (18 bytes for
+// http://127.0.0.1:8080/p/1234567), and takes 8 / (3/4) bytes of the
+// hash table.
 type urlCache struct {
 	ring  []byte   // entries, from head to end (absolute positions mod len)
 	head  uint64   // absolute position of the oldest entry
@@ -27,7 +36,12 @@ type urlCache struct {
 	max   int      // most entries kept in slots (3/4 of them)
 	seed  maphash.Seed
 
-	maxSlots, maxRing int // the sizes slots and ring grow to
+	origins  []cacheOrigin
+	byOrigin map[string]uint16 // origin → index in origins
+	hand     int               // next origin slot the clock looks at
+	gen      uint32            // generations handed out to origins so far
+
+	maxSlots, maxRing, maxOrigins int // the sizes slots, ring and origins grow to
 }
 
 // The sizes a cache starts with (or its full sizes, if smaller).
@@ -36,28 +50,39 @@ const (
 	cacheMinRing  = 1 << 16
 )
 
+type cacheOrigin struct {
+	origin string
+	gen    uint32 // 0 = unused slot
+	ref    bool   // used since the clock last passed
+}
+
+// An entry: suffix length (2 bytes), origin index (2), origin generation
+// (4), suffix.
 const (
-	cacheHdr = 2      // bytes of an entry's length
-	cacheGap = 0xffff // length marking the ring's unused tail before a wrap
+	cacheHdr        = 8
+	cacheGap        = 0xffff // suffix length marking the ring's unused tail before a wrap
+	cacheOriginCost = 96     // bytes counted per origin table slot
+	maxCacheOrigins = 8192
 )
 
-// newURLCache returns a cache of about size bytes (a quarter for the
-// table, the rest for the ring). A size too small for any entry gives a
-// cache that remembers nothing.
+// newURLCache returns a cache of at most about size bytes: a table of
+// recent origins (8,192 for sizes from 32 MiB), then a third of the rest
+// for the hash table and two thirds for the ring. A size too small for any
+// entry gives a cache that remembers nothing.
 func newURLCache(size int) *urlCache {
 	c := &urlCache{seed: maphash.MakeSeed()}
-	if size < 256 {
+	if size < 1024 {
 		return c
 	}
-	nslots := 1 << (bits.Len(uint(size/4/8)) - 1) // a power of two, at most size/4 bytes
-	ring := size - nslots*8
-	if ring > 1<<32-1 {
-		ring = 1<<32 - 1 // offsets are 32 bits
-	}
-	c.maxSlots, c.maxRing = nslots, ring
+	norigins := min(max(size/4096, 4), maxCacheOrigins)
+	rest := size - norigins*cacheOriginCost
+	nslots := max(rest/3/8, 4)
+	ring := min(rest-nslots*8, math.MaxUint32-1) // offsets are 32 bits
+	c.maxSlots, c.maxRing, c.maxOrigins = nslots, ring, norigins
 	c.slots = make([]uint64, min(nslots, cacheMinSlots))
 	c.max = len(c.slots) * 3 / 4
 	c.ring = make([]byte, min(ring, cacheMinRing))
+	c.byOrigin = map[string]uint16{}
 	return c
 }
 
@@ -70,14 +95,13 @@ func (c *urlCache) grow(need int) {
 		old := c.slots
 		c.slots = make([]uint64, min(2*len(old), c.maxSlots))
 		c.max = len(c.slots) * 3 / 4
-		mask := len(c.slots) - 1
 		for _, s := range old {
 			if s == 0 {
 				continue
 			}
 			i := c.home(s >> 32)
 			for c.slots[i] != 0 {
-				i = (i + 1) & mask
+				i = c.next(i)
 			}
 			c.slots[i] = s
 		}
@@ -89,29 +113,59 @@ func (c *urlCache) grow(need int) {
 	}
 }
 
-// bytes is the memory the cache holds.
-func (c *urlCache) bytes() int { return len(c.ring) + 8*len(c.slots) }
+// bytes is about the memory the cache holds.
+func (c *urlCache) bytes() int { return len(c.ring) + 8*len(c.slots) + cacheOriginCost*len(c.origins) }
 
-func (c *urlCache) hash(u string) (tag uint64) { return maphash.String(c.seed, u) >> 32 }
-
-// home is the slot a tag is looked for first.
-func (c *urlCache) home(tag uint64) int { return int(tag) & (len(c.slots) - 1) }
-
-// entry returns the URL bytes stored at ring offset off.
-func (c *urlCache) entry(off int) []byte {
-	l := int(binary.LittleEndian.Uint16(c.ring[off:]))
-	return c.ring[off+cacheHdr : off+cacheHdr+l]
+// splitURL splits u into its origin (up to the path) and the rest.
+func splitURL(u string) (origin, rest string) {
+	i := strings.Index(u, "://")
+	if i < 0 {
+		return "", u
+	}
+	j := strings.IndexByte(u[i+3:], '/')
+	if j < 0 {
+		return u, ""
+	}
+	return u[:i+3+j], u[i+3+j:]
 }
 
-// find returns the slot holding u, or -1.
-func (c *urlCache) find(u string, tag uint64) int {
-	mask := len(c.slots) - 1
-	for i := c.home(tag); ; i = (i + 1) & mask {
+// tag is the 32-bit hash of an entry: its origin slot and generation and
+// the rest of its URL (so that an entry's slot can be found from the entry
+// alone, whether or not its origin is still in the table).
+func (c *urlCache) tag(oi uint16, gen uint32, rest string) uint64 {
+	h := maphash.String(c.seed, rest) ^ (uint64(oi)<<32|uint64(gen))*0x9e3779b97f4a7c15
+	return (h ^ h>>29) * 0xbf58476d1ce4e5b9 >> 32
+}
+
+// home is the slot a tag is looked for first.
+func (c *urlCache) home(tag uint64) int { return int(tag * uint64(len(c.slots)) >> 32) }
+
+func (c *urlCache) next(i int) int {
+	if i++; i == len(c.slots) {
+		return 0
+	}
+	return i
+}
+
+// matches reports whether the entry at ring offset off is rest under the
+// origin o (index oi).
+func (c *urlCache) matches(off int, oi uint16, o *cacheOrigin, rest string) bool {
+	e := c.ring[off:]
+	l := int(binary.LittleEndian.Uint16(e))
+	return l == len(rest) && binary.LittleEndian.Uint16(e[2:]) == oi && binary.LittleEndian.Uint32(e[4:]) == o.gen &&
+		string(e[cacheHdr:cacheHdr+l]) == rest
+}
+
+// find returns the slot holding rest under origin oi, or -1.
+func (c *urlCache) find(oi uint16, rest string) int {
+	o := &c.origins[oi]
+	tag := c.tag(oi, o.gen, rest)
+	for i := c.home(tag); ; i = c.next(i) {
 		s := c.slots[i]
 		if s == 0 {
 			return -1
 		}
-		if s>>32 == tag && string(c.entry(int(uint32(s))-1)) == u {
+		if s>>32 == tag && c.matches(int(uint32(s))-1, oi, o, rest) {
 			return i
 		}
 	}
@@ -122,18 +176,30 @@ func (c *urlCache) has(u string) bool {
 	if len(c.slots) == 0 {
 		return false
 	}
-	return c.find(u, c.hash(u)) >= 0
+	origin, rest := splitURL(u)
+	oi, ok := c.byOrigin[origin]
+	if !ok {
+		return false
+	}
+	c.origins[oi].ref = true
+	return c.find(oi, rest) >= 0
 }
 
 // add remembers u, forgetting the oldest URLs as needed. A URL already
-// held keeps its place; one longer than an eighth of the ring is not kept.
+// held keeps its place; one whose entry would be longer than an eighth of
+// the ring is not kept.
 func (c *urlCache) add(u string) {
-	need := cacheHdr + len(u)
-	if len(c.slots) == 0 || need > c.maxRing/8 || len(u) >= cacheGap {
+	origin, rest := splitURL(u)
+	need := cacheHdr + len(rest)
+	if len(c.slots) == 0 || need > c.maxRing/8 || len(rest) >= cacheGap {
 		return
 	}
-	tag := c.hash(u)
-	if c.find(u, tag) >= 0 {
+	oi, ok := c.byOrigin[origin]
+	if !ok {
+		oi = c.newOrigin(origin)
+	}
+	c.origins[oi].ref = true
+	if c.find(oi, rest) >= 0 {
 		return
 	}
 	c.grow(need)
@@ -151,22 +217,59 @@ func (c *urlCache) add(u string) {
 	if c.head == c.end {
 		c.head = pos // empty: nothing between end and pos to skip
 	} else if pos != c.end {
-		off := c.end % size
-		if off+cacheHdr <= size {
+		if off := c.end % size; off+2 <= size {
 			binary.LittleEndian.PutUint16(c.ring[off:], cacheGap)
 		}
 	}
 	off := int(pos % size)
-	binary.LittleEndian.PutUint16(c.ring[off:], uint16(len(u)))
-	copy(c.ring[off+cacheHdr:], u)
+	e := c.ring[off:]
+	binary.LittleEndian.PutUint16(e, uint16(len(rest)))
+	binary.LittleEndian.PutUint16(e[2:], oi)
+	binary.LittleEndian.PutUint32(e[4:], c.origins[oi].gen)
+	copy(e[cacheHdr:], rest)
 	c.end = pos + uint64(need)
-	mask := len(c.slots) - 1
+	tag := c.tag(oi, c.origins[oi].gen, rest)
 	i := c.home(tag)
 	for c.slots[i] != 0 {
-		i = (i + 1) & mask
+		i = c.next(i)
 	}
 	c.slots[i] = tag<<32 | uint64(off+1)
 	c.n++
+}
+
+// newOrigin gives origin a slot of the origin table: a new one while the
+// table is not full, else the first not used since the clock hand last
+// passed it; the replaced origin's entries stay in the ring until
+// overwritten but match nothing (their generation is not the slot's).
+func (c *urlCache) newOrigin(origin string) uint16 {
+	if c.gen == math.MaxUint32 {
+		c.reset() // generations would repeat: forget everything
+	}
+	c.gen++
+	o := cacheOrigin{origin: strings.Clone(origin), gen: c.gen}
+	if len(c.origins) < c.maxOrigins {
+		c.origins = append(c.origins, o)
+		c.byOrigin[o.origin] = uint16(len(c.origins) - 1)
+		return uint16(len(c.origins) - 1)
+	}
+	for c.origins[c.hand].ref {
+		c.origins[c.hand].ref = false
+		c.hand = (c.hand + 1) % len(c.origins)
+	}
+	oi := c.hand
+	delete(c.byOrigin, c.origins[oi].origin)
+	c.origins[oi] = o
+	c.byOrigin[o.origin] = uint16(oi)
+	c.hand = (c.hand + 1) % len(c.origins)
+	return uint16(oi)
+}
+
+// reset forgets every URL and origin.
+func (c *urlCache) reset() {
+	clear(c.slots)
+	c.origins = c.origins[:0]
+	clear(c.byOrigin)
+	c.head, c.end, c.n, c.gen, c.hand = 0, 0, 0, 0, 0
 }
 
 // evict forgets the oldest entry (or skips the unused tail it starts at).
@@ -182,10 +285,9 @@ func (c *urlCache) evict() {
 		c.head += size - off
 		return
 	}
-	u := c.entry(int(off))
-	tag := c.hash(string(u))
-	mask := len(c.slots) - 1
-	for i := c.home(tag); c.slots[i] != 0; i = (i + 1) & mask {
+	e := c.ring[off:]
+	tag := c.tag(binary.LittleEndian.Uint16(e[2:]), binary.LittleEndian.Uint32(e[4:]), string(e[cacheHdr:cacheHdr+int(l)]))
+	for i := c.home(tag); c.slots[i] != 0; i = c.next(i) {
 		if int(uint32(c.slots[i]))-1 == int(off) {
 			c.remove(i)
 			break
@@ -198,8 +300,7 @@ func (c *urlCache) evict() {
 // that every entry stays reachable from its home slot (linear probing's
 // backward-shift deletion).
 func (c *urlCache) remove(i int) {
-	mask := len(c.slots) - 1
-	for j := (i + 1) & mask; c.slots[j] != 0; j = (j + 1) & mask {
+	for j := c.next(i); c.slots[j] != 0; j = c.next(j) {
 		h := c.home(c.slots[j] >> 32)
 		// Entry j may move to i if its home is not in (i, j] (cyclically).
 		if (j > i && (h <= i || h > j)) || (j < i && h <= i && h > j) {

@@ -1,15 +1,19 @@
 package frontier
 
 import (
+	"encoding/binary"
 	"fmt"
+	"math"
 	"math/rand/v2"
 	"strings"
 	"testing"
 )
 
 // checkCache verifies the cache's structure: every entry between head and
-// end has exactly one slot, found from its home, and n counts them.
-func checkCache(t *testing.T, c *urlCache) {
+// end has exactly one slot, found from its home, and n counts them. It
+// returns the entries whose origin is still in the table (the URLs the
+// cache holds).
+func checkCache(t *testing.T, c *urlCache) (live int) {
 	t.Helper()
 	entries := 0
 	size := uint64(len(c.ring))
@@ -19,15 +23,28 @@ func checkCache(t *testing.T, c *urlCache) {
 			p += size - off
 			continue
 		}
-		l := uint64(c.ring[off]) | uint64(c.ring[off+1])<<8
+		e := c.ring[off:]
+		l := uint64(binary.LittleEndian.Uint16(e))
 		if l == cacheGap {
 			p += size - off
 			continue
 		}
-		u := string(c.entry(int(off)))
-		i := c.find(u, c.hash(u))
-		if i < 0 || int(uint32(c.slots[i]))-1 != int(off) {
-			t.Fatalf("entry %q at %d: find gives slot %d", u, off, i)
+		oi, gen, rest := binary.LittleEndian.Uint16(e[2:]), binary.LittleEndian.Uint32(e[4:]), string(e[cacheHdr:cacheHdr+l])
+		tag := c.tag(oi, gen, rest)
+		found := 0
+		for i := c.home(tag); c.slots[i] != 0; i = c.next(i) {
+			if int(uint32(c.slots[i]))-1 == int(off) {
+				found++
+			}
+		}
+		if found != 1 {
+			t.Fatalf("entry %q at %d: %d slots on its probe run", rest, off, found)
+		}
+		if c.origins[oi].gen == gen {
+			live++
+			if !c.has(c.origins[oi].origin + rest) {
+				t.Fatalf("entry %q at %d is live but not found", c.origins[oi].origin+rest, off)
+			}
 		}
 		entries++
 		p += cacheHdr + l
@@ -41,16 +58,18 @@ func checkCache(t *testing.T, c *urlCache) {
 	if entries != c.n || used != c.n {
 		t.Fatalf("%d entries in the ring, %d slots used, n = %d", entries, used, c.n)
 	}
+	return live
 }
 
 // TestURLCacheExact: against an exact record of what was added, the cache
-// never reports a URL it was not given, keeps the URLs added last (within
-// its bytes and entry limit), and stays consistent as the oldest are
-// overwritten, for caches from a few entries (long probe runs that wrap
-// around the table) to many, URLs of many lengths, with repeats.
+// never reports a URL it was not given and stays consistent as the oldest
+// entries are overwritten and origins replaced, for caches from a few
+// entries (long probe runs that wrap around the table; 4 origin slots for
+// 1 to 40 hosts) to many, URLs of many lengths, with repeats.
 func TestURLCacheExact(t *testing.T) {
-	for _, size := range []int{256, 1000, 4096, 1 << 16} {
-		t.Run(fmt.Sprint(size), func(t *testing.T) {
+	for _, tc := range []struct{ size, hosts int }{{1024, 1}, {1024, 40}, {2000, 3}, {4096, 40}, {1 << 16, 5}, {1 << 16, 40}, {1 << 20, 10_000}} {
+		size := tc.size
+		t.Run(fmt.Sprintf("%d-bytes-%d-hosts", tc.size, tc.hosts), func(t *testing.T) {
 			c := newURLCache(size)
 			if c.bytes() > size {
 				t.Fatalf("cache of %d bytes holds %d", size, c.bytes())
@@ -59,7 +78,7 @@ func TestURLCacheExact(t *testing.T) {
 			added := map[string]bool{}
 			var order []string // distinct URLs in the order first added
 			for step := range 20_000 {
-				u := fmt.Sprintf("http://h/%d%s", r.IntN(3000), strings.Repeat("x", r.IntN(40)))
+				u := fmt.Sprintf("http://h%d.example/%d%s", r.IntN(tc.hosts), r.IntN(3000), strings.Repeat("x", r.IntN(40)))
 				had := c.has(u)
 				if had && !added[u] {
 					t.Fatalf("step %d: has(%q) before it was added", step, u)
@@ -69,29 +88,29 @@ func TestURLCacheExact(t *testing.T) {
 					added[u] = true
 					order = append(order, u)
 				}
-				if cacheHdr+len(u) <= len(c.ring)/8 && !had && !c.has(u) {
+				if _, rest := splitURL(u); cacheHdr+len(rest) <= len(c.ring)/8 && !c.has(u) {
 					t.Fatalf("step %d: %q not held right after add", step, u)
 				}
 				if step%997 == 0 {
 					checkCache(t, c)
 				}
 			}
-			checkCache(t, c)
+			live := checkCache(t, c)
 			// Every URL it holds was added: the held URLs among those
-			// added are all its entries.
+			// added are all its live entries.
 			held := 0
 			for _, u := range order {
 				if c.has(u) {
 					held++
 				}
 			}
-			if held != c.n {
-				t.Errorf("%d of the added URLs held, n = %d", held, c.n)
+			if held != live {
+				t.Errorf("%d of the added URLs held, %d live entries", held, live)
 			}
 			if c.n == 0 && len(c.slots) > 0 {
 				t.Errorf("cache of %d bytes holds nothing", size)
 			}
-			for _, u := range []string{"http://h/none", "", "http://h/1" + strings.Repeat("y", 50)} {
+			for _, u := range []string{"http://h0.example/none", "", "http://h0.example/1" + strings.Repeat("y", 50), "http://h0.example", "h0.example/1"} {
 				if c.has(u) {
 					t.Errorf("has(%q) never added", u)
 				}
@@ -134,7 +153,7 @@ func TestURLCacheKeepsNewest(t *testing.T) {
 // TestURLCacheNone: a cache too small (or negative) remembers nothing and
 // does not fail.
 func TestURLCacheNone(t *testing.T) {
-	for _, size := range []int{-1, 0, 100} {
+	for _, size := range []int{-1, 0, 1000} {
 		c := newURLCache(size)
 		c.add("http://a/")
 		if c.has("http://a/") || c.bytes() != 0 {
@@ -186,7 +205,9 @@ func TestURLCacheGrows(t *testing.T) {
 		}
 	}
 	checkCache(t, small)
-	if small.bytes() > 1<<18 || len(small.slots) != small.maxSlots || len(small.ring) != small.maxRing {
+	// Filled: within its size, the table or the ring (whichever limits
+	// these URLs) at its full size.
+	if small.bytes() > 1<<18 || len(small.slots) != small.maxSlots && len(small.ring) != small.maxRing {
 		t.Fatalf("filled: %d bytes (slots %d of %d, ring %d of %d), size %d", small.bytes(), len(small.slots), small.maxSlots, len(small.ring), small.maxRing, 1<<18)
 	}
 	first := -1
@@ -203,4 +224,27 @@ func TestURLCacheGrows(t *testing.T) {
 		t.Fatalf("first held %d, n %d: want the newest, after evictions", first, small.n)
 	}
 	t.Logf("256 KiB keeps the newest %d of %d URLs; 5,000 URLs in a 32 MiB cache take %d bytes", small.n, n, c.bytes())
+}
+
+// TestURLCacheGenerationsWrap: when the origins' generation counter would
+// repeat, the cache forgets everything rather than let an old entry match
+// a new origin.
+func TestURLCacheGenerationsWrap(t *testing.T) {
+	c := newURLCache(1 << 16)
+	c.add("http://a.example/1")
+	c.gen = math.MaxUint32 - 1
+	c.add("http://b.example/1") // the last generation
+	if !c.has("http://a.example/1") || !c.has("http://b.example/1") {
+		t.Fatal("URLs added before the counter's end are not held")
+	}
+	c.add("http://c.example/1") // would repeat generations: reset
+	if c.has("http://a.example/1") || c.has("http://b.example/1") || !c.has("http://c.example/1") {
+		t.Errorf("after the wrap: a %v, b %v, c %v; want only c", c.has("http://a.example/1"), c.has("http://b.example/1"), c.has("http://c.example/1"))
+	}
+	checkCache(t, c)
+	c.add("http://a.example/2")
+	if !c.has("http://a.example/2") || c.has("http://a.example/1") {
+		t.Error("a.example/2 not held, or a.example/1 back")
+	}
+	checkCache(t, c)
 }
