@@ -78,6 +78,13 @@ type Task struct {
 
 const group = "crawl" // the consumer group of every partition stream
 
+// entry names a stream entry: IDs are per stream, and two partitions'
+// streams give the same ID to entries added in the same millisecond.
+type entry struct {
+	partition int
+	id        string
+}
+
 // Node is one crawler's handle on the cluster state. Its methods are safe
 // for concurrent use.
 type Node struct {
@@ -91,12 +98,13 @@ type Node struct {
 	mu        sync.Mutex
 	held      map[int]bool      // partitions this node holds a lease on
 	claimAt   map[int]time.Time // when each held partition was last XAUTOCLAIMed
-	inflight  map[string]int    // stream IDs handed out, neither acked nor released → partition
+	inflight  map[entry]bool    // entries handed out, neither acked nor released
 	draining  map[int]bool      // held partitions being given up: not read, released once none of their entries is in flight
 	loopErr   error
 	reporter  func() Counters // set by Report; published every lease round
 	lease     LeaseState      // renew failures, leases lost, queues of held partitions (State)
 	admitted  int64           // URLs this node queued (Admit's fresh ones)
+	trips     roundTrips      // commands and pipelines sent (RoundTrips)
 	stop      chan struct{}
 	loopDone  chan struct{}
 	closeOnce sync.Once
@@ -137,8 +145,9 @@ func Open(ctx context.Context, o Options) (*Node, error) {
 	n0 := max(64, int(o.Capacity/uint64(o.Partitions)))
 	p0 := o.TargetFP / 2
 	n := &Node{o: o, rdb: rdb, n0: n0, p0: p0, name: o.Node,
-		held: map[int]bool{}, claimAt: map[int]time.Time{}, inflight: map[string]int{}, draining: map[int]bool{},
+		held: map[int]bool{}, claimAt: map[int]time.Time{}, inflight: map[entry]bool{}, draining: map[int]bool{},
 		stop: make(chan struct{}), loopDone: make(chan struct{})}
+	rdb.AddHook(&n.trips)
 	if err := n.setup(ctx); err != nil {
 		n.rdb.Close()
 		return nil, err
@@ -469,7 +478,7 @@ func (n *Node) tasks(p int, msgs []redis.XMessage, out []Task) []Task {
 	n.mu.Lock()
 	defer n.mu.Unlock()
 	for _, m := range msgs {
-		if _, ok := n.inflight[m.ID]; ok {
+		if n.inflight[entry{p, m.ID}] {
 			continue
 		}
 		u, _ := m.Values["u"].(string)
@@ -478,7 +487,7 @@ func (n *Node) tasks(p int, msgs []redis.XMessage, out []Task) []Task {
 		}
 		d, _ := strconv.Atoi(fmt.Sprint(m.Values["d"]))
 		r, _ := m.Values["r"].(string)
-		n.inflight[m.ID] = p
+		n.inflight[entry{p, m.ID}] = true
 		out = append(out, Task{Item: Item{URL: u, Depth: d, Referrer: r}, Partition: p, ID: m.ID})
 	}
 	return out
@@ -500,7 +509,7 @@ func (n *Node) Ack(ctx context.Context, t Task) error {
 // longer than LeaseTTL.
 func (n *Node) Release(t Task) {
 	n.mu.Lock()
-	delete(n.inflight, t.ID)
+	delete(n.inflight, entry{t.Partition, t.ID})
 	n.mu.Unlock()
 }
 
@@ -643,8 +652,8 @@ func (n *Node) balance(ctx context.Context) error {
 		n.draining[held[i]] = true
 	}
 	busy := map[int]bool{}
-	for _, p := range n.inflight {
-		busy[p] = true
+	for e := range n.inflight {
+		busy[e.partition] = true
 	}
 	var release []int
 	for p := range n.draining {

@@ -340,7 +340,7 @@ func testStateAndInspect(t *testing.T, url string) {
 	b.Report(func() Counters { return Counters{Pages: 3, Stored: 3} })
 	var items []Item
 	for i := range 200 {
-		items = append(items, Item{URL: fmt.Sprintf("http://h%d.example.net/%d", i%13, i)})
+		items = append(items, Item{URL: fmt.Sprintf("http://site%d.net/%d", i%13, i)}) // 13 registrable domains
 	}
 	if k, err := a.Admit(ctx, items[:120]); err != nil || k != 120 {
 		t.Fatalf("a queued %d, %v", k, err)
@@ -445,5 +445,35 @@ func testStateAndInspect(t *testing.T, url string) {
 	}
 	if r.URLsDone != int64(len(taken)) {
 		t.Errorf("Inspect urls_done %d, want %d", r.URLsDone, len(taken))
+	}
+}
+
+// TestTakeSameIDInTwoPartitions: stream IDs are per stream, and a page's
+// links queued in several partitions in the same millisecond get equal
+// IDs; each entry must be handed out (a first version keyed the entries in
+// flight by ID alone and left such twins pending until the lease TTL
+// re-delivered them: a stall of a TTL per twin in a multi-host crawl).
+func TestTakeSameIDInTwoPartitions(t *testing.T) {
+	url := "redis://" + redistest.Start(t) + "/0"
+	n := open(t, url, "a")
+	ctx := context.Background()
+	for i := 0; len(n.Held()) != 8; i++ {
+		if i == 200 {
+			t.Fatalf("a holds %v after 10 s, want all 8 partitions", n.Held())
+		}
+		time.Sleep(50 * time.Millisecond)
+	}
+	for p := range 8 {
+		err := n.rdb.XAdd(ctx, &redis.XAddArgs{Stream: n.key(p, "q"), ID: "1-1", Values: []any{"u", fmt.Sprintf("http://p%d.example/", p), "d", 0, "r", ""}}).Err()
+		if err != nil {
+			t.Fatal(err)
+		}
+	}
+	tasks, err := n.Take(ctx, 100)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(tasks) != 8 {
+		t.Errorf("Take handed out %d of 8 entries with ID 1-1 in 8 partitions: %+v", len(tasks), tasks)
 	}
 }

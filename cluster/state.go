@@ -7,6 +7,7 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"sync/atomic"
 
 	"github.com/redis/go-redis/v9"
 )
@@ -87,8 +88,8 @@ func (n *Node) publish(ctx context.Context, state string) error {
 	}
 	pipe := n.rdb.Pipeline()
 	pipe.HSet(ctx, n.nodeKey(n.name), "pages", c.Pages, "stored", c.Stored, "duplicates", c.Duplicates,
-		"errors", c.Errors, "urls", admitted, "partitions", strings.Join(parts, ","), "state", state,
-		"lease_ttl_ms", n.o.LeaseTTL.Milliseconds())
+		"errors", c.Errors, "urls", admitted, "round_trips", n.trips.n.Load()+1, // +1: this pipeline
+		"partitions", strings.Join(parts, ","), "state", state, "lease_ttl_ms", n.o.LeaseTTL.Milliseconds())
 	pipe.SAdd(ctx, n.o.Prefix+":nodeset", n.name)
 	lens := make([]*redis.IntCmd, len(held))
 	pend := make([]*redis.XPendingCmd, len(held))
@@ -121,8 +122,9 @@ type NodeReport struct {
 	SilentMs int64  `json:"silent_ms"`
 	State    string `json:"state"`
 	Counters
-	URLs       int64 `json:"urls"`       // URLs this node queued (found first cluster-wide)
-	Partitions []int `json:"partitions"` // held at its last report
+	URLs       int64 `json:"urls"`        // URLs this node queued (found first cluster-wide)
+	RoundTrips int64 `json:"round_trips"` // commands and pipelines this node sent Redis (RoundTrips)
+	Partitions []int `json:"partitions"`  // held at its last report
 }
 
 // PartitionReport is one partition as Inspect reads it from Redis.
@@ -220,7 +222,7 @@ func Inspect(ctx context.Context, url, prefix string) (*Report, error) {
 	num := func(m map[string]string, k string) int64 { v, _ := strconv.ParseInt(m[k], 10, 64); return v }
 	for i, name := range names {
 		h := hashes[i].Val()
-		nr := NodeReport{Name: name, State: h["state"], URLs: num(h, "urls"), Partitions: []int{},
+		nr := NodeReport{Name: name, State: h["state"], URLs: num(h, "urls"), RoundTrips: num(h, "round_trips"), Partitions: []int{},
 			Counters: Counters{Pages: num(h, "pages"), Stored: num(h, "stored"), Duplicates: num(h, "duplicates"), Errors: num(h, "errors")}}
 		for _, f := range strings.Split(h["partitions"], ",") {
 			if p, err := strconv.Atoi(f); err == nil {
@@ -254,3 +256,28 @@ func Inspect(ctx context.Context, url, prefix string) (*Report, error) {
 	}
 	return r, nil
 }
+
+// roundTrips is a go-redis hook counting what a node sends: each command
+// sent alone and each pipeline counts one (on a Redis Cluster a pipeline
+// goes to its shards in parallel: still one wait).
+type roundTrips struct{ n atomic.Int64 }
+
+func (r *roundTrips) DialHook(next redis.DialHook) redis.DialHook { return next }
+
+func (r *roundTrips) ProcessHook(next redis.ProcessHook) redis.ProcessHook {
+	return func(ctx context.Context, cmd redis.Cmder) error {
+		r.n.Add(1)
+		return next(ctx, cmd)
+	}
+}
+
+func (r *roundTrips) ProcessPipelineHook(next redis.ProcessPipelineHook) redis.ProcessPipelineHook {
+	return func(ctx context.Context, cmds []redis.Cmder) error {
+		r.n.Add(1)
+		return next(ctx, cmds)
+	}
+}
+
+// RoundTrips returns how many commands and pipelines the node has sent
+// Redis (a script retried by source after NOSCRIPT counts twice).
+func (n *Node) RoundTrips() int64 { return n.trips.n.Load() }

@@ -81,7 +81,7 @@ func (s *clusterSite) serve(w http.ResponseWriter, r *http.Request, h int) {
 		s.active[r.Host]--
 		s.mu.Unlock()
 	}()
-	time.Sleep(2 * time.Millisecond) // a request takes a while: overlaps show
+	time.Sleep(10 * time.Millisecond) // a request takes a while: overlaps show, and a node joining late finds work left
 	var b strings.Builder
 	fmt.Fprintf(&b, "<!DOCTYPE html><html><head><title>host %d page %d</title></head><body><p>Host %d, page %d, text %d.</p>\n", h, i, h, i, i*7919+h)
 	for c := 4*i + 1; c <= 4*i+4 && c < s.pages; c++ {
