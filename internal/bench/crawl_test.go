@@ -35,6 +35,8 @@ func init() {
 		os.Exit(childFetch(os.Args[len(os.Args)-1]))
 	case "crawl":
 		os.Exit(childCrawl(os.Args[len(os.Args)-1]))
+	case "clustercrawl":
+		os.Exit(childClusterCrawl(os.Args[len(os.Args)-4:]))
 	}
 	os.Exit(3)
 }

@@ -37,6 +37,14 @@
 //     Go live heap, disk bytes per page and the loss against the site's
 //     exact ground truth. The site and the crawl run in child processes
 //     ([ChildServe], [ChildCrawl]) so that the crawl's memory is its own.
+//   - cluster.go: [Cluster] crawls one generated multi-host site (a
+//     synthsite per loopback host, each page also linking to the next
+//     host) with 1, 2, 3 … cluster nodes as child processes against a fresh
+//     redis-server (or 3-master Redis Cluster) per crawl: aggregate pages/s
+//     from the site's own clock, node and Redis CPU per page, round trips
+//     per page (counted by each node's client), Redis commands and bytes in
+//     and out per page (INFO), the seen-state's bytes per URL (MEMORY
+//     USAGE), and every page fetched once (the site's count).
 //
 // # Inputs
 //
