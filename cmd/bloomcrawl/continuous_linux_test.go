@@ -100,4 +100,28 @@ func TestContinuousKillResume(t *testing.T) {
 			}
 		}
 	}
+	// The hubs changed while the crawl was down (two articles more): the
+	// refresh after the restart made a new version of each, and the
+	// first one (one story listed) is still readable from the store.
+	if !strings.Contains(out.String(), `"new_versions":`) || st.NewVersions < 2 {
+		t.Errorf("summary: new_versions %d, want >= 2 (both hubs)\n%s", st.NewVersions, out.String())
+	}
+	q, stderr, code := runQ(t, "--store", dir, "--json", "url", site.Hosts[0].URL("/"))
+	var rec struct {
+		URL struct {
+			DocID    string `json:"doc_id"`
+			Versions int    `json:"versions"`
+		} `json:"url_record"`
+	}
+	if err := json.Unmarshal([]byte(q), &rec); err != nil || code != 0 || rec.URL.Versions < 2 {
+		t.Fatalf("query url of the hub: exit %d %s, %v\n%s", code, stderr, err, q)
+	}
+	q, stderr, code = runQ(t, "--store", dir, "doc", rec.URL.DocID, "--version", "1", "--text")
+	if code != 0 || !strings.Contains(q, "Latest news of host 0: 1 stories.") {
+		t.Errorf("query doc %s --version 1: exit %d %s\n%s", rec.URL.DocID, code, stderr, q)
+	}
+	q, _, _ = runQ(t, "--store", dir, "doc", rec.URL.DocID, "--text")
+	if !strings.Contains(q, "Latest news of host 0: 3 stories.") || !strings.Contains(q, "versions kept") {
+		t.Errorf("query doc %s (the latest): \n%s", rec.URL.DocID, q)
+	}
 }
