@@ -244,6 +244,7 @@ type Stats struct {
 	PerHost     map[string]int `json:"per_host"`   // pages per host
 	Queue       int            `json:"queue"`      // pending frontier entries
 	TraceChunks int            `json:"trace_chunks"`
+	OldVersions int            `json:"old_versions"` // old versions of refreshed pages kept (recrawl.keep_versions)
 	MetaKeys    int            `json:"meta_keys"`
 	DiskBytes   int64          `json:"disk_bytes"` // bytes the store's files occupy on disk (allocated blocks: Badger preallocates sparse files)
 }
@@ -304,6 +305,9 @@ func (db *DB) Stats(ctx context.Context) (Stats, error) {
 			return err
 		}
 		if s.TraceChunks, err = count(nsTrace, nil); err != nil {
+			return err
+		}
+		if s.OldVersions, err = count(nsVersion, nil); err != nil {
 			return err
 		}
 		if s.MetaKeys, err = count(nsMeta, nil); err != nil {

@@ -201,6 +201,9 @@ func (q *queryCmd) stats(ctx context.Context, args []string, top int) error {
 	fmt.Fprintf(tw, "urls without document\t%d\n", st.NoDoc)
 	fmt.Fprintf(tw, "hosts\t%d\n", st.Hosts)
 	fmt.Fprintf(tw, "queued\t%d\n", st.Queue)
+	if st.OldVersions > 0 {
+		fmt.Fprintf(tw, "old versions\t%d (of refreshed pages; 'query doc ID' lists a page's)\n", st.OldVersions)
+	}
 	fmt.Fprintf(tw, "disk bytes\t%d\n", st.DiskBytes)
 	if hosts := st.TopHosts(top); len(hosts) > 0 {
 		fmt.Fprintf(tw, "\npages per host\t\n")

@@ -93,6 +93,9 @@ func TestQueryVersions(t *testing.T) {
 	if _, _, code := runQ(t, "--store", dir, "doc", id.String(), "--version", "-1"); code != 2 {
 		t.Errorf("doc --version -1: exit %d, want 2 (usage)", code)
 	}
+	if out, _, code := runQ(t, "--store", dir, "stats"); code != 0 || !regexp.MustCompile(`(?m)^old versions +2 `).MatchString(out) {
+		t.Errorf("stats: exit %d, want 2 old versions\n%s", code, out)
+	}
 	out, stderr, code = runQ(t, "--store", dir, "url", "https://news.test/live")
 	if code != 0 || !regexp.MustCompile(`(?m)^versions +3 `).MatchString(out) {
 		t.Fatalf("url: exit %d %s\n%s", code, stderr, out)
