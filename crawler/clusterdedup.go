@@ -43,12 +43,13 @@ type clusterDedup struct {
 
 	mu    sync.Mutex        // serializes the appends and replays of this node
 	last  string            // the last log entry replayed
-	owner map[uint64]string // docId → the node that stored it
-	names map[string]string // node names, interned
+	owner map[uint64]uint16 // docId → the node that stored it (an index in names)
+	names []string          // the nodes' names
+	index map[string]uint16 // name → index in names
 }
 
 func newClusterDedup(log docLog, dd deduper) *clusterDedup {
-	return &clusterDedup{log: log, dd: dd, node: log.Name(), owner: map[uint64]string{}, names: map[string]string{}}
+	return &clusterDedup{log: log, dd: dd, node: log.Name(), owner: map[uint64]uint16{}, index: map[string]uint16{}}
 }
 
 // start checks that every node decides by the same rules and replays the
@@ -106,7 +107,11 @@ func (cd *clusterDedup) check(ctx context.Context, url, canonical string, sig co
 			v = ev
 		}
 	}
-	return v, cd.owner[v.DocID], nil
+	node := ""
+	if i, ok := cd.owner[v.DocID]; ok {
+		node = cd.names[i]
+	}
+	return v, node, nil
 }
 
 // apply replays one log entry: the deduper's verdict on it, its aliases
@@ -124,12 +129,16 @@ func (cd *clusterDedup) apply(e cluster.DocEntry, sim contentdedup.Similarity) (
 	// or the one that fetched a document's first URL again (its first
 	// node died before acknowledging it; judgeCluster stores it there)
 	if !v.Duplicate || v.Reason == contentdedup.ReasonURL && v.MatchURL == e.URL {
-		name, ok := cd.names[e.Node]
+		i, ok := cd.index[e.Node]
 		if !ok {
-			name = e.Node
-			cd.names[name] = name
+			if len(cd.names) == 1<<16 {
+				return v, fmt.Errorf("crawler: document log entry %s: more than %d node names", e.ID, 1<<16)
+			}
+			i = uint16(len(cd.names))
+			cd.names = append(cd.names, e.Node)
+			cd.index[e.Node] = i
 		}
-		cd.owner[v.DocID] = name
+		cd.owner[v.DocID] = i
 	}
 	return v, nil
 }

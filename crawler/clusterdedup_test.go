@@ -13,8 +13,10 @@ import (
 
 	"github.com/bloomcrawl/bloomcrawl/cluster"
 	"github.com/bloomcrawl/bloomcrawl/contentdedup"
+	"github.com/bloomcrawl/bloomcrawl/frontier"
 	"github.com/bloomcrawl/bloomcrawl/internal/bench/dedupeval"
 	"github.com/bloomcrawl/bloomcrawl/internal/redistest"
+	"github.com/bloomcrawl/bloomcrawl/storage"
 )
 
 // evalDocs is a near-duplicate evaluation set: every article of the
@@ -199,4 +201,57 @@ func lastID(es []cluster.DocEntry) string {
 		return ""
 	}
 	return es[len(es)-1].ID
+}
+
+// TestClusterDedupRefetchAfterCrash: node a judges page P (a new
+// document in the log) and dies before storing it; P is fetched again by
+// node b, whose verdict is then P's own document by the URL step: b
+// stores P under that docId (judgeCluster makes it new again), every
+// node's replay records b as the node storing it, so a near-duplicate
+// judged later on node c names b. Once b's store has the page, a third
+// fetch of P is not stored again.
+func TestClusterDedupRefetchAfterCrash(t *testing.T) {
+	addr := redistest.Start(t)
+	text := strings.Repeat("lantern harbor orchard meadow signal copper winter garden pilot marble thunder violet ", 20)
+	a := testNode(t, addr, "crash", "a")
+	first := clusterCheck(t, a, dedupeval.Doc{URL: "https://x.example/p", Title: "P", Text: text})
+	if first.Duplicate {
+		t.Fatalf("first judgement of P: %+v, want new", first)
+	}
+	db, err := storage.Open(t.TempDir(), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer db.Close()
+	b := testNode(t, addr, "crash", "b")
+	c := &Crawler{o: Options{Dedup: b.dd, Store: db}, cdd: b}
+	judge := func() (contentdedup.Verdict, storage.URLRecord) {
+		var rec storage.URLRecord
+		v, err := c.judgeCluster(context.Background(), frontier.Entry{URL: "https://x.example/p"}, &job{}, &rec, &Document{Title: "P", Text: text})
+		if err != nil {
+			t.Fatal(err)
+		}
+		return v, rec
+	}
+	v, rec := judge()
+	if v.Duplicate || v.Reason != contentdedup.ReasonNew || v.DocID != first.DocID || rec.Node != "" {
+		t.Fatalf("P fetched again on b: %+v (record node %q); want new, docId %016x", v, rec.Node, first.DocID)
+	}
+	sig, _ := b.dd.Prepare("P", text)
+	if _, err := db.Commit(context.Background(), storage.Commit{Page: &storage.Page{DocID: storage.DocID(v.DocID), URL: "https://x.example/p", Title: "P", Text: text,
+		TitleFP: sig.Title, ContentFP: sig.Content, FPFlags: sig.Flags, Sketch: sig.Sketch.Bytes(), FetchedAt: time.Now()}}); err != nil {
+		t.Fatal(err)
+	}
+	if v, _ := judge(); !v.Duplicate || v.DocID != first.DocID {
+		t.Errorf("P fetched a third time, its page in b's store: %+v; want a duplicate of %016x", v, first.DocID)
+	}
+	n3 := testNode(t, addr, "crash", "c") // replays the whole log at start
+	sig2, sim2 := n3.dd.Prepare("P copy", text+" one more line")
+	v2, node, err := n3.check(context.Background(), "https://y.example/p", "", sig2, sim2, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !v2.Duplicate || v2.DocID != first.DocID || node != "b" {
+		t.Errorf("near-duplicate of P on node c: %+v, node %q; want docId %016x stored by b", v2, node, first.DocID)
+	}
 }
