@@ -89,6 +89,7 @@ func StartServer(bin, dir string, cluster bool) (*Server, error) {
 	}
 	s := &Server{Addr: fmt.Sprintf("127.0.0.1:%d", port), Bus: bus, cmd: exec.Command(bin, args...), out: &syncBuffer{}, done: make(chan struct{})}
 	s.cmd.Stdout, s.cmd.Stderr = s.out, s.out
+	dieWithParent(s.cmd)
 	if err := s.cmd.Start(); err != nil {
 		return nil, err
 	}
