@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"os"
 	"slices"
 	"strings"
 	"sync"
@@ -475,5 +476,40 @@ func TestTakeSameIDInTwoPartitions(t *testing.T) {
 	}
 	if len(tasks) != 8 {
 		t.Errorf("Take handed out %d of 8 entries with ID 1-1 in 8 partitions: %+v", len(tasks), tasks)
+	}
+}
+
+// TestRenewFailuresCounted: when Redis goes away, the node counts its
+// failed lease rounds (State().RenewFailures, shown in progress and
+// /metrics) and, after a lease TTL of them, Take returns the error.
+func TestRenewFailuresCounted(t *testing.T) {
+	bin, err := redistest.Binary()
+	if err != nil {
+		if os.Getenv("BLOOMCRAWL_CI") == "1" {
+			t.Fatal(err)
+		}
+		t.Skip(err)
+	}
+	srv, err := redistest.StartServer(bin, t.TempDir(), false)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer srv.Close()
+	n := open(t, "redis://"+srv.Addr+"/0", "a")
+	for i := 0; len(n.Held()) == 0; i++ {
+		if i == 200 {
+			t.Fatal("no lease after 10 s")
+		}
+		time.Sleep(50 * time.Millisecond)
+	}
+	srv.Close()
+	for i := 0; n.State().RenewFailures < 3; i++ {
+		if i == 400 {
+			t.Fatalf("20 s after Redis died: %+v, want 3 renew failures (a TTL of lease rounds)", n.State())
+		}
+		time.Sleep(50 * time.Millisecond)
+	}
+	if _, err := n.Take(context.Background(), 1); err == nil {
+		t.Error("Take answers without error after a lease TTL of failed rounds")
 	}
 }

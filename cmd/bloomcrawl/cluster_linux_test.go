@@ -389,16 +389,26 @@ func logRedisCost(t *testing.T, addrs []string, pages int) {
 // it has fetched some pages: the others must take over its partitions,
 // re-deliver what it had in flight and finish with every page fetched;
 // only pages the dead node had taken may be fetched twice.
-func TestClusterNodeKilledMidCrawl(t *testing.T) { clusterKill(t, false) }
+func TestClusterNodeKilledMidCrawl(t *testing.T) {
+	clusterKill(t, "redis://"+redistest.Start(t)+"/0", false)
+}
+
+// TestClusterNodeKilledOnRedisCluster is TestClusterNodeKilledMidCrawl
+// against a Redis Cluster of three masters: lease expiry and XAUTOCLAIM
+// take over the dead node's work there too.
+func TestClusterNodeKilledOnRedisCluster(t *testing.T) {
+	clusterKill(t, redistest.ClusterURL(redistest.StartCluster(t, 3)), false)
+}
 
 // TestClusterNodeRestartsAfterKill kills a node as above and restarts it
 // at once under its name on its store: it rejoins (takes partitions again
 // once its old leases expire), and all three finish with every page
 // fetched, only the dead node's entries in flight twice.
-func TestClusterNodeRestartsAfterKill(t *testing.T) { clusterKill(t, true) }
+func TestClusterNodeRestartsAfterKill(t *testing.T) {
+	clusterKill(t, "redis://"+redistest.Start(t)+"/0", true)
+}
 
-func clusterKill(t *testing.T, restart bool) {
-	redisAddr := redistest.Start(t)
+func clusterKill(t *testing.T, url string, restart bool) {
 	const hosts, pages, nodes = 4, 150, 3
 	site := newClusterSite(t, hosts, pages)
 	var kids []*started
@@ -408,7 +418,7 @@ func clusterKill(t *testing.T, restart bool) {
 		store := filepath.Join(t.TempDir(), "s")
 		stores = append(stores, store)
 		args = append(args, []string{"crawl", clusterConfig(t, site, n), "--store", store, "--json", "--mem-limit-mb", "0",
-			"--cluster", "redis://" + redisAddr + "/0", "--node", fmt.Sprintf("node%d", n), "--lease-ttl", "2s"})
+			"--cluster", url, "--node", fmt.Sprintf("node%d", n), "--lease-ttl", "2s"})
 		kids = append(kids, startChild(t, args[n]...))
 	}
 	// Kill the node with the most pages once a fifth of the site is fetched.
