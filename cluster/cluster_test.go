@@ -513,3 +513,14 @@ func TestRenewFailuresCounted(t *testing.T) {
 		t.Error("Take answers without error after a lease TTL of failed rounds")
 	}
 }
+
+// TestPartitionsMustAgree: a node opened with another partition count
+// than the crawl's first node is refused, naming both.
+func TestPartitionsMustAgree(t *testing.T) {
+	url := "redis://" + redistest.Start(t) + "/0"
+	open(t, url, "a") // 8 partitions
+	_, err := Open(context.Background(), Options{URL: url, Node: "b", Partitions: 32, LeaseTTL: 600 * time.Millisecond, Capacity: 100_000})
+	if err == nil || !strings.Contains(err.Error(), "partitions=32") || !strings.Contains(err.Error(), "partitions=8") {
+		t.Fatalf("Open with 32 partitions on a crawl of 8: %v, want a refusal naming both", err)
+	}
+}

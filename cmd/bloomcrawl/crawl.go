@@ -65,6 +65,7 @@ func runCrawlCmd(ctx context.Context, args []string, stdout, stderr io.Writer) e
 	memProfile := fs.String("memprofile", "", "write a heap profile to this file when the crawl ends (after a GC, with the crawl's state still live), and to FILE.peak whenever the live heap reaches a new high (10% above the last)")
 	clusterURL := fs.String("cluster", "", "crawl as one node of a cluster coordinated through Redis at redis://HOST:PORT/DB, or a Redis Cluster at redis+cluster://HOST:PORT[?addr=HOST:PORT...] (see README, cluster)")
 	node := fs.String("node", "", "with --cluster: this node's name (default HOSTNAME-PID); a node restarted under its name takes back its pending entries")
+	partitions := fs.Int("partitions", 16, "with --cluster: partitions the hosts are spread over (the same on every node, checked); a Redis Cluster spreads at most this many partitions' keys over its shards")
 	leaseTTL := fs.Duration("lease-ttl", 10*time.Second, "with --cluster: how long a partition lease lives unrenewed; a dead node's partitions and pages in flight are taken over after about this long")
 	memLimit := fs.Int64("mem-limit-mb", 300, "soft limit on the Go heap in MiB (runtime/debug.SetMemoryLimit), raised as the crawl's lasting state outgrows it; 0 = none; the GOMEMLIMIT environment variable wins")
 	// Flags may come before and after the config file name.
@@ -171,6 +172,9 @@ func runCrawlCmd(ctx context.Context, args []string, stdout, stderr io.Writer) e
 			}
 		}()
 	}
+	if *partitions < 1 || *partitions > 16384 {
+		return usagef("--partitions %d: want 1 to 16384", *partitions)
+	}
 	if *clusterURL == "" && (*node != "") {
 		return usagef("--node needs --cluster")
 	}
@@ -183,7 +187,7 @@ func runCrawlCmd(ctx context.Context, args []string, stdout, stderr io.Writer) e
 		}
 	}
 	st, err := crawlStore(ctx, cfg, crawlRun{audit: *audit, verbose: *verbose, stderr: stderr, serve: ln, token: *token, memProfile: *memProfile,
-		cluster: cluster.Options{URL: *clusterURL, Node: *node, LeaseTTL: *leaseTTL, Capacity: uint64(cfg.Dedup.Capacity), TargetFP: cfg.Dedup.TargetFP, Verify: cfg.Dedup.Verify}})
+		cluster: cluster.Options{URL: *clusterURL, Node: *node, LeaseTTL: *leaseTTL, Partitions: *partitions, Capacity: uint64(cfg.Dedup.Capacity), TargetFP: cfg.Dedup.TargetFP, Verify: cfg.Dedup.Verify}})
 	if errors.Is(err, context.Canceled) {
 		fmt.Fprintln(stderr, "interrupted: run the same command again to resume")
 	}

@@ -140,6 +140,7 @@ func TestCrawlClusterRefusesUnsupported(t *testing.T) {
 		{"scope:\n  sitemaps: [http://127.0.0.1:1/sitemap.xml]\n", "", "scope.sitemaps: sitemaps are not read in cluster mode"},
 		{"dedup:\n  filter: exact\n", "", "dedup.filter exact does not apply in cluster mode"},
 		{"", "--audit", "--audit does not work with --cluster"},
+		{"", "--partitions=0", "--partitions 0: want 1 to 16384"},
 	} {
 		cfg := filepath.Join(t.TempDir(), "c.yaml")
 		if err := os.WriteFile(cfg, []byte("seeds: [http://127.0.0.1:1/]\n"+c.yaml), 0o644); err != nil {
