@@ -24,7 +24,7 @@ import (
 // their own, and three near-duplicate variants of each (dedupeval:
 // header/footer, date line, ad block, edits, moved paragraph,
 // truncation), shuffled; the variants carry other hosts' URLs.
-func evalDocs(t *testing.T) []dedupeval.Doc {
+func evalDocs(t testing.TB) []dedupeval.Doc {
 	t.Helper()
 	var all []dedupeval.Doc
 	for _, lang := range []string{"en", "zh"} {
