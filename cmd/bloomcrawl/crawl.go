@@ -354,7 +354,14 @@ func crawlStore(ctx context.Context, cfg *configs.Config, r crawlRun) (st *crawl
 				serveDone <- serr
 				return
 			}
-			h := api.NewHandler(svc, db, api.HandlerOptions{Token: r.token, Logger: log, Seen: recs, Collectors: crawlMetrics(c)})
+			ho := api.HandlerOptions{Token: r.token, Logger: log, Seen: recs, Collectors: crawlMetrics(c)}
+			if r.cluster.URL != "" {
+				// a document decided here, outside the cluster's document
+				// log, would make this node's dedup index differ from the
+				// other nodes'
+				ho.NoDocID = "this crawl is a cluster node: documents are decided through the cluster's document log, not submitted here"
+			}
+			h := api.NewHandler(svc, db, ho)
 			go func() {
 				serveDone <- api.Serve(serveCtx, r.serve, h, api.ServerOptions{Logger: log, OnListen: func(a net.Addr) {
 					log.Info("serving the HTTP API during the crawl", "url", "http://"+a.String()+"/")
