@@ -18,8 +18,7 @@ import (
 	"sync"
 	"testing"
 
-	"github.com/redis/go-redis/v9"
-
+	"github.com/bloomcrawl/bloomcrawl/cluster"
 	"github.com/bloomcrawl/bloomcrawl/crawler"
 	"github.com/bloomcrawl/bloomcrawl/internal/redistest"
 	"github.com/bloomcrawl/bloomcrawl/storage"
@@ -109,7 +108,19 @@ func (s *copySite) serve(w http.ResponseWriter, r *http.Request, h int) {
 // host-only page is stored once under a docId of its own; every URL is
 // fetched once.
 func TestClusterCrossNodeDuplicates(t *testing.T) {
-	redisAddr := redistest.Start(t)
+	addr := redistest.Start(t)
+	crossNodeDuplicates(t, "redis://"+addr+"/0", []string{addr})
+}
+
+// TestClusterCrossNodeDuplicatesOnRedisCluster is
+// TestClusterCrossNodeDuplicates on a Redis Cluster of three masters (the
+// document log is one key: one slot, one shard).
+func TestClusterCrossNodeDuplicatesOnRedisCluster(t *testing.T) {
+	addrs := redistest.StartCluster(t, 3)
+	crossNodeDuplicates(t, redistest.ClusterURL(addrs), addrs)
+}
+
+func crossNodeDuplicates(t *testing.T, url string, addrs []string) {
 	const hosts, articles, nodes = 4, 40, 3
 	site := newCopySite(t, hosts, articles)
 	var seeds strings.Builder
@@ -127,7 +138,7 @@ func TestClusterCrossNodeDuplicates(t *testing.T) {
 		store := filepath.Join(t.TempDir(), "s")
 		stores = append(stores, store)
 		kids = append(kids, startChild(t, "crawl", cfg, "--store", store, "--json", "--mem-limit-mb", "0",
-			"--cluster", "redis://"+redisAddr+"/0", "--node", fmt.Sprintf("node%d", n), "--lease-ttl", "2s"))
+			"--cluster", url, "--node", fmt.Sprintf("node%d", n), "--lease-ttl", "2s"))
 	}
 	var stored, dups int64
 	for n, k := range kids {
@@ -247,8 +258,11 @@ func TestClusterCrossNodeDuplicates(t *testing.T) {
 		}
 		break
 	}
-	logRedisCost(t, []string{redisAddr}, 2*hosts*articles)
-	rdb := redis.NewClient(&redis.Options{Addr: redisAddr})
+	logRedisCost(t, addrs, 2*hosts*articles)
+	rdb, err := cluster.ParseURL(url)
+	if err != nil {
+		t.Fatal(err)
+	}
 	defer rdb.Close()
 	mem, err := rdb.MemoryUsage(context.Background(), "bloomcrawl:{docs}:log", 0).Result()
 	if err != nil {
