@@ -155,7 +155,7 @@ func TestContinuousSitemapLastmod(t *testing.T) {
 	if rec3.VersionCount() != 1 || !rec3.Hints.LastMod.Equal(changed) {
 		t.Errorf("/p/3 record: %d versions, lastmod %v; want 1 and %v (304: only the lastmod)", rec3.VersionCount(), rec3.Hints.LastMod, changed)
 	}
-	if st.LastModDue != 2 || st.NotModified != 1 {
-		t.Errorf("Stats: lastmod_due %d, not_modified %d; want 2 and 1", st.LastModDue, st.NotModified)
+	if st.LastModDue != 2 || st.NotModified != 1 || st.RefreshScheduled != 1 {
+		t.Errorf("Stats: lastmod_due %d, not_modified %d, refresh_scheduled %d; want 2, 1 and 1 (the sitemap; the pages were queued once)", st.LastModDue, st.NotModified, st.RefreshScheduled)
 	}
 }

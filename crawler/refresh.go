@@ -28,6 +28,7 @@ type refresher struct {
 
 	mu      sync.Mutex
 	items   map[string]*refreshItem
+	once    int // items off the schedule, queued once (every 0: queueNow)
 	due     refreshHeap
 	changed chan struct{} // closed and replaced when an earlier due time appears
 }
@@ -128,12 +129,17 @@ func (r *refresher) fetched(u string, at time.Time, sitemap bool) {
 		if it != nil {
 			r.remove(it)
 			delete(r.items, u)
+			if it.every == 0 {
+				r.once--
+			}
 		}
 		return
 	}
 	if it == nil {
 		it = &refreshItem{url: u, index: -1}
 		r.items[u] = it
+	} else if it.every == 0 {
+		r.once-- // queued once, and on the schedule from now on
 	}
 	it.every, it.sitemap = every, sitemap
 	it.queued, it.dueAt = false, time.Time{}
@@ -174,6 +180,7 @@ func (r *refresher) queueNow(u string, now time.Time) bool {
 	if it == nil {
 		it = &refreshItem{url: u, index: -1}
 		r.items[u] = it
+		r.once++
 	}
 	if it.queued {
 		return false
@@ -220,8 +227,8 @@ func (r *refresher) unqueue(urls []string) {
 	}
 }
 
-// counts returns the URLs on the schedule and those due now, not yet
-// queued. It visits only the due part of the heap (a min-heap: below an
+// counts returns the URLs on the schedule (not those queued once by
+// queueNow) and those due now, not yet queued. It visits only the due part of the heap (a min-heap: below an
 // item not yet due nothing is due), so it costs time in proportion to the
 // due URLs, not to the schedule (progress asks every few seconds; the
 // refresher keeps the due part small by queueing it).
@@ -238,7 +245,7 @@ func (r *refresher) counts(now time.Time) (scheduled, due int) {
 		due++
 		stack = append(stack, 2*i+1, 2*i+2)
 	}
-	return len(r.items), due
+	return len(r.items) - r.once, due
 }
 
 func (r *refresher) remove(it *refreshItem) {
