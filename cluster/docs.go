@@ -30,14 +30,15 @@ type DocEntry struct {
 }
 
 // docLogScript appends a page's entry to the document log and returns its
-// ID and every entry after ARGV[1] up to and including it, in one atomic
-// step (one round trip per page). KEYS: log. ARGV: after ("" for the
-// start), node, url, canonical, signature, aliases joined by newlines.
+// ID and the entries after ARGV[1] up to and including it, at most
+// ARGV[7] of them (the first ones), in one atomic step (one round trip
+// per page). KEYS: log. ARGV: after ("" for the start), node, url,
+// canonical, signature, aliases joined by newlines, limit.
 var docLogScript = redis.NewScript(`
 local id = redis.call('XADD', KEYS[1], '*', 'n', ARGV[2], 'u', ARGV[3], 'c', ARGV[4], 's', ARGV[5], 'a', ARGV[6])
 local from = '-'
 if ARGV[1] ~= '' then from = '(' .. ARGV[1] end
-return {id, redis.call('XRANGE', KEYS[1], from, id)}`)
+return {id, redis.call('XRANGE', KEYS[1], from, id, 'COUNT', ARGV[7])}`)
 
 func (n *Node) docKey(kind string) string { return n.o.Prefix + ":{docs}:" + kind }
 
@@ -61,11 +62,17 @@ func (n *Node) CheckDocParams(ctx context.Context, params string) error {
 }
 
 // LogDoc appends e (its ID is ignored) to the document log and returns
-// the ID it got and every entry after the entry after ("" for the log's
-// start) up to and including it, in log order: the caller replays them
-// to reach e's verdict. One round trip.
-func (n *Node) LogDoc(ctx context.Context, after string, e DocEntry) (string, []DocEntry, error) {
-	res, err := docLogScript.Run(ctx, n.rdb, []string{n.docKey("log")}, after, e.Node, e.URL, e.Canonical, e.Sig, strings.Join(e.Aliases, "\n")).Slice()
+// the ID it got and the entries after the entry after ("" for the log's
+// start) up to and including it, in log order, at most limit (>= 1) of
+// them: the caller replays them to reach e's verdict. Fewer entries than
+// the backlog (the last returned is not e) means the caller reads on
+// with ReadDocs: a node far behind the log (idle while the others
+// logged) gets it in bounded pieces, not in one reply. One round trip.
+func (n *Node) LogDoc(ctx context.Context, after string, limit int, e DocEntry) (string, []DocEntry, error) {
+	if limit < 1 {
+		return "", nil, fmt.Errorf("cluster: document log %s: limit %d, want >= 1", n.docKey("log"), limit)
+	}
+	res, err := docLogScript.Run(ctx, n.rdb, []string{n.docKey("log")}, after, e.Node, e.URL, e.Canonical, e.Sig, strings.Join(e.Aliases, "\n"), limit).Slice()
 	if err != nil {
 		return "", nil, fmt.Errorf("cluster: document log %s: %w", n.docKey("log"), err)
 	}
@@ -82,7 +89,7 @@ func (n *Node) LogDoc(ctx context.Context, after string, e DocEntry) (string, []
 		}
 		entries = append(entries, de)
 	}
-	if len(entries) == 0 || entries[len(entries)-1].ID != id {
+	if len(entries) == 0 || len(entries) < limit && entries[len(entries)-1].ID != id {
 		return "", nil, fmt.Errorf("cluster: document log %s: entry %s missing from its own reply", n.docKey("log"), id)
 	}
 	return id, entries, nil

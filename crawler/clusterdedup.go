@@ -17,7 +17,7 @@ import (
 type docLog interface {
 	Name() string
 	CheckDocParams(ctx context.Context, params string) error
-	LogDoc(ctx context.Context, after string, e cluster.DocEntry) (string, []cluster.DocEntry, error)
+	LogDoc(ctx context.Context, after string, limit int, e cluster.DocEntry) (string, []cluster.DocEntry, error)
 	ReadDocs(ctx context.Context, after string, limit int) ([]cluster.DocEntry, error)
 }
 
@@ -37,9 +37,10 @@ type docLog interface {
 // store, no API Check): a decision outside the log would make this node's
 // index differ from the others'.
 type clusterDedup struct {
-	log  docLog
-	dd   deduper
-	node string
+	log   docLog
+	dd    deduper
+	node  string
+	batch int // the most log entries read in one reply (docBatch)
 
 	mu    sync.Mutex        // serializes the appends and replays of this node
 	last  string            // the last log entry replayed
@@ -48,8 +49,12 @@ type clusterDedup struct {
 	index map[string]uint16 // name → index in names
 }
 
+// docBatch is the most document log entries a node reads in one reply
+// (catching up at start, or after idling while the other nodes logged).
+const docBatch = 10_000
+
 func newClusterDedup(log docLog, dd deduper) *clusterDedup {
-	return &clusterDedup{log: log, dd: dd, node: log.Name(), owner: map[uint64]uint16{}, index: map[string]uint16{}}
+	return &clusterDedup{log: log, dd: dd, node: log.Name(), batch: docBatch, owner: map[uint64]uint16{}, index: map[string]uint16{}}
 }
 
 // start checks that every node decides by the same rules and replays the
@@ -62,7 +67,7 @@ func (cd *clusterDedup) start(ctx context.Context, params string) (int, error) {
 	defer cd.mu.Unlock()
 	n := 0
 	for {
-		batch, err := cd.log.ReadDocs(ctx, cd.last, 10_000)
+		batch, err := cd.log.ReadDocs(ctx, cd.last, cd.batch)
 		if err != nil {
 			return n, err
 		}
@@ -73,7 +78,7 @@ func (cd *clusterDedup) start(ctx context.Context, params string) (int, error) {
 			cd.last = e.ID
 		}
 		n += len(batch)
-		if len(batch) < 10_000 {
+		if len(batch) < cd.batch {
 			return n, nil
 		}
 	}
@@ -88,28 +93,41 @@ func (cd *clusterDedup) check(ctx context.Context, url, canonical string, sig co
 	b, _ := sig.MarshalBinary()
 	cd.mu.Lock()
 	defer cd.mu.Unlock()
-	id, entries, err := cd.log.LogDoc(ctx, cd.last, cluster.DocEntry{Node: cd.node, URL: url, Canonical: canonical, Sig: b, Aliases: aliases})
+	id, entries, err := cd.log.LogDoc(ctx, cd.last, cd.batch, cluster.DocEntry{Node: cd.node, URL: url, Canonical: canonical, Sig: b, Aliases: aliases})
 	if err != nil {
 		return contentdedup.Verdict{}, "", err
 	}
+	// replay the log up to this page's entry, in pieces of at most
+	// cd.batch entries (the later pieces may run past it: they are
+	// replayed too, in order)
 	var v contentdedup.Verdict
-	for _, e := range entries {
-		s := contentdedup.Similarity{}
-		if e.ID == id {
-			s = sim
-		}
-		ev, err := cd.apply(e, s)
-		if err != nil {
-			return contentdedup.Verdict{}, "", err
-		}
-		cd.last = e.ID
-		if e.ID == id {
-			v = ev
-		}
-	}
 	node := ""
-	if i, ok := cd.owner[v.DocID]; ok {
-		node = cd.names[i]
+	for found := false; !found; {
+		if len(entries) == 0 {
+			return contentdedup.Verdict{}, "", fmt.Errorf("crawler: document log: entry %s (%s) not found after %s", id, url, cd.last)
+		}
+		for _, e := range entries {
+			s := contentdedup.Similarity{}
+			if e.ID == id {
+				s = sim
+			}
+			ev, err := cd.apply(e, s)
+			if err != nil {
+				return contentdedup.Verdict{}, "", err
+			}
+			cd.last = e.ID
+			if e.ID == id {
+				v, found = ev, true
+				if i, ok := cd.owner[v.DocID]; ok {
+					node = cd.names[i]
+				}
+			}
+		}
+		if !found {
+			if entries, err = cd.log.ReadDocs(ctx, cd.last, cd.batch); err != nil {
+				return contentdedup.Verdict{}, "", err
+			}
+		}
 	}
 	return v, node, nil
 }

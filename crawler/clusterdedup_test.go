@@ -255,3 +255,51 @@ func TestClusterDedupRefetchAfterCrash(t *testing.T) {
 		t.Errorf("near-duplicate of P on node c: %+v, node %q; want docId %016x stored by b", v2, node, first.DocID)
 	}
 }
+
+// pieceLog records the most entries one reply of the document log gave.
+type pieceLog struct {
+	docLog
+	most int
+}
+
+func (p *pieceLog) LogDoc(ctx context.Context, after string, limit int, e cluster.DocEntry) (string, []cluster.DocEntry, error) {
+	id, es, err := p.docLog.LogDoc(ctx, after, limit, e)
+	p.most = max(p.most, len(es))
+	return id, es, err
+}
+
+func (p *pieceLog) ReadDocs(ctx context.Context, after string, limit int) ([]cluster.DocEntry, error) {
+	es, err := p.docLog.ReadDocs(ctx, after, limit)
+	p.most = max(p.most, len(es))
+	return es, err
+}
+
+// TestClusterDedupCatchUpInPieces: node a idles while node b logs 25
+// pages; a's next page gets the backlog in pieces of at most its batch
+// (4 here), not in one reply, and every verdict on both nodes equals one
+// deduper's on the same order.
+func TestClusterDedupCatchUpInPieces(t *testing.T) {
+	addr := redistest.Start(t)
+	docs := evalDocs(t)[:40]
+	one, _ := contentdedup.New(contentdedup.Options{})
+	want := make([]contentdedup.Verdict, len(docs))
+	for i, d := range docs {
+		want[i] = one.Check(d.URL, d.Title, d.Text)
+	}
+	a, b := testNode(t, addr, "pieces", "a"), testNode(t, addr, "pieces", "b")
+	pl := &pieceLog{docLog: a.log}
+	a.log, a.batch = pl, 4
+	for i, d := range docs {
+		cd := b
+		if i == 25 || i >= 30 && i%2 == 0 {
+			cd = a
+		}
+		v := clusterCheck(t, cd, d)
+		if v.DocID != want[i].DocID || v.Duplicate != want[i].Duplicate || v.Reason != want[i].Reason {
+			t.Errorf("document %d (%s) on node %s: %+v, one node %+v", i, d.URL, cd.node, v, want[i])
+		}
+	}
+	if pl.most == 0 || pl.most > 4 {
+		t.Errorf("node a read up to %d entries in one reply, want 1 to 4", pl.most)
+	}
+}
