@@ -31,8 +31,9 @@ type Options struct {
 	// HOSTNAME-PID. Restarting a node under the same name lets it take
 	// back the entries it had taken (after LeaseTTL).
 	Node string
-	// Partitions is the number of partitions hosts are spread over. Every
-	// node of a crawl must use the same number (checked). Default 16.
+	// Partitions is the number of partitions hosts are spread over, at
+	// most MaxPartitions. Every node of a crawl must use the same number
+	// (checked). Default 16.
 	Partitions int
 	// LeaseTTL is how long a partition lease lives without renewal; the
 	// owner renews it every LeaseTTL/3. A dead node's partitions are taken
@@ -110,12 +111,20 @@ type Node struct {
 	closeOnce sync.Once
 }
 
+// MaxPartitions is the most partitions a crawl may have (Open refuses
+// more): Redis Cluster's number of hash slots, so every partition's keys
+// can have a slot of their own.
+const MaxPartitions = 16384
+
 // Open connects to Redis, checks that the crawl's shared parameters agree
 // with the ones stored by the first node, creates the partition streams and
 // their consumer group, registers the node and starts its lease loop.
 func Open(ctx context.Context, o Options) (*Node, error) {
 	if o.URL == "" {
 		return nil, errors.New("cluster: Options.URL is required")
+	}
+	if o.Partitions > MaxPartitions {
+		return nil, fmt.Errorf("cluster: Options.Partitions %d: at most %d", o.Partitions, MaxPartitions)
 	}
 	if o.Partitions <= 0 {
 		o.Partitions = 16

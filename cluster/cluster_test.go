@@ -524,3 +524,23 @@ func TestPartitionsMustAgree(t *testing.T) {
 		t.Fatalf("Open with 32 partitions on a crawl of 8: %v, want a refusal naming both", err)
 	}
 }
+
+// TestPartitionsBounded: Open refuses more than MaxPartitions partitions
+// (before connecting), and Inspect refuses a crawl whose stored meta key
+// claims more (a damaged key, not an allocation of that many partitions).
+func TestPartitionsBounded(t *testing.T) {
+	_, err := Open(context.Background(), Options{URL: "redis://127.0.0.1:1/0", Partitions: MaxPartitions + 1})
+	if err == nil || !strings.Contains(err.Error(), "Partitions 16385") {
+		t.Fatalf("Open with %d partitions: %v, want a refusal naming the number", MaxPartitions+1, err)
+	}
+	addr := redistest.Start(t)
+	rdb := redis.NewClient(&redis.Options{Addr: addr})
+	defer rdb.Close()
+	if err := rdb.Set(context.Background(), "bloomcrawl:meta", "partitions=2000000000 n0=64 p0=0.0005", 0).Err(); err != nil {
+		t.Fatal(err)
+	}
+	_, err = Inspect(context.Background(), "redis://"+addr+"/0", "")
+	if err == nil || !strings.Contains(err.Error(), "bloomcrawl:meta") {
+		t.Fatalf("Inspect of a meta key claiming 2e9 partitions: %v, want an error naming the key", err)
+	}
+}

@@ -181,7 +181,7 @@ func Inspect(ctx context.Context, url, prefix string) (*Report, error) {
 		return nil, fmt.Errorf("cluster: %w", err)
 	}
 	var parts int
-	if _, err := fmt.Sscanf(meta, "partitions=%d", &parts); err != nil || parts <= 0 {
+	if _, err := fmt.Sscanf(meta, "partitions=%d", &parts); err != nil || parts <= 0 || parts > MaxPartitions {
 		return nil, fmt.Errorf("cluster: %s: unreadable %q", prefix+":meta", meta)
 	}
 	n := &Node{o: Options{Prefix: prefix, Partitions: parts}}

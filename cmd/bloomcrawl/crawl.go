@@ -172,8 +172,8 @@ func runCrawlCmd(ctx context.Context, args []string, stdout, stderr io.Writer) e
 			}
 		}()
 	}
-	if *partitions < 1 || *partitions > 16384 {
-		return usagef("--partitions %d: want 1 to 16384", *partitions)
+	if *partitions < 1 || *partitions > cluster.MaxPartitions {
+		return usagef("--partitions %d: want 1 to %d", *partitions, cluster.MaxPartitions)
 	}
 	if *clusterURL == "" && (*node != "") {
 		return usagef("--node needs --cluster")
