@@ -6,8 +6,6 @@ import (
 	"io"
 	"os"
 	"os/exec"
-	"strconv"
-	"strings"
 
 	"github.com/bloomcrawl/bloomcrawl/internal/bench"
 )
@@ -36,13 +34,9 @@ func runBenchCluster(ctx context.Context, args []string, stdout, stderr io.Write
 	if err := parseFlags(fs, args); err != nil {
 		return err
 	}
-	var ns []int
-	for _, f := range strings.Split(*nodes, ",") {
-		n, err := strconv.Atoi(strings.TrimSpace(f))
-		if err != nil || n < 0 {
-			return usagef("--nodes: %q is not a number of nodes", f)
-		}
-		ns = append(ns, n)
+	ns, err := intList("--nodes", *nodes, 0, "a number of nodes")
+	if err != nil {
+		return err
 	}
 	self, err := os.Executable()
 	if err != nil {

@@ -5,8 +5,6 @@ import (
 	"encoding/json"
 	"io"
 	"os"
-	"strconv"
-	"strings"
 
 	"github.com/bloomcrawl/bloomcrawl/internal/bench"
 	"github.com/bloomcrawl/bloomcrawl/internal/synthsite"
@@ -42,13 +40,9 @@ func runBenchSynthetic(ctx context.Context, args []string, stdout, stderr io.Wri
 		}
 		return bench.ServeSite(ctx, site, "127.0.0.1:0", stdout)
 	}
-	var ns []int
-	for _, f := range strings.Split(*sizes, ",") {
-		n, err := strconv.Atoi(strings.TrimSpace(f))
-		if err != nil || n < 1 {
-			return usagef("--sizes: %q is not a positive number of pages", f)
-		}
-		ns = append(ns, n)
+	ns, err := intList("--sizes", *sizes, 1, "a positive number of pages")
+	if err != nil {
+		return err
 	}
 	self, err := os.Executable()
 	if err != nil {
