@@ -80,6 +80,21 @@
 // Commit.Version) and those beyond recrawl.keep_versions are deleted, in
 // the same commit.
 //
+// # Cluster mode
+//
+// With Options.Cluster (crawl --cluster; cluster.go) Redis is the queue and
+// the URL seen-state: the seeds and every link found are offered to the
+// cluster (cluster.Node.Admit), this node fetches the entries of the
+// partitions it holds a lease on (Take) and acknowledges each once its
+// page is committed to the local store (Ack). Content dedup goes through
+// the cluster's document log (clusterdedup.go): every page judged is
+// appended to it and decided by replaying the log in order through the
+// local deduper, so every node gives the verdicts one node would on the
+// log's order; a duplicate of a document another node stored names that
+// node in its URL record (storage URLRecord.Node). The deduper is rebuilt
+// from the log on start, never from the local store. Options cluster mode
+// does not support are refused by CheckCluster.
+//
 // # Caveats
 //
 //   - A redirect whose target is already queued fetches the target twice
