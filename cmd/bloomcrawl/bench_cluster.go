@@ -2,7 +2,6 @@ package main
 
 import (
 	"context"
-	"encoding/json"
 	"io"
 	"os"
 	"os/exec"
@@ -54,11 +53,8 @@ func runBenchCluster(ctx context.Context, args []string, stdout, stderr io.Write
 		},
 	})
 	if *asJSON {
-		enc := json.NewEncoder(stdout)
-		for _, r := range rows {
-			if jerr := enc.Encode(r); jerr != nil {
-				return jerr
-			}
+		if jerr := writeJSONLines(stdout, rows); jerr != nil {
+			return jerr
 		}
 	} else if len(rows) > 0 {
 		bench.WriteClusterTable(stdout, rows)
