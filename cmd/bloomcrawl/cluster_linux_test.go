@@ -45,19 +45,28 @@ type clusterSite struct {
 
 func newClusterSite(t *testing.T, hosts, pages int) *clusterSite {
 	s := &clusterSite{pages: pages, count: map[string]int{}, byNode: map[string]map[string]int{}, active: map[string]int{}}
+	s.hosts = startLoopbackHosts(t, hosts, s.serve)
+	return s
+}
+
+// startLoopbackHosts starts one test server per host on 127.0.0.2,
+// 127.0.0.3 …, each calling serve with its host index; they stop with t.
+func startLoopbackHosts(t *testing.T, hosts int, serve func(w http.ResponseWriter, r *http.Request, host int)) []*httptest.Server {
+	t.Helper()
+	var srvs []*httptest.Server
 	for h := range hosts {
 		ln, err := net.Listen("tcp", fmt.Sprintf("127.0.0.%d:0", h+2))
 		if err != nil {
 			t.Fatal(err)
 		}
-		srv := httptest.NewUnstartedServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) { s.serve(w, r, h) }))
+		srv := httptest.NewUnstartedServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) { serve(w, r, h) }))
 		srv.Listener.Close()
 		srv.Listener = ln
 		srv.Start()
 		t.Cleanup(srv.Close)
-		s.hosts = append(s.hosts, srv)
+		srvs = append(srvs, srv)
 	}
-	return s
+	return srvs
 }
 
 func (s *clusterSite) serve(w http.ResponseWriter, r *http.Request, h int) {

@@ -8,7 +8,6 @@ import (
 	"encoding/json"
 	"fmt"
 	"math/rand/v2"
-	"net"
 	"net/http"
 	"net/http/httptest"
 	"os"
@@ -39,18 +38,7 @@ type copySite struct {
 
 func newCopySite(t *testing.T, hosts, articles int) *copySite {
 	s := &copySite{articles: articles, count: map[string]int{}}
-	for h := range hosts {
-		ln, err := net.Listen("tcp", fmt.Sprintf("127.0.0.%d:0", h+2))
-		if err != nil {
-			t.Fatal(err)
-		}
-		srv := httptest.NewUnstartedServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) { s.serve(w, r, h) }))
-		srv.Listener.Close()
-		srv.Listener = ln
-		srv.Start()
-		t.Cleanup(srv.Close)
-		s.hosts = append(s.hosts, srv)
-	}
+	s.hosts = startLoopbackHosts(t, hosts, s.serve)
 	return s
 }
 
