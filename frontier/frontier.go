@@ -484,9 +484,13 @@ func (f *Frontier) release(entries []Entry, committed bool) {
 	f.conf.release(urls, committed)
 }
 
-// push adds e to memory, or records it as spilled when the window is full.
+// push adds e to memory, or records it as spilled when the window is full
+// or older entries wait in the store: an entry must not be handed out
+// before entries queued earlier, or the crawl is no longer breadth-first
+// and a page's depth (which MaxDepth limits) is the length of whatever path
+// reached it first, not its distance from a seed.
 func (f *Frontier) push(e Entry) {
-	if f.o.Store != nil && len(f.mem) >= f.o.Window {
+	if f.o.Store != nil && (len(f.mem) >= f.o.Window || f.spillFrom != 0 || f.scanning) {
 		f.spill(e.Seq)
 		return
 	}

@@ -240,6 +240,41 @@ func TestSpillAndConcurrentCrawl(t *testing.T) {
 	}
 }
 
+// TestSpillKeepsSeqOrder: once entries wait in the store, entries
+// published later wait behind them, so Next hands out every entry in
+// sequence (discovery) order, as a breadth-first crawl needs.
+func TestSpillKeepsSeqOrder(t *testing.T) {
+	q := &memQueue{}
+	f := mustNew(t, Options{MaxDepth: -1, Store: q, Window: 4, PerHostParallelism: 1})
+	ctx := context.Background()
+	n := 0
+	page := func() string { n++; return fmt.Sprintf("http://h/p%d", n) }
+	add(f, q, 0, "", page(), page(), page(), page(), page(), page()) // 2 spilled
+	var got []uint64
+	for len(got) < 30 {
+		e, err := f.Next(ctx)
+		if err != nil {
+			t.Fatal(err)
+		}
+		got = append(got, e.Seq)
+		var links []string
+		if n < 30 {
+			links = []string{page()}
+		}
+		if n < 30 && len(got)%2 == 0 {
+			links = append(links, page())
+		}
+		add(f, q, e.Depth+1, e.URL, links...)
+		q.commit(nil, e.Seq)
+		f.Done(e)
+	}
+	for i, s := range got {
+		if s != uint64(i+1) {
+			t.Fatalf("handed out in order %v, want 1, 2, 3, …", got)
+		}
+	}
+}
+
 func TestResume(t *testing.T) {
 	q := &memQueue{}
 	q.commit([]Entry{{Seq: 5, URL: "http://a/5"}, {Seq: 9, URL: "http://b/9", Depth: 2}, {Seq: 7, URL: "http://a/7"}})
