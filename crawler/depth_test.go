@@ -2,6 +2,7 @@ package crawler
 
 import (
 	"context"
+	"slices"
 	"testing"
 )
 
@@ -16,22 +17,8 @@ import (
 func TestDepthIsDistance(t *testing.T) {
 	const n = 6000
 	cs, base := startCounting(t, n)
-	// Breadth-first distances from page 0 over the site's links.
-	dist := make([]int, n)
-	for i := range dist {
-		dist[i] = -1
-	}
-	dist[0] = 0
-	maxDist := 0
-	for q := []int{0}; len(q) > 0; q = q[1:] {
-		for _, l := range cs.site.LinksOf(q[0]) {
-			if dist[l] < 0 {
-				dist[l] = dist[q[0]] + 1
-				maxDist = max(maxDist, dist[l])
-				q = append(q, l)
-			}
-		}
-	}
+	dist := cs.site.Distances()
+	maxDist := int(slices.Max(dist))
 	cfg := siteConfig(base)
 	cfg.Seeds = []string{base + "/p/0"}
 	cfg.Dedup.Capacity = 1_000_000
@@ -53,7 +40,7 @@ func TestDepthIsDistance(t *testing.T) {
 		if !ok {
 			continue
 		}
-		if d := pg.Depth - dist[i]; d > 0 {
+		if d := pg.Depth - int(dist[i]); d > 0 {
 			over++
 			worst = max(worst, d)
 		}

@@ -98,6 +98,14 @@ type SyntheticRow struct {
 	NearCopiesFound int `json:"near_copies_found"` // mapped to the document of the page they copy
 	FalseMerges     int `json:"false_merges"`      // originals mapped to the document of another original
 	Documents       int `json:"documents"`         // distinct documents the site's pages map to
+	// Crawl order: the site's largest link distance from the seed, the
+	// deepest stored page's depth, and the stored pages whose depth is
+	// more than their distance (reached first along a longer path: a
+	// crawl that is not breadth-first, whose scope.max_depth then drops
+	// pages near the seed).
+	SiteMaxDistance    int `json:"site_max_distance"`
+	MaxDepth           int `json:"max_depth"`
+	DeeperThanDistance int `json:"deeper_than_distance"`
 }
 
 // Synthetic crawls a generated site of each size in o.Sizes and measures
@@ -254,7 +262,30 @@ func CheckTruth(site synthsite.Site, dir string, row *SyntheticRow) error {
 	row.FalseMerges = len(originals) - len(slices.Compact(originals))
 	slices.Sort(all)
 	row.Documents = len(slices.Compact(all))
-	return nil
+	return checkDepths(site, db, row)
+}
+
+// checkDepths compares the depth of every stored page with its link
+// distance from the seed page.
+func checkDepths(site synthsite.Site, db *storage.DB, row *SyntheticRow) error {
+	dist := site.Distances()
+	row.SiteMaxDistance, row.MaxDepth, row.DeeperThanDistance = int(slices.Max(dist)), 0, 0
+	for after := ""; ; {
+		pages, next, err := db.List(context.Background(), storage.ListOptions{Limit: 10_000, After: after})
+		if err != nil {
+			return fmt.Errorf("read back page depths: %w", err)
+		}
+		for _, p := range pages {
+			row.MaxDepth = max(row.MaxDepth, p.Depth)
+			if i, ok := site.PageIndex(p.URL); ok && p.Depth > int(dist[i]) {
+				row.DeeperThanDistance++
+			}
+		}
+		if next == "" {
+			return nil
+		}
+		after = next
+	}
 }
 
 // RssAnon returns the anonymous resident memory of process pid (RssAnon in
@@ -471,12 +502,12 @@ func ChildCrawl(exe string, logw io.Writer, args ...string) func(ctx context.Con
 // consecutive sizes: RssAnon (peak) per stored page, and pages/s relative
 // to the first row.
 func WriteSyntheticTable(w io.Writer, rows []SyntheticRow) {
-	fmt.Fprintf(w, "%10s %8s %8s %8s %10s %10s %10s %10s %10s %11s %8s %13s %7s\n",
-		"pages", "seconds", "pages/s", "CPU µs/p", "stored", "dups", "RssAnon pk", "RssAnon end", "heap live", "disk B/page", "missing", "near-copies", "merged")
+	fmt.Fprintf(w, "%10s %8s %8s %8s %10s %10s %10s %10s %10s %11s %8s %13s %7s %11s\n",
+		"pages", "seconds", "pages/s", "CPU µs/p", "stored", "dups", "RssAnon pk", "RssAnon end", "heap live", "disk B/page", "missing", "near-copies", "merged", "depth/dist")
 	for _, r := range rows {
-		fmt.Fprintf(w, "%10d %8.1f %8.0f %8.0f %10d %10d %7.0f MB %8.0f MB %7.0f MB %11.0f %8d %6d/%-6d %7d\n",
+		fmt.Fprintf(w, "%10d %8.1f %8.0f %8.0f %10d %10d %7.0f MB %8.0f MB %7.0f MB %11.0f %8d %6d/%-6d %7d %5d/%-5d\n",
 			r.SitePages, r.Seconds, r.PagesPerSecond, r.CPUPerPage, r.Stored, r.Duplicates, mb(r.RssAnonPeak), mb(r.RssAnonEnd), mb(r.LiveHeapEnd),
-			r.DiskBytesPerPage, r.Missing, r.NearCopiesFound, r.NearCopies, r.FalseMerges)
+			r.DiskBytesPerPage, r.Missing, r.NearCopiesFound, r.NearCopies, r.FalseMerges, r.MaxDepth, r.SiteMaxDistance)
 	}
 	for i := 1; i < len(rows); i++ {
 		a, b := rows[0], rows[i]

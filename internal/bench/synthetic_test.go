@@ -13,6 +13,7 @@ import (
 	"os/signal"
 	"path/filepath"
 	"runtime/metrics"
+	"slices"
 	"strings"
 	"sync"
 	"syscall"
@@ -135,13 +136,18 @@ func TestCheckTruthCountsMistakes(t *testing.T) {
 	}
 	ctx := context.Background()
 	base := "http://127.0.0.1:1"
+	dist := site.Distances()
 	put := func(i int, doc uint64, dup bool) {
 		t.Helper()
 		c := storage.Commit{}
 		if dup {
 			c.URL = &storage.URLRecord{URL: base + synthsite.Path(i), DocID: storage.DocID(doc), Duplicate: true, Reason: "content", Status: 200}
 		} else {
-			c.Page = &storage.Page{DocID: storage.DocID(doc), URL: base + synthsite.Path(i), Status: 200, Title: site.Title(i), Text: site.Text(i)}
+			depth := int(dist[i])
+			if i == 7 { // reached first along a longer path
+				depth += 3
+			}
+			c.Page = &storage.Page{DocID: storage.DocID(doc), URL: base + synthsite.Path(i), Status: 200, Title: site.Title(i), Text: site.Text(i), Depth: depth}
 		}
 		if _, err := db.Commit(ctx, c); err != nil {
 			t.Fatal(err)
@@ -175,7 +181,10 @@ func TestCheckTruthCountsMistakes(t *testing.T) {
 		t.Fatal(err)
 	}
 	// documents: 0..29 less 4 (missing), 6 (merged), 9/29 (found copies) = 26
-	want := SyntheticRow{Missing: 1, NearCopies: 3, NearCopiesFound: 2, FalseMerges: 1, Documents: 26}
+	// depths: page 7 stored 3 links deeper than its distance
+	maxDist := int(slices.Max(dist))
+	want := SyntheticRow{Missing: 1, NearCopies: 3, NearCopiesFound: 2, FalseMerges: 1, Documents: 26,
+		SiteMaxDistance: maxDist, MaxDepth: max(maxDist, int(dist[7])+3), DeeperThanDistance: 1}
 	if r != want {
 		t.Errorf("got  %+v\nwant %+v", r, want)
 	}

@@ -197,6 +197,27 @@ func (s Site) LinksOf(i int) []int {
 	return out
 }
 
+// Distances returns every page's link distance from page 0 (the fewest
+// links a crawl from SeedPath follows to reach it): a breadth-first
+// search over LinksOf.
+func (s Site) Distances() []int32 {
+	dist := make([]int32, s.N)
+	for i := range dist {
+		dist[i] = -1
+	}
+	dist[0] = 0
+	q := make([]int32, 1, s.N)
+	for h := 0; h < len(q); h++ {
+		for _, l := range s.LinksOf(int(q[h])) {
+			if dist[l] < 0 {
+				dist[l] = dist[q[h]] + 1
+				q = append(q, int32(l))
+			}
+		}
+	}
+	return dist
+}
+
 var bufPool = sync.Pool{New: func() any { return new(bytes.Buffer) }}
 
 // WritePage writes page i's HTML to b.

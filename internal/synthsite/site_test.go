@@ -120,3 +120,26 @@ func TestServe(t *testing.T) {
 		t.Errorf("/robots.txt: %d %q", code, body)
 	}
 }
+
+// TestDistances: every page is reachable, the seed is at 0, its tree
+// children at 1, and no link shortens a distance by more than one.
+func TestDistances(t *testing.T) {
+	s, err := New(5000, 3)
+	if err != nil {
+		t.Fatal(err)
+	}
+	d := s.Distances()
+	if d[0] != 0 || d[1] != 1 || d[2] != 1 {
+		t.Fatalf("distances of pages 0, 1, 2: %d %d %d; want 0 1 1", d[0], d[1], d[2])
+	}
+	for i := range s.N {
+		if d[i] <= 0 && i != 0 {
+			t.Fatalf("page %d at distance %d", i, d[i])
+		}
+		for _, l := range s.LinksOf(i) {
+			if d[l] > d[i]+1 {
+				t.Fatalf("page %d (distance %d) links to %d at distance %d", i, d[i], l, d[l])
+			}
+		}
+	}
+}
