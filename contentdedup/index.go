@@ -3,6 +3,7 @@ package contentdedup
 import (
 	"errors"
 	"fmt"
+	"math"
 	"math/bits"
 	"slices"
 	"sync"
@@ -12,17 +13,27 @@ import (
 // accepts.
 const MaxThreshold = 6
 
-// pendingMin and pendingMax bound how many recent inserts an Index keeps
-// unsorted (scanned by every query) before merging them into its sorted
-// tables: 1/128 of the members, within these bounds. A merge copies every
-// table, so a fixed bound made it cost O(members) per 2048 inserts (at 2M
-// fingerprints, 16 MB copied per table per 2048 pages); 1/128 keeps it at
-// about 128 entries copied per insert and table, and the scan of 64K
-// pending fingerprints at about 30 µs.
+// Recent inserts reach the big sorted tables in two steps, so that neither
+// the scan of unsorted inserts (by every query) nor the merges (which copy
+// a table) grow with the Index like its size: a buffer of pendingSize
+// unsorted fingerprints is sorted into small "mid" tables, and the mid
+// tables are merged into the big ones when they hold midLimit(n). A merge
+// into the mid tables copies about m/2 entries per table for pendingSize
+// inserts and a merge into the big tables n for m, so m = sqrt(2·n·
+// pendingSize) makes each insert copy about 2·sqrt(n/(2·pendingSize))
+// entries per table: 200 at 10M members (one level with a buffer of n/128
+// copied 128 per insert but scanned 65,536 pending fingerprints per query
+// at 10M, BenchmarkIndexCrawlStep).
 const (
-	pendingMin = 2048
-	pendingMax = 1 << 16
+	pendingSize = 512
+	midMin      = 4096
 )
+
+// midLimit is the number of mid-table entries that are merged into big
+// tables of n entries.
+func midLimit(n int) int {
+	return max(midMin, int(math.Sqrt(2*float64(n)*pendingSize)))
+}
 
 // Index is a set of 64-bit fingerprints that finds, exactly, every member
 // within Hamming distance K of a query without scanning the set: the
@@ -51,13 +62,15 @@ type Index struct {
 	widths []int    // block widths, most significant block first
 	shifts []uint   // position of each block's lowest bit
 	tables []*table // one per block
+	mids   []*table // the mid level: same order as tables, fewer entries
 	// probe lists the bit flips of a table key a query looks up (0 = the
 	// key itself, then each single bit of the key when K > 3).
 	probe []uint64
 
 	mu      sync.RWMutex
 	pending []uint64 // unsorted, distinct, not in the tables
-	n       int      // members in the tables
+	n       int      // members in the big tables
+	nMid    int      // members in the mid tables
 }
 
 type table struct {
@@ -151,6 +164,7 @@ func NewIndex(k int) (*Index, error) {
 			}
 		}
 		x.tables = append(x.tables, &table{order: order, shift: uint(64 - x.widths[key])})
+		x.mids = append(x.mids, &table{order: order, shift: uint(64 - x.widths[key])})
 	}
 	x.probe = []uint64{0}
 	if radius == 1 {
@@ -173,7 +187,7 @@ func (x *Index) Tables() int { return len(x.tables) }
 func (x *Index) Len() int {
 	x.mu.RLock()
 	defer x.mu.RUnlock()
-	return x.n + len(x.pending)
+	return x.n + x.nMid + len(x.pending)
 }
 
 // permute reorders the blocks of fp into t's order.
@@ -221,8 +235,13 @@ func (x *Index) Add(fp uint64) bool {
 		return false
 	}
 	x.pending = append(x.pending, fp)
-	if len(x.pending) >= min(max(pendingMin, x.n/128), pendingMax) {
-		x.flushLocked()
+	if len(x.pending) >= pendingSize {
+		x.nMid += len(x.pending)
+		x.mergeLocked(x.mids, x.pending)
+		x.pending = x.pending[:0]
+		if x.nMid >= midLimit(x.n) {
+			x.flushLocked()
+		}
 	}
 	return true
 }
@@ -237,30 +256,50 @@ func (x *Index) AddBatch(fps []uint64) {
 	x.flushLocked()
 }
 
-// flushLocked merges the pending fingerprints into every table; the tables
-// are sorted in parallel.
+// flushLocked merges the pending fingerprints and the mid tables into the
+// big tables.
 func (x *Index) flushLocked() {
-	if len(x.pending) == 0 {
-		return
+	if x.nMid > 0 {
+		x.mergeLocked(x.tables, nil)
+		x.nMid = 0
 	}
+	if len(x.pending) > 0 {
+		x.mergeLocked(x.tables, x.pending)
+		x.pending = x.pending[:0]
+	}
+	x.n = len(x.tables[0].fps)
+}
+
+// mergeLocked merges fps (distinct fingerprints, in no order) into the
+// tables of one level, each permuted into its table's order; with fps nil
+// it merges the mid tables into tables (the big ones) and empties them.
+// The tables are sorted in parallel.
+func (x *Index) mergeLocked(tables []*table, fps []uint64) {
 	var wg sync.WaitGroup
-	for _, t := range x.tables {
+	for i, t := range tables {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			add := make([]uint64, len(x.pending))
-			for i, fp := range x.pending {
-				add[i] = x.permute(t, fp)
+			var add []uint64
+			if fps == nil {
+				add = x.mids[i].fps
+			} else {
+				add = make([]uint64, len(fps))
+				for j, fp := range fps {
+					add[j] = x.permute(t, fp)
+				}
+				slices.Sort(add)
+				add = slices.Compact(add)
 			}
-			slices.Sort(add)
-			add = slices.Compact(add)
 			t.fps = mergeSorted(t.fps, add)
 			t.buildDir()
+			if fps == nil {
+				x.mids[i].fps = add[:0]
+				x.mids[i].buildDir()
+			}
 		}()
 	}
 	wg.Wait()
-	x.pending = x.pending[:0]
-	x.n = len(x.tables[0].fps)
 }
 
 // mergeSorted merges two sorted, internally distinct slices into one sorted
@@ -296,11 +335,14 @@ func (x *Index) containsLocked(fp uint64) bool {
 	if slices.Contains(x.pending, fp) {
 		return true
 	}
-	t := x.tables[0]
-	pq := x.permute(t, fp)
-	lo, hi := t.keyRange(pq)
-	_, found := slices.BinarySearch(t.fps[lo:hi], pq)
-	return found
+	for _, t := range []*table{x.tables[0], x.mids[0]} {
+		pq := x.permute(t, fp)
+		lo, hi := t.keyRange(pq)
+		if _, found := slices.BinarySearch(t.fps[lo:hi], pq); found {
+			return true
+		}
+	}
+	return false
 }
 
 // Within appends to dst every member within distance K of q, in ascending
@@ -314,13 +356,15 @@ func (x *Index) Within(q uint64, dst []uint64) []uint64 {
 			dst = append(dst, fp)
 		}
 	}
-	for _, t := range x.tables {
+	for i, t := range x.tables {
 		pq := x.permute(t, q)
-		for _, flip := range x.probe {
-			lo, hi := t.keyRange(pq ^ flip)
-			for _, p := range t.fps[lo:hi] {
-				if bits.OnesCount64(p^pq) <= x.k {
-					dst = append(dst, x.unpermute(t, p))
+		for _, t := range []*table{t, x.mids[i]} {
+			for _, flip := range x.probe {
+				lo, hi := t.keyRange(pq ^ flip)
+				for _, p := range t.fps[lo:hi] {
+					if bits.OnesCount64(p^pq) <= x.k {
+						dst = append(dst, x.unpermute(t, p))
+					}
 				}
 			}
 		}

@@ -170,3 +170,27 @@ func (d *Deduper) footprint() map[string]int {
 		"blobsInMem":   cap(d.blobs.mem),
 	}
 }
+
+// BenchmarkIndexCrawlStep measures what a crawl does per page with an
+// Index of n members: look a new fingerprint up (Within) and add it, the
+// merges of the pending buffer into the tables amortized over the adds.
+// Compare the sizes: a crawl's cost per page should not grow with n.
+func BenchmarkIndexCrawlStep(b *testing.B) {
+	for _, n := range []int{50_000, 500_000, 2_000_000, 10_000_000} {
+		r := rand.New(rand.NewPCG(11, uint64(n)))
+		fps := make([]uint64, n)
+		for i := range fps {
+			fps[i] = r.Uint64()
+		}
+		b.Run(fmt.Sprintf("n=%d", n), func(b *testing.B) {
+			x, _ := NewIndex(3)
+			x.AddBatch(fps)
+			var dst []uint64
+			for b.Loop() {
+				q := r.Uint64()
+				dst = x.Within(q, dst[:0])
+				x.Add(q)
+			}
+		})
+	}
+}

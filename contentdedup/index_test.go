@@ -102,3 +102,39 @@ func TestIndexConcurrent(t *testing.T) {
 		t.Fatalf("Len %d, want 20000", x.Len())
 	}
 }
+
+// TestIndexLevelsMatchLinearScan adds fingerprints one by one and checks
+// queries against a linear scan at many points in between, so that the
+// unsorted buffer, the mid tables and the big tables are each full, empty
+// and partly full at some checkpoint.
+func TestIndexLevelsMatchLinearScan(t *testing.T) {
+	r := rand.New(rand.NewPCG(3, 4))
+	fps := randomSet(r, 30000)
+	for _, k := range []int{3, 6} {
+		x, err := NewIndex(k)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for i, fp := range fps {
+			x.Add(fp)
+			if i%2777 != 0 && i != len(fps)-1 {
+				continue
+			}
+			added := slices.Compact(slices.Sorted(slices.Values(fps[:i+1])))
+			if x.Len() != len(added) {
+				t.Fatalf("k=%d after %d adds: Len %d, want %d", k, i+1, x.Len(), len(added))
+			}
+			for range 200 {
+				q := flipBits(r, fps[r.IntN(i+1)], r.IntN(k+3))
+				got := x.Within(q, nil)
+				want := slices.Sorted(slices.Values(LinearScan(added, q, k, nil)))
+				if !slices.Equal(got, want) {
+					t.Fatalf("k=%d after %d adds, q=%016x: index %x, linear scan %x", k, i+1, q, got, want)
+				}
+				if !x.Contains(fps[r.IntN(i+1)]) {
+					t.Fatalf("k=%d after %d adds: a member not contained", k, i+1)
+				}
+			}
+		}
+	}
+}
