@@ -44,8 +44,9 @@
 // Only a bounded window of the queue (Options.Window entries) lives in
 // memory. Entries published while the window is full, or while older
 // entries wait in the store, stay in the store only and are read back, in
-// sequence order, through the queueStore's QueueScan when the window
-// drains: no entry is handed out before one queued earlier, so a crawl
+// sequence order, through the queueStore's QueueScan once an eighth of the
+// window has drained (or at once when no entry in memory can be handed
+// out): no entry is handed out before one queued earlier, so a crawl
 // larger than the window stays breadth-first and a URL's Depth is its
 // distance from a seed (entries that jumped the stored queue once made
 // depths grow along chains of fresh links, and MaxDepth dropped pages a

@@ -636,7 +636,7 @@ func (f *Frontier) Next(ctx context.Context) (Entry, error) {
 			f.fix(h, now)
 			delete(f.mem, e.Seq)
 			f.inflight[e.Seq] = h.name
-			refill := f.needScan(f.o.Window / 2)
+			refill := f.needScan(f.refillBelow())
 			f.mu.Unlock()
 			if refill {
 				// A failed refill is reported by the next call; e is good.
@@ -648,7 +648,10 @@ func (f *Frontier) Next(ctx context.Context) (Entry, error) {
 			f.mu.Unlock()
 			return Entry{}, ErrExhausted
 		}
-		if f.needScan(1) {
+		if f.needScan(f.refillBelow()) {
+			// Nothing ready in memory (every host waits for its delay or
+			// its parallelism): read on in the store rather than let the
+			// hosts whose entries wait there idle.
 			f.mu.Unlock()
 			if err := f.scan(); err != nil {
 				return Entry{}, err
@@ -664,6 +667,15 @@ func (f *Frontier) Next(ctx context.Context) (Entry, error) {
 		}
 	}
 }
+
+// refillBelow is the number of entries in memory under which spilled
+// entries are read back: an eighth of the window drained. New entries wait
+// in the store behind older ones (push), so memory is filled only by
+// scans once anything is spilled; refilling early keeps hosts whose
+// entries are all in the store from idling while memory holds entries of
+// hosts that cannot be handed one (Crawl-delay), at one scan per eighth
+// of a window handed out.
+func (f *Frontier) refillBelow() int { return f.o.Window - f.o.Window/8 }
 
 // needScan reports whether memory holds fewer than low entries while more
 // are spilled in the store, and no scan runs. Holds f.mu.

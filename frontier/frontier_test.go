@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"slices"
 	"sort"
 	"sync"
 	"testing"
@@ -272,6 +273,39 @@ func TestSpillKeepsSeqOrder(t *testing.T) {
 		if s != uint64(i+1) {
 			t.Fatalf("handed out in order %v, want 1, 2, 3, …", got)
 		}
+	}
+}
+
+// TestSpillDoesNotStarveHosts: a host whose entries are all in the store
+// is not left idle while memory holds entries of a host that waits for its
+// delay.
+func TestSpillDoesNotStarveHosts(t *testing.T) {
+	q := &memQueue{}
+	f := mustNew(t, Options{MaxDepth: -1, Store: q, Window: 10})
+	f.SetHostDelay("slow", time.Hour)
+	var urls []string
+	for i := range 9 {
+		urls = append(urls, fmt.Sprintf("http://slow/%d", i))
+	}
+	for i := range 5 {
+		urls = append(urls, fmt.Sprintf("http://fast/%d", i))
+	}
+	add(f, q, 0, "", urls...) // slow/0..8 and fast/0 in memory, fast/1..4 spilled
+	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+	defer cancel()
+	var got []string
+	for range 6 { // slow/0 (then slow waits an hour) and fast/0..4
+		e, err := f.Next(ctx)
+		if err != nil {
+			t.Fatalf("after %v: %v", got, err)
+		}
+		got = append(got, e.URL)
+		q.commit(nil, e.Seq)
+		f.Done(e)
+	}
+	want := []string{"http://slow/0", "http://fast/0", "http://fast/1", "http://fast/2", "http://fast/3", "http://fast/4"}
+	if !slices.Equal(got, want) {
+		t.Errorf("handed out %v, want %v", got, want)
 	}
 }
 

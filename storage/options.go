@@ -38,7 +38,8 @@ type Options struct {
 	// size of one Commit (about 15% of it). 0 means 64 MiB.
 	MemTableSize int64
 
-	// BlockCacheSize is Badger's block cache in bytes. 0 means 64 MiB.
+	// BlockCacheSize is Badger's block cache in bytes. 0 means 64 MiB;
+	// negative means none (blocks are read from the mapped table files).
 	BlockCacheSize int64
 
 	// Compression is the zstd level of page text and HTML: "fastest",
@@ -88,9 +89,6 @@ func (o *Options) withDefaults() (Options, error) {
 	}
 	if r.BlockCacheSize == 0 {
 		r.BlockCacheSize = 64 << 20
-	}
-	if r.BlockCacheSize < 0 {
-		return r, fmt.Errorf("storage: Options.BlockCacheSize %d is negative", r.BlockCacheSize)
 	}
 	if r.MinFreeBytes == 0 {
 		r.MinFreeBytes = DefaultMinFreeBytes
@@ -146,7 +144,7 @@ func (o Options) badgerOptions(dir string, readOnly bool) badger.Options {
 		WithMemTableSize(o.MemTableSize).
 		WithNumMemtables(numMemtables).
 		WithNumCompactors(2).
-		WithBlockCacheSize(o.BlockCacheSize).
+		WithBlockCacheSize(max(o.BlockCacheSize, 0)).
 		WithValueLogFileSize(valueLogFileSize).
 		WithDetectConflicts(true).
 		WithChecksumVerificationMode(options.OnBlockRead).
