@@ -31,11 +31,7 @@ func TestDepthIsDistance(t *testing.T) {
 	// Interrupted a third of the way and resumed, as after Ctrl-C: the
 	// resumed crawl starts with its whole queue in the store.
 	dir := t.TempDir()
-	ctx, cancel := context.WithCancel(context.Background())
-	defer cancel()
-	cs.mu.Lock()
-	cs.stopAt, cs.cancel = n/3, cancel
-	cs.mu.Unlock()
+	ctx := cs.cancelAt(t, n/3)
 	small := func(o *Options) { o.Window, o.Grace = 16, time.Minute }
 	if r1 := crawlInto(t, ctx, cfg, dir, nil, nil, small); r1.err == nil || r1.queue == 0 {
 		t.Fatalf("first run: err %v, %d queued; want it interrupted with URLs queued", r1.err, r1.queue)

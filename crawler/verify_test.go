@@ -83,6 +83,17 @@ func (c *countingSite) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	c.site.ServeHTTP(w, r)
 }
 
+// cancelAt returns a context that is cancelled once the site has served
+// n page requests (a crawl interrupted part of the way, as by Ctrl-C).
+func (c *countingSite) cancelAt(t *testing.T, n int) context.Context {
+	ctx, cancel := context.WithCancel(context.Background())
+	t.Cleanup(cancel)
+	c.mu.Lock()
+	c.stopAt, c.cancel = n, cancel
+	c.mu.Unlock()
+	return ctx
+}
+
 func startCounting(t *testing.T, n int) (*countingSite, string) {
 	t.Helper()
 	site, err := synthsite.New(n, 7)
@@ -191,11 +202,7 @@ func TestVerifyResumeLosesNothing(t *testing.T) {
 	cfg := siteConfig(base)
 	cfg.Seeds = []string{base + synthsite.SeedPath}
 	dir := t.TempDir()
-	ctx, cancel := context.WithCancel(context.Background())
-	defer cancel()
-	cs.mu.Lock()
-	cs.stopAt, cs.cancel = n/3, cancel
-	cs.mu.Unlock()
+	ctx := cs.cancelAt(t, n/3)
 	grace := func(o *Options) { o.Grace = time.Minute }
 	shadow1 := newShadow(t)
 	r1 := crawlInto(t, ctx, cfg, dir, shadow1, nil, grace)
