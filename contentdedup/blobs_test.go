@@ -3,6 +3,7 @@ package contentdedup
 import (
 	"fmt"
 	"os"
+	"runtime"
 	"testing"
 
 	"github.com/bloomcrawl/bloomcrawl/internal/synthsite"
@@ -10,7 +11,7 @@ import (
 
 // TestSpillAnswersAsMemory checks a Deduper whose sketches and URLs are in
 // a spill file (written in small chunks, so that most reads come from the
-// file) against one that keeps them in memory: the same verdicts, URLs
+// file), and whose arrays are mapped (internal/mapped), against one that keeps them in memory: the same verdicts, URLs
 // included, for a site with near-copies and repeated URLs; and the spill
 // file is gone from the directory from the start.
 func TestSpillAnswersAsMemory(t *testing.T) {
@@ -19,6 +20,7 @@ func TestSpillAnswersAsMemory(t *testing.T) {
 	spill := mustNew(t, Options{SpillDir: dir})
 	defer spill.Close()
 	spill.blobs.chunk = 4096
+	spill.arrays.SetMinBytes(1) // every array mapped
 	if ents, err := os.ReadDir(dir); err != nil || len(ents) != 0 {
 		t.Fatalf("spill dir holds %v (%v): the file should be unlinked", ents, err)
 	}
@@ -47,6 +49,9 @@ func TestSpillAnswersAsMemory(t *testing.T) {
 	}
 	if dups < site.N+site.NearCopies() {
 		t.Errorf("%d duplicates; want at least %d", dups, site.N+site.NearCopies())
+	}
+	if runtime.GOOS == "linux" && spill.MappedBytes() == 0 {
+		t.Error("no array was mapped")
 	}
 	if err := spill.Err(); err != nil {
 		t.Error(err)

@@ -8,6 +8,7 @@ import (
 	"strings"
 	"sync"
 
+	"github.com/bloomcrawl/bloomcrawl/internal/mapped"
 	"github.com/cespare/xxhash/v2"
 )
 
@@ -93,9 +94,12 @@ type Options struct {
 	// SpillDir, if set, is a directory where the Deduper keeps each
 	// document's sketch and first URL in an unlinked temporary file
 	// instead of in memory (they are read back only for the candidates a
-	// Check finds; the system's page cache keeps the recent ones). A crawl
-	// sets it to its store's directory: about 170 bytes per document leave
-	// the heap. "" keeps them in memory. Close removes the file.
+	// Check finds; the system's page cache keeps the recent ones), and its
+	// large arrays (about 150 bytes per document: entries, packed maps,
+	// index tables) in regions of a memory-mapped unlinked file (see
+	// internal/mapped). A crawl sets it to its store's directory: about 320
+	// bytes per document leave the heap. "" keeps them in memory. Close
+	// removes the files.
 	SpillDir string
 	// NoSimilar leaves Verdict.Similar empty. By default Check gives every
 	// new document the MinHash [Similarity] of its word set (seed 003,
@@ -178,14 +182,15 @@ type Deduper struct {
 	tok     *Tokenizer
 	sim     *MinHash // nil with NoSimilar
 	mu      sync.Mutex
-	urls    packedMap // xxhash(url) → docId
-	docs    packedMap // docId → its own entry
-	entries entryList // every indexed signature, in the order indexed
-	blobs   *blobLog  // sketches and first URLs of the entries
-	content *Index    // SimHash content fingerprints
-	title   *Index    // SimHash title fingerprints
-	byFP    packedMap // content fingerprint → last entry with it (then entry.nextFP)
-	byTitle packedMap // title fingerprint → its entries (a group)
+	urls    packedMap    // xxhash(url) → docId
+	docs    packedMap    // docId → its own entry
+	entries entryList    // every indexed signature, in the order indexed
+	blobs   *blobLog     // sketches and first URLs of the entries
+	arrays  *mapped.File // the large arrays of the maps, entries and indexes (nil: on the heap)
+	content *Index       // SimHash content fingerprints
+	title   *Index       // SimHash title fingerprints
+	byFP    packedMap    // content fingerprint → last entry with it (then entry.nextFP)
+	byTitle packedMap    // title fingerprint → its entries (a group)
 
 	restoreContent, restoreTitle []uint64 // restored, not yet indexed
 	restoreAliases               []alias  // RestoreAlias, not yet indexed
@@ -233,6 +238,7 @@ const entryChunk = 1 << 14
 type entryList struct {
 	chunks [][]entry
 	n      int
+	mf     *mapped.File // where the chunks live (nil: the heap)
 }
 
 func (l *entryList) len() int { return l.n }
@@ -243,7 +249,7 @@ func (l *entryList) at(i int32) *entry { return &l.chunks[i/entryChunk][i%entryC
 // add appends e and returns its number.
 func (l *entryList) add(e entry) int32 {
 	if l.n%entryChunk == 0 {
-		l.chunks = append(l.chunks, make([]entry, 0, entryChunk))
+		l.chunks = append(l.chunks, mapped.Make[entry](l.mf, entryChunk)[:0])
 	}
 	c := &l.chunks[len(l.chunks)-1]
 	*c = append(*c, e)
@@ -360,6 +366,13 @@ func New(o Options) (*Deduper, error) {
 	if err != nil {
 		return nil, err
 	}
+	var mf *mapped.File
+	if o.SpillDir != "" {
+		if mf, err = mapped.Create(o.SpillDir); err != nil {
+			blobs.close()
+			return nil, err
+		}
+	}
 	tok := NewTokenizer()
 	var sim *MinHash
 	if !o.NoSimilar {
@@ -367,30 +380,53 @@ func New(o Options) (*Deduper, error) {
 	}
 	ci, _ := NewIndex(sk)
 	ti, _ := NewIndex(k)
+	ci.mf, ti.mf = mf, mf
 	return &Deduper{
 		o: o, threshold: k, titleThreshold: tk, sketchDistance: sk, sketchTitleDistance: skTK, sketchJaccard: skJ, tok: tok, sim: sim,
-		blobs:   blobs,
+		blobs: blobs, arrays: mf,
+		urls: packedMap{mf: mf}, docs: packedMap{mf: mf}, byFP: packedMap{mf: mf}, byTitle: packedMap{mf: mf},
+		entries: entryList{mf: mf},
 		content: ci, title: ti,
 	}, nil
 }
 
-// Close removes the spill file (Options.SpillDir); the Deduper must not be
-// used afterwards. Without a spill file it does nothing.
+// Close removes the spill files (Options.SpillDir) and unmaps the arrays
+// held in them; the Deduper must not be used afterwards. Without a spill
+// directory it does nothing.
 func (d *Deduper) Close() error {
 	d.mu.Lock()
 	defer d.mu.Unlock()
-	return d.blobs.close()
+	err := d.blobs.close()
+	if d.arrays != nil {
+		d.content.mu.Lock()
+		d.title.mu.Lock()
+		defer d.content.mu.Unlock()
+		defer d.title.mu.Unlock()
+		if aerr := d.arrays.Close(); err == nil {
+			err = aerr
+		}
+	}
+	return err
 }
 
-// Err returns the first error of the spill file (Options.SpillDir), nil
+// Err returns the first error of the spill files (Options.SpillDir), nil
 // if none: after a write error the Deduper keeps what it could not write
 // in memory; after a read error one candidate was compared without its
-// sketch.
+// sketch; an array that could not be mapped (a full disk) stayed on the
+// heap.
 func (d *Deduper) Err() error {
 	d.mu.Lock()
 	defer d.mu.Unlock()
-	return d.blobs.err
+	if d.blobs.err != nil {
+		return d.blobs.err
+	}
+	return d.arrays.Err()
 }
+
+// MappedBytes returns the bytes of the Deduper's arrays held in its
+// memory-mapped spill file (page cache, not anonymous memory; 0 without
+// Options.SpillDir).
+func (d *Deduper) MappedBytes() int64 { return d.arrays.Bytes() }
 
 // Threshold returns the content distance in effect.
 func (d *Deduper) Threshold() int { return d.threshold }

@@ -166,22 +166,35 @@ func TestDocIDStable(t *testing.T) {
 	}
 }
 
+// kept is a document TestRestore restores.
+type kept struct {
+	id  uint64
+	url string
+	sig Signature
+}
+
 func TestRestore(t *testing.T) {
 	pairs := readPairs(t)
-	d1 := mustNew(t, Options{})
-	type kept struct {
-		id  uint64
-		url string
-		sig Signature
-	}
-	var docs []kept
-	for _, p := range pairs {
-		v := d1.Check(p.A.URL+"#"+p.Name, p.A.Title, p.A.Text)
-		if !v.Duplicate {
-			docs = append(docs, kept{v.DocID, p.A.URL + "#" + p.Name, v.Sig})
+	// restored into memory, and into a spill directory with every array
+	// mapped
+	for _, dir := range []string{"", t.TempDir()} {
+		d1 := mustNew(t, Options{})
+		var docs []kept
+		for _, p := range pairs {
+			v := d1.Check(p.A.URL+"#"+p.Name, p.A.Title, p.A.Text)
+			if !v.Duplicate {
+				docs = append(docs, kept{v.DocID, p.A.URL + "#" + p.Name, v.Sig})
+			}
 		}
+		d2 := mustNew(t, Options{SpillDir: dir})
+		d2.arrays.SetMinBytes(1)
+		testRestored(t, d1, d2, pairs, docs)
+		d2.Close()
 	}
-	d2 := mustNew(t, Options{})
+}
+
+func testRestored(t *testing.T, d1, d2 *Deduper, pairs []fixturePair, docs []kept) {
+	t.Helper()
 	for _, k := range docs {
 		d2.RestoreDoc(k.id, k.url, k.sig)
 	}

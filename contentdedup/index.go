@@ -7,6 +7,8 @@ import (
 	"math/bits"
 	"slices"
 	"sync"
+
+	"github.com/bloomcrawl/bloomcrawl/internal/mapped"
 )
 
 // MaxThreshold is the largest Hamming distance an [Index] (and a [Deduper])
@@ -66,6 +68,8 @@ type Index struct {
 	// probe lists the bit flips of a table key a query looks up (0 = the
 	// key itself, then each single bit of the key when K > 3).
 	probe []uint64
+
+	mf *mapped.File // where the big tables live (nil: the heap)
 
 	mu      sync.RWMutex
 	pending []uint64 // unsorted, distinct, not in the tables
@@ -275,6 +279,7 @@ func (x *Index) flushLocked() {
 // it merges the mid tables into tables (the big ones) and empties them.
 // The tables are sorted in parallel.
 func (x *Index) mergeLocked(tables []*table, fps []uint64) {
+	big := len(tables) > 0 && tables[0] == x.tables[0]
 	var wg sync.WaitGroup
 	for i, t := range tables {
 		wg.Add(1)
@@ -291,7 +296,11 @@ func (x *Index) mergeLocked(tables []*table, fps []uint64) {
 				slices.Sort(add)
 				add = slices.Compact(add)
 			}
-			t.fps = mergeSorted(t.fps, add)
+			if big && x.mf != nil {
+				t.fps = mergeMapped(x.mf, t.fps, add)
+			} else {
+				t.fps = mergeSorted(t.fps, add)
+			}
 			t.buildDir()
 			if fps == nil {
 				x.mids[i].fps = add[:0]
@@ -322,6 +331,29 @@ func mergeSorted(a, b []uint64) []uint64 {
 		k--
 	}
 	return slices.Compact(out)
+}
+
+// mergeMapped is mergeSorted into a new array of mf of the exact size
+// (mapped arrays do not grow in place); a is released.
+func mergeMapped(mf *mapped.File, a, b []uint64) []uint64 {
+	out := mapped.Make[uint64](mf, len(a)+len(b))
+	i, j, k := 0, 0, 0
+	for i < len(a) || j < len(b) {
+		var v uint64
+		if j == len(b) || (i < len(a) && a[i] <= b[j]) {
+			v = a[i]
+			i++
+		} else {
+			v = b[j]
+			j++
+		}
+		if k == 0 || out[k-1] != v {
+			out[k] = v
+			k++
+		}
+	}
+	mapped.Free(mf, a)
+	return out[:k]
 }
 
 // Contains reports whether fp is in the Index.

@@ -93,7 +93,8 @@ func BenchmarkIndexAdd(b *testing.B) {
 // stored documents (random SimHash contents with sketches, exact-hash
 // titles) and the first Check, which indexes them in one batch; with the
 // sketches and URLs in memory and in a spill file (Options.SpillDir, as a
-// crawl does). It reports the live heap per document after the rebuild.
+// crawl does, with the large arrays mapped from it). It reports the live
+// heap and the mapped arrays per document after the rebuild.
 func BenchmarkDeduperRestore(b *testing.B) {
 	r := rand.New(rand.NewPCG(10, 10))
 	const n = 1_000_000
@@ -113,7 +114,7 @@ func BenchmarkDeduperRestore(b *testing.B) {
 			if spill {
 				o.SpillDir = b.TempDir()
 			}
-			var perDoc float64
+			var perDoc, mappedPerDoc float64
 			var parts map[string]int
 			for b.Loop() {
 				runtime.GC()
@@ -129,9 +130,11 @@ func BenchmarkDeduperRestore(b *testing.B) {
 				runtime.GC()
 				perDoc = float64(liveHeap()-before) / n
 				parts = d.footprint()
+				mappedPerDoc = float64(d.MappedBytes()) / n
 				d.Close()
 			}
 			b.ReportMetric(perDoc, "live-B/doc")
+			b.ReportMetric(mappedPerDoc, "mapped-B/doc")
 			for name, bytes := range parts {
 				b.ReportMetric(float64(bytes)/n, name+"-B/doc")
 			}

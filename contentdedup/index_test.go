@@ -3,9 +3,12 @@ package contentdedup
 import (
 	"errors"
 	"math/rand/v2"
+	"runtime"
 	"slices"
 	"sync"
 	"testing"
+
+	"github.com/bloomcrawl/bloomcrawl/internal/mapped"
 )
 
 // flipBits returns fp with d distinct random bits flipped.
@@ -106,8 +109,21 @@ func TestIndexConcurrent(t *testing.T) {
 // TestIndexLevelsMatchLinearScan adds fingerprints one by one and checks
 // queries against a linear scan at many points in between, so that the
 // unsorted buffer, the mid tables and the big tables are each full, empty
-// and partly full at some checkpoint.
+// and partly full at some checkpoint; with the big tables on the heap and
+// in a mapped.File (every array mapped).
 func TestIndexLevelsMatchLinearScan(t *testing.T) {
+	t.Run("heap", func(t *testing.T) { testIndexLevels(t, nil) })
+	t.Run("mapped", func(t *testing.T) {
+		mf := mustMapFile(t)
+		mf.SetMinBytes(1)
+		testIndexLevels(t, mf)
+		if runtime.GOOS == "linux" && mf.Bytes() == 0 {
+			t.Error("no table was mapped")
+		}
+	})
+}
+
+func testIndexLevels(t *testing.T, mf *mapped.File) {
 	r := rand.New(rand.NewPCG(3, 4))
 	fps := randomSet(r, 30000)
 	for _, k := range []int{3, 6} {
@@ -115,6 +131,7 @@ func TestIndexLevelsMatchLinearScan(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
+		x.mf = mf
 		for i, fp := range fps {
 			x.Add(fp)
 			if i%2777 != 0 && i != len(fps)-1 {

@@ -2,6 +2,8 @@ package contentdedup
 
 import (
 	"slices"
+
+	"github.com/bloomcrawl/bloomcrawl/internal/mapped"
 )
 
 // packedMinRecent is the least number of new keys a packedMap gathers
@@ -15,11 +17,12 @@ const packedMinRecent = 4096
 // garbage collector has to scan. A lookup is a map probe and a binary
 // search. New keys are merged when they reach an eighth of the arrays (at
 // least packedMinRecent), so a key is copied about 9 times in all, into
-// arrays allocated at their exact size. The zero value is an empty map. Not
-// safe for concurrent use.
+// arrays allocated at their exact size (in mf when set, see internal/mapped). The
+// zero value is an empty map on the heap. Not safe for concurrent use.
 type packedMap struct {
 	keys, vals []uint64          // sorted by key, distinct
 	recent     map[uint64]uint64 // keys not in keys
+	mf         *mapped.File      // where keys and vals live (nil: the heap)
 }
 
 // get returns the value of k.
@@ -59,7 +62,7 @@ func (m *packedMap) merge() {
 	}
 	slices.Sort(add)
 	n := len(m.keys) + len(add)
-	keys, vals := make([]uint64, n), make([]uint64, n)
+	keys, vals := mapped.Make[uint64](m.mf, n), mapped.Make[uint64](m.mf, n)
 	i, j := 0, 0
 	for o := range n {
 		if j == len(add) || (i < len(m.keys) && m.keys[i] < add[j]) {
@@ -70,6 +73,8 @@ func (m *packedMap) merge() {
 			j++
 		}
 	}
+	mapped.Free(m.mf, m.keys)
+	mapped.Free(m.mf, m.vals)
 	m.keys, m.vals = keys, vals
 	clear(m.recent)
 }

@@ -2,14 +2,29 @@ package contentdedup
 
 import (
 	"math/rand/v2"
+	"runtime"
 	"testing"
+
+	"github.com/bloomcrawl/bloomcrawl/internal/mapped"
 )
 
 // TestPackedMapMatchesMap runs random sets (new keys and updates) and gets
-// on a packedMap and a Go map side by side, across many merges.
+// on a packedMap and a Go map side by side, across many merges: with the
+// arrays on the heap and in a mapped.File.
 func TestPackedMapMatchesMap(t *testing.T) {
+	t.Run("heap", func(t *testing.T) { testPackedMap(t, nil) })
+	t.Run("mapped", func(t *testing.T) {
+		mf := mustMapFile(t)
+		testPackedMap(t, mf)
+		if runtime.GOOS == "linux" && mf.Bytes() < 1<<20 {
+			t.Errorf("%d bytes mapped for about 150,000 keys; want their arrays (at least 1 MiB)", mf.Bytes())
+		}
+	})
+}
+
+func testPackedMap(t *testing.T, mf *mapped.File) {
 	r := rand.New(rand.NewPCG(3, 4))
-	var m packedMap
+	m := packedMap{mf: mf}
 	ref := map[uint64]uint64{}
 	keys := []uint64{}
 	for i := range 200_000 {
@@ -46,4 +61,16 @@ func TestPackedMapMatchesMap(t *testing.T) {
 			t.Fatalf("get(%x) = %x, %v; want %x", k, got, ok, v)
 		}
 	}
+}
+
+// mustMapFile returns a mapped.File in a temporary directory, closed when
+// the test ends (nil where arrays are not mapped).
+func mustMapFile(t *testing.T) *mapped.File {
+	t.Helper()
+	mf, err := mapped.Create(t.TempDir())
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { mf.Close() })
+	return mf
 }

@@ -5,6 +5,8 @@ import (
 	"fmt"
 	"sync"
 	"sync/atomic"
+
+	"github.com/bloomcrawl/bloomcrawl/internal/mapped"
 )
 
 // knownStore confirms the seen-set's "seen" answers: Known reports, for
@@ -37,8 +39,8 @@ type confirmer struct {
 	falsePositives, reads, keys, recentHits atomic.Uint64
 }
 
-func newConfirmer(s knownStore, recentBytes int) *confirmer {
-	return &confirmer{store: s, held: map[string]struct{}{}, recent: newURLCache(recentBytes)}
+func newConfirmer(s knownStore, recentBytes int, arrays *mapped.File) *confirmer {
+	return &confirmer{store: s, held: map[string]struct{}{}, recent: newURLCache(recentBytes, arrays)}
 }
 
 // testAndAdd is seen.TestAndAddBatch made exact. Every key it reports new
@@ -118,3 +120,13 @@ func (c *confirmer) isHeld(k string) bool { _, ok := c.held[k]; return ok }
 // remember adds u to the recent URLs, forgetting the oldest when full.
 // Holds mu.
 func (c *confirmer) remember(u string) { c.recent.add(u) }
+
+// forget empties the recent URLs for good (the cache then remembers
+// nothing, and every "seen" answer not held goes to the store) and
+// returns once no caller uses the old cache, so that its arrays can be
+// released.
+func (c *confirmer) forget() {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	c.recent = newURLCache(0, nil)
+}

@@ -8,6 +8,8 @@ import (
 	"net/url"
 	"sync"
 	"time"
+
+	"github.com/bloomcrawl/bloomcrawl/internal/mapped"
 )
 
 // ErrExhausted is returned by Next when nothing is queued, nothing is being
@@ -96,6 +98,11 @@ type Options struct {
 	// paths, at most about 1,000,000. Default DefaultRecentBytes; negative
 	// remembers none.
 	RecentBytes int
+	// SpillDir, if set, is a directory where Confirm's cache of recent
+	// URLs keeps its arrays, in an unlinked memory-mapped file (page
+	// cache, like the store's tables, rather than Go heap; see
+	// internal/mapped). Close releases them. "" keeps them on the heap.
+	SpillDir string
 	// Seen is the seen-filter every candidate is tested against. Required.
 	// If it also has TestAndAddBatch (urlfilter's filters do), Reserve tests
 	// each call's candidates through it in one batch.
@@ -135,6 +142,8 @@ type Frontier struct {
 	o    Options
 	seen batchSeenSet // o.Seen, or o.Seen one by one
 	conf *confirmer   // nil without Options.Confirm
+	// arrays holds conf's cache (Options.SpillDir); nil: the heap
+	arrays *mapped.File
 
 	mu       sync.Mutex
 	changed  chan struct{} // closed and replaced on every state change
@@ -214,7 +223,13 @@ func New(o Options) (*Frontier, error) {
 	}
 	f.tested = sync.NewCond(&f.mu)
 	if o.Confirm != nil {
-		f.conf = newConfirmer(o.Confirm, o.RecentBytes)
+		if o.SpillDir != "" && o.RecentBytes > 0 {
+			var err error
+			if f.arrays, err = mapped.Create(o.SpillDir); err != nil {
+				return nil, fmt.Errorf("frontier: %w", err)
+			}
+		}
+		f.conf = newConfirmer(o.Confirm, o.RecentBytes, f.arrays)
 	}
 	return f, nil
 }
@@ -784,10 +799,11 @@ func (f *Frontier) Hold() (release func()) {
 }
 
 // Close makes every current and later Next call return ErrExhausted and
-// stops the delay timers. Entries stay where they are (in the store).
+// stops the delay timers. Entries stay where they are (in the store). With
+// Options.SpillDir it also releases the cache of recent URLs (a later
+// Reserve confirms against the store alone).
 func (f *Frontier) Close() {
 	f.mu.Lock()
-	defer f.mu.Unlock()
 	f.closed = true
 	for _, h := range f.hosts {
 		if h.timer != nil {
@@ -795,6 +811,11 @@ func (f *Frontier) Close() {
 		}
 	}
 	f.broadcast()
+	f.mu.Unlock()
+	if f.arrays != nil {
+		f.conf.forget()
+		f.arrays.Close()
+	}
 }
 
 // Stats is a snapshot of the frontier's counters.

@@ -5,6 +5,8 @@ import (
 	"hash/maphash"
 	"math"
 	"strings"
+
+	"github.com/bloomcrawl/bloomcrawl/internal/mapped"
 )
 
 // urlCache remembers the URLs added last, exactly, in a fixed number of
@@ -21,8 +23,9 @@ import (
 // garbage collector. All three start small and grow as URLs arrive, up to
 // their full sizes (maxSlots, maxRing, maxOrigins), so the memory follows
 // the URLs seen: a crawl of a few thousand URLs does not hold (and the
-// garbage collector does not pace itself by) the whole size. Not safe for
-// concurrent use.
+// garbage collector does not pace itself by) the whole size. With a
+// mapped.File the ring and the hash table are regions of it once large
+// enough (page cache, not heap). Not safe for concurrent use.
 //
 // Sizes: an entry is 8 bytes plus the URL after its origin (18 bytes for
 // http://127.0.0.1:8080/p/1234567), and takes 8 / (3/4) bytes of the
@@ -42,6 +45,8 @@ type urlCache struct {
 	gen      uint32            // generations handed out to origins so far
 
 	maxSlots, maxRing, maxOrigins int // the sizes slots, ring and origins grow to
+
+	arrays *mapped.File // where ring and slots live (nil: the heap)
 }
 
 // The sizes a cache starts with (or its full sizes, if smaller).
@@ -68,9 +73,10 @@ const (
 // newURLCache returns a cache of at most about size bytes: a table of
 // recent origins (8,192 for sizes from 32 MiB), then a third of the rest
 // for the hash table and two thirds for the ring. A size too small for any
-// entry gives a cache that remembers nothing.
-func newURLCache(size int) *urlCache {
-	c := &urlCache{seed: maphash.MakeSeed()}
+// entry gives a cache that remembers nothing. arrays, if not nil, holds
+// the ring and the hash table.
+func newURLCache(size int, arrays *mapped.File) *urlCache {
+	c := &urlCache{seed: maphash.MakeSeed(), arrays: arrays}
 	if size < 1024 {
 		return c
 	}
@@ -79,9 +85,9 @@ func newURLCache(size int) *urlCache {
 	nslots := max(rest/3/8, 4)
 	ring := min(rest-nslots*8, math.MaxUint32-1) // offsets are 32 bits
 	c.maxSlots, c.maxRing, c.maxOrigins = nslots, ring, norigins
-	c.slots = make([]uint64, min(nslots, cacheMinSlots))
+	c.slots = mapped.Make[uint64](arrays, min(nslots, cacheMinSlots))
 	c.max = len(c.slots) * 3 / 4
-	c.ring = make([]byte, min(ring, cacheMinRing))
+	c.ring = mapped.Make[byte](arrays, min(ring, cacheMinRing))
 	c.byOrigin = map[string]uint16{}
 	return c
 }
@@ -93,7 +99,7 @@ func newURLCache(size int) *urlCache {
 func (c *urlCache) grow(need int) {
 	for c.n >= c.max && len(c.slots) < c.maxSlots {
 		old := c.slots
-		c.slots = make([]uint64, min(2*len(old), c.maxSlots))
+		c.slots = mapped.Make[uint64](c.arrays, min(2*len(old), c.maxSlots))
 		c.max = len(c.slots) * 3 / 4
 		for _, s := range old {
 			if s == 0 {
@@ -105,10 +111,12 @@ func (c *urlCache) grow(need int) {
 			}
 			c.slots[i] = s
 		}
+		mapped.Free(c.arrays, old)
 	}
 	for c.head == 0 && c.end+uint64(need) > uint64(len(c.ring)) && len(c.ring) < c.maxRing {
-		ring := make([]byte, min(2*len(c.ring), c.maxRing))
+		ring := mapped.Make[byte](c.arrays, min(2*len(c.ring), c.maxRing))
 		copy(ring, c.ring[:c.end])
+		mapped.Free(c.arrays, c.ring)
 		c.ring = ring
 	}
 }

@@ -5,8 +5,11 @@ import (
 	"fmt"
 	"math"
 	"math/rand/v2"
+	"runtime"
 	"strings"
 	"testing"
+
+	"github.com/bloomcrawl/bloomcrawl/internal/mapped"
 )
 
 // checkCache verifies the cache's structure: every entry between head and
@@ -67,10 +70,17 @@ func checkCache(t *testing.T, c *urlCache) (live int) {
 // entries (long probe runs that wrap around the table; 4 origin slots for
 // 1 to 40 hosts) to many, URLs of many lengths, with repeats.
 func TestURLCacheExact(t *testing.T) {
-	for _, tc := range []struct{ size, hosts int }{{1024, 1}, {1024, 40}, {2000, 3}, {4096, 40}, {1 << 16, 5}, {1 << 16, 40}, {1 << 20, 10_000}} {
+	for _, tc := range []struct {
+		size, hosts int
+		mapped      bool
+	}{{1024, 1, false}, {1024, 40, false}, {2000, 3, false}, {4096, 40, false}, {1 << 16, 5, false}, {1 << 16, 40, true}, {1 << 20, 10_000, false}, {1 << 20, 10_000, true}} {
 		size := tc.size
-		t.Run(fmt.Sprintf("%d-bytes-%d-hosts", tc.size, tc.hosts), func(t *testing.T) {
-			c := newURLCache(size)
+		t.Run(fmt.Sprintf("%d-bytes-%d-hosts-mapped-%v", tc.size, tc.hosts, tc.mapped), func(t *testing.T) {
+			var arrays *mapped.File
+			if tc.mapped { // every array in a mapped file, as it grows
+				arrays = mustMapped(t)
+			}
+			c := newURLCache(size, arrays)
 			if c.bytes() > size {
 				t.Fatalf("cache of %d bytes holds %d", size, c.bytes())
 			}
@@ -110,6 +120,9 @@ func TestURLCacheExact(t *testing.T) {
 			if c.n == 0 && len(c.slots) > 0 {
 				t.Errorf("cache of %d bytes holds nothing", size)
 			}
+			if tc.mapped && runtime.GOOS == "linux" && arrays.Bytes() < int64(len(c.ring)) {
+				t.Errorf("%d bytes mapped for a ring of %d", arrays.Bytes(), len(c.ring))
+			}
 			for _, u := range []string{"http://h0.example/none", "", "http://h0.example/1" + strings.Repeat("y", 50), "http://h0.example", "h0.example/1"} {
 				if c.has(u) {
 					t.Errorf("has(%q) never added", u)
@@ -122,7 +135,7 @@ func TestURLCacheExact(t *testing.T) {
 // TestURLCacheKeepsNewest: URLs added once each, in order: the cache holds
 // a suffix of them, the newest, as many as its ring or table allows.
 func TestURLCacheKeepsNewest(t *testing.T) {
-	c := newURLCache(1 << 20)
+	c := newURLCache(1<<20, nil)
 	const n = 100_000
 	for i := range n {
 		c.add(fmt.Sprintf("http://127.0.0.1:8080/p/%d", i))
@@ -154,7 +167,7 @@ func TestURLCacheKeepsNewest(t *testing.T) {
 // does not fail.
 func TestURLCacheNone(t *testing.T) {
 	for _, size := range []int{-1, 0, 1000} {
-		c := newURLCache(size)
+		c := newURLCache(size, nil)
 		c.add("http://a/")
 		if c.has("http://a/") || c.bytes() != 0 {
 			t.Errorf("cache of %d bytes: has %v, %d bytes", size, c.has("http://a/"), c.bytes())
@@ -163,7 +176,7 @@ func TestURLCacheNone(t *testing.T) {
 }
 
 func BenchmarkURLCache(b *testing.B) {
-	c := newURLCache(DefaultRecentBytes)
+	c := newURLCache(DefaultRecentBytes, nil)
 	urls := make([]string, 1<<20)
 	for i := range urls {
 		urls[i] = fmt.Sprintf("http://127.0.0.1:8080/p/%d", i)
@@ -184,7 +197,7 @@ func BenchmarkURLCache(b *testing.B) {
 // across the growth steps and the evictions after them.
 func TestURLCacheGrows(t *testing.T) {
 	const size = DefaultRecentBytes
-	c := newURLCache(size)
+	c := newURLCache(size, nil)
 	if c.bytes() > 128<<10 {
 		t.Fatalf("new cache of %d bytes holds %d already", size, c.bytes())
 	}
@@ -196,7 +209,7 @@ func TestURLCacheGrows(t *testing.T) {
 		t.Fatalf("5,000 URLs: %d entries in %d bytes (a cache of %d)", c.n, c.bytes(), size)
 	}
 	checkCache(t, c)
-	small := newURLCache(1 << 18) // grows, then evicts
+	small := newURLCache(1<<18, nil) // grows, then evicts
 	const n = 20_000
 	for i := range n {
 		small.add(url(i))
@@ -230,7 +243,7 @@ func TestURLCacheGrows(t *testing.T) {
 // repeat, the cache forgets everything rather than let an old entry match
 // a new origin.
 func TestURLCacheGenerationsWrap(t *testing.T) {
-	c := newURLCache(1 << 16)
+	c := newURLCache(1<<16, nil)
 	c.add("http://a.example/1")
 	c.gen = math.MaxUint32 - 1
 	c.add("http://b.example/1") // the last generation
@@ -247,4 +260,17 @@ func TestURLCacheGenerationsWrap(t *testing.T) {
 		t.Error("a.example/2 not held, or a.example/1 back")
 	}
 	checkCache(t, c)
+}
+
+// mustMapped returns a mapped.File in a temporary directory that maps
+// every array, closed when the test ends.
+func mustMapped(t *testing.T) *mapped.File {
+	t.Helper()
+	f, err := mapped.Create(t.TempDir())
+	if err != nil {
+		t.Fatal(err)
+	}
+	f.SetMinBytes(1)
+	t.Cleanup(func() { f.Close() })
+	return f
 }
