@@ -88,10 +88,15 @@ type SyntheticRow struct {
 	FilterMemoryHits     uint64  `json:"filter_memory_hits,omitempty"`
 	RssAnonPeak          int64   `json:"rss_anon_peak_bytes"`
 	RssAnonEnd           int64   `json:"rss_anon_end_bytes"` // the last sample before the process ended
-	LiveHeapEnd          int64   `json:"live_heap_end_bytes,omitempty"`
-	LiveHeapPeak         int64   `json:"live_heap_peak_bytes,omitempty"`
-	DiskBytes            int64   `json:"disk_bytes"` // allocated blocks of the closed store
-	DiskBytesPerPage     float64 `json:"disk_bytes_per_page"`
+	// The resident part of the crawl's arrays in memory-mapped files
+	// (internal/mapped: the dedup index, the verify cache): page cache,
+	// not in RssAnon; sampled every 10 RssAnon samples.
+	MappedArraysPeak int64   `json:"mapped_arrays_rss_peak_bytes,omitempty"`
+	MappedArraysEnd  int64   `json:"mapped_arrays_rss_end_bytes,omitempty"`
+	LiveHeapEnd      int64   `json:"live_heap_end_bytes,omitempty"`
+	LiveHeapPeak     int64   `json:"live_heap_peak_bytes,omitempty"`
+	DiskBytes        int64   `json:"disk_bytes"` // allocated blocks of the closed store
+	DiskBytesPerPage float64 `json:"disk_bytes_per_page"`
 	// Ground truth, read back from the store.
 	Missing         int `json:"missing"`           // pages with no URL record mapping to a document
 	NearCopies      int `json:"near_copies"`       // in the site
@@ -178,10 +183,16 @@ func syntheticOne(ctx context.Context, o SyntheticOptions, n int, logw io.Writer
 		defer wg.Done()
 		t := time.NewTicker(o.SampleEvery)
 		defer t.Stop()
-		for {
+		for i := 0; ; i++ {
 			if v, err := RssAnon(p.PID); err == nil {
 				row.RssAnonEnd = v
 				row.RssAnonPeak = max(row.RssAnonPeak, v)
+			}
+			if i%10 == 0 {
+				if v, err := MappedArrays(p.PID); err == nil {
+					row.MappedArraysEnd = v
+					row.MappedArraysPeak = max(row.MappedArraysPeak, v)
+				}
 			}
 			select {
 			case <-sampleCtx.Done():
@@ -306,6 +317,38 @@ func RssAnon(pid int) (int64, error) {
 		}
 	}
 	return 0, fmt.Errorf("bench: no RssAnon in /proc/%d/status", pid)
+}
+
+// mappedArraysFile is in the name of internal/mapped's files.
+const mappedArraysFile = "bloomcrawl-arrays-"
+
+// MappedArrays returns the resident bytes of process pid's mappings of
+// internal/mapped's array files (from /proc/PID/smaps).
+func MappedArrays(pid int) (int64, error) {
+	b, err := os.ReadFile("/proc/" + strconv.Itoa(pid) + "/smaps")
+	if err != nil {
+		return 0, err
+	}
+	var total int64
+	in := false
+	for line := range strings.Lines(string(b)) {
+		f := strings.Fields(line)
+		if len(f) == 0 {
+			continue
+		}
+		if !strings.HasSuffix(f[0], ":") { // a mapping's header line
+			in = len(f) >= 6 && strings.Contains(f[5], mappedArraysFile)
+			continue
+		}
+		if in && f[0] == "Rss:" && len(f) == 3 {
+			kb, err := strconv.ParseInt(f[1], 10, 64)
+			if err != nil {
+				return 0, fmt.Errorf("bench: /proc/%d/smaps: %q: %w", pid, line, err)
+			}
+			total += kb << 10
+		}
+	}
+	return total, nil
 }
 
 // diskUsage returns the bytes allocated to the files under dir.
@@ -502,11 +545,11 @@ func ChildCrawl(exe string, logw io.Writer, args ...string) func(ctx context.Con
 // consecutive sizes: RssAnon (peak) per stored page, and pages/s relative
 // to the first row.
 func WriteSyntheticTable(w io.Writer, rows []SyntheticRow) {
-	fmt.Fprintf(w, "%10s %8s %8s %8s %10s %10s %10s %10s %10s %11s %8s %13s %7s %11s\n",
-		"pages", "seconds", "pages/s", "CPU µs/p", "stored", "dups", "RssAnon pk", "RssAnon end", "heap live", "disk B/page", "missing", "near-copies", "merged", "depth/dist")
+	fmt.Fprintf(w, "%10s %8s %8s %8s %10s %10s %10s %10s %10s %10s %11s %8s %13s %7s %11s\n",
+		"pages", "seconds", "pages/s", "CPU µs/p", "stored", "dups", "RssAnon pk", "RssAnon end", "heap live", "mapped pk", "disk B/page", "missing", "near-copies", "merged", "depth/dist")
 	for _, r := range rows {
-		fmt.Fprintf(w, "%10d %8.1f %8.0f %8.0f %10d %10d %7.0f MB %8.0f MB %7.0f MB %11.0f %8d %6d/%-6d %7d %5d/%-5d\n",
-			r.SitePages, r.Seconds, r.PagesPerSecond, r.CPUPerPage, r.Stored, r.Duplicates, mb(r.RssAnonPeak), mb(r.RssAnonEnd), mb(r.LiveHeapEnd),
+		fmt.Fprintf(w, "%10d %8.1f %8.0f %8.0f %10d %10d %7.0f MB %8.0f MB %7.0f MB %7.0f MB %11.0f %8d %6d/%-6d %7d %5d/%-5d\n",
+			r.SitePages, r.Seconds, r.PagesPerSecond, r.CPUPerPage, r.Stored, r.Duplicates, mb(r.RssAnonPeak), mb(r.RssAnonEnd), mb(r.LiveHeapEnd), mb(r.MappedArraysPeak),
 			r.DiskBytesPerPage, r.Missing, r.NearCopiesFound, r.NearCopies, r.FalseMerges, r.MaxDepth, r.SiteMaxDistance)
 	}
 	for i := 1; i < len(rows); i++ {

@@ -23,6 +23,7 @@ import (
 	"github.com/bloomcrawl/bloomcrawl/configs"
 	"github.com/bloomcrawl/bloomcrawl/contentdedup"
 	"github.com/bloomcrawl/bloomcrawl/crawler"
+	"github.com/bloomcrawl/bloomcrawl/internal/mapped"
 	"github.com/bloomcrawl/bloomcrawl/internal/synthsite"
 	"github.com/bloomcrawl/bloomcrawl/storage"
 	"github.com/bloomcrawl/bloomcrawl/urlfilter"
@@ -230,6 +231,37 @@ func TestChildServe(t *testing.T) {
 	if !bytes.Equal(got, want.Bytes()) {
 		t.Errorf("served page differs:\n%s\nwant\n%s", got, want.Bytes())
 	}
+}
+
+// TestMappedArrays maps arrays in this process (internal/mapped) and
+// finds their resident bytes in /proc/self/smaps: those touched, not
+// those only mapped.
+func TestMappedArrays(t *testing.T) {
+	if _, err := os.Stat("/proc/self/smaps"); err != nil {
+		t.Skip("no /proc/PID/smaps here")
+	}
+	before, err := MappedArrays(os.Getpid())
+	if err != nil {
+		t.Fatal(err)
+	}
+	f, err := mapped.Create(t.TempDir())
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	touched := mapped.Make[byte](f, 8<<20)
+	untouched := mapped.Make[byte](f, 8<<20)
+	for i := 0; i < len(touched); i += 4096 {
+		touched[i] = 1
+	}
+	got, err := MappedArrays(os.Getpid())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if d := got - before; d < 8<<20 || d >= 12<<20 {
+		t.Errorf("%d resident bytes of mapped arrays added for 8 MiB touched and 8 MiB mapped only", d)
+	}
+	mapped.Free(f, untouched)
 }
 
 func TestGCTraceLine(t *testing.T) {
