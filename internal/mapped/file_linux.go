@@ -18,6 +18,7 @@ type File struct {
 	regions map[uintptr]region // by address of the first byte
 	mapped  int64              // bytes mapped now
 	err     error              // first failure to map (the array went to the heap)
+	punch   error              // first failure to punch a hole (blocks kept until Close)
 	min     int
 }
 
@@ -92,9 +93,11 @@ func (m *File) free(addr uintptr) {
 	delete(m.regions, addr)
 	m.mapped -= int64(len(r.b))
 	syscall.Munmap(r.b)
-	// the blocks stay allocated if this fails; the file is unlinked, so
-	// they are freed when it is closed
-	syscall.Fallocate(int(m.f.Fd()), fallocPunchHole|fallocKeepSize, r.off, int64(len(r.b)))
+	// the blocks stay allocated if this fails (a file system without hole
+	// punching); the file is unlinked, so they are freed when it is closed
+	if err := syscall.Fallocate(int(m.f.Fd()), fallocPunchHole|fallocKeepSize, r.off, int64(len(r.b))); err != nil && m.punch == nil {
+		m.punch = err
+	}
 }
 
 // Err returns the first failure to map an array (which then went to the

@@ -38,6 +38,11 @@ func TestRegions(t *testing.T) {
 		t.Skip("arrays are mapped on Linux only")
 	}
 	f := mustCreate(t)
+	if b := f.alloc(4096); b == nil {
+		t.Skipf("the file system of %s cannot allocate a mapped file's blocks: %v", os.TempDir(), f.Err())
+	} else {
+		Free(f, b)
+	}
 	small := Make[uint64](f, 100)
 	if f.Bytes() != 0 {
 		t.Fatalf("an array of 800 bytes was mapped (min %d)", MinBytes)
@@ -67,7 +72,9 @@ func TestRegions(t *testing.T) {
 	if got := f.Bytes(); got != want {
 		t.Fatalf("after freeing two: %d bytes mapped, want %d", got, want)
 	}
-	if got := allocated(t, f); got > want+64<<10 {
+	if got := allocated(t, f); f.punch != nil {
+		t.Logf("no hole punched (%v): %d bytes stay allocated until Close", f.punch, got)
+	} else if got > want+64<<10 {
 		t.Fatalf("after freeing two: %d bytes allocated on disk, want about %d (holes punched)", got, want)
 	}
 	for _, i := range []int{0, 2, 4} {
