@@ -296,11 +296,11 @@ func (x *Index) mergeLocked(tables []*table, fps []uint64) {
 				slices.Sort(add)
 				add = slices.Compact(add)
 			}
-			if big && x.mf != nil {
-				t.fps = mergeMapped(x.mf, t.fps, add)
-			} else {
-				t.fps = mergeSorted(t.fps, add)
+			var mf *mapped.File
+			if big {
+				mf = x.mf
 			}
+			t.fps = mergeSorted(mf, t.fps, add)
 			t.buildDir()
 			if fps == nil {
 				x.mids[i].fps = add[:0]
@@ -312,12 +312,14 @@ func (x *Index) mergeLocked(tables []*table, fps []uint64) {
 }
 
 // mergeSorted merges two sorted, internally distinct slices into one sorted
-// distinct slice (reusing a's storage when it has room).
-func mergeSorted(a, b []uint64) []uint64 {
-	if len(a) == 0 {
+// distinct slice (reusing a's storage when it has room; grown in mf when
+// not nil, see mapped.Grow).
+func mergeSorted(mf *mapped.File, a, b []uint64) []uint64 {
+	if len(a) == 0 && mf == nil {
 		return append([]uint64(nil), b...)
 	}
-	out := slices.Grow(a, len(b))[:len(a)+len(b)]
+	out := mapped.Grow(mf, a, len(b))[:len(a)+len(b)]
+	a = out[:len(a)] // a's elements, where Grow put them (the old array may be freed)
 	// merge from the back so that a's elements are not overwritten early
 	i, j, k := len(a)-1, len(b)-1, len(out)-1
 	for j >= 0 {
@@ -331,29 +333,6 @@ func mergeSorted(a, b []uint64) []uint64 {
 		k--
 	}
 	return slices.Compact(out)
-}
-
-// mergeMapped is mergeSorted into a new array of mf of the exact size
-// (mapped arrays do not grow in place); a is released.
-func mergeMapped(mf *mapped.File, a, b []uint64) []uint64 {
-	out := mapped.Make[uint64](mf, len(a)+len(b))
-	i, j, k := 0, 0, 0
-	for i < len(a) || j < len(b) {
-		var v uint64
-		if j == len(b) || (i < len(a) && a[i] <= b[j]) {
-			v = a[i]
-			i++
-		} else {
-			v = b[j]
-			j++
-		}
-		if k == 0 || out[k-1] != v {
-			out[k] = v
-			k++
-		}
-	}
-	mapped.Free(mf, a)
-	return out[:k]
 }
 
 // Contains reports whether fp is in the Index.

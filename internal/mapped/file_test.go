@@ -133,3 +133,34 @@ func TestNil(t *testing.T) {
 		t.Fatal("a nil File reports something")
 	}
 }
+
+// TestGrow grows a mapped array past its capacity several times: the
+// elements are kept, the capacity at least doubles, the old region is
+// freed, and growing within the capacity keeps the array.
+func TestGrow(t *testing.T) {
+	if runtime.GOOS != "linux" {
+		t.Skip("arrays are mapped on Linux only")
+	}
+	f := mustCreate(t)
+	f.SetMinBytes(1)
+	var s []uint64
+	for i := range 100_000 {
+		before := cap(s)
+		s = Grow(f, s, 1)
+		if before > len(s) && cap(s) != before {
+			t.Fatalf("step %d: grown with room left (cap %d → %d)", i, before, cap(s))
+		}
+		if cap(s) > before && before > 0 && cap(s) < 2*before {
+			t.Fatalf("step %d: cap %d → %d, want at least double", i, before, cap(s))
+		}
+		s = append(s, uint64(i))
+	}
+	for i, v := range s {
+		if v != uint64(i) {
+			t.Fatalf("[%d] = %d after growing", i, v)
+		}
+	}
+	if got, want := f.Bytes(), int64(8*cap(s)); got != want {
+		t.Errorf("%d bytes mapped for one array of capacity %d (%d bytes): old regions not freed", got, cap(s), want)
+	}
+}

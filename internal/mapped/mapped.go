@@ -17,7 +17,10 @@
 // heap.
 package mapped
 
-import "unsafe"
+import (
+	"slices"
+	"unsafe"
+)
 
 // MinBytes is the size from which [Make] maps an array (see
 // [File.SetMinBytes]).
@@ -45,6 +48,26 @@ func Free[T any](f *File, s []T) {
 		return
 	}
 	f.free(uintptr(unsafe.Pointer(unsafe.SliceData(s))))
+}
+
+// Grow returns s with room for n more elements, like slices.Grow: s
+// itself if it has the room, else s copied into a new array (of f when
+// f is not nil, with at least twice the old capacity) and the old array
+// freed. Mapped capacity that is never written costs disk blocks but no
+// memory, and arrays grown in place are not faulted in again: merging
+// into a grown array touches far fewer fresh pages than copying into a
+// new exact-size one each time.
+func Grow[T any](f *File, s []T, n int) []T {
+	if n <= cap(s)-len(s) {
+		return s
+	}
+	if f == nil {
+		return slices.Grow(s, n)
+	}
+	t := Make[T](f, max(2*cap(s), len(s)+n))
+	copy(t, s)
+	Free(f, s)
+	return t[:len(s)]
 }
 
 // SetMinBytes sets the size from which f maps an array (MinBytes by
