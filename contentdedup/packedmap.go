@@ -16,9 +16,10 @@ const packedMinRecent = 4096
 // 16-byte slots, half of it empty after each doubling), and nothing the
 // garbage collector has to scan. A lookup is a map probe and a binary
 // search. New keys are merged when they reach an eighth of the arrays (at
-// least packedMinRecent), so a key is copied about 9 times in all, into
-// arrays allocated at their exact size (in mf when set, see internal/mapped). The
-// zero value is an empty map on the heap. Not safe for concurrent use.
+// least packedMinRecent), so a key is copied about 9 times in all: on the
+// heap into arrays allocated at their exact size, in mf (when set, see
+// internal/mapped) within arrays grown in place. The zero value is an
+// empty map on the heap. Not safe for concurrent use.
 type packedMap struct {
 	keys, vals []uint64          // sorted by key, distinct
 	recent     map[uint64]uint64 // keys not in keys
