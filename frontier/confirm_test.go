@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"math/rand/v2"
+	"runtime"
 	"sync"
 	"testing"
 )
@@ -139,5 +140,42 @@ func TestConfirmClaimAndError(t *testing.T) {
 	}
 	if st := f.Stats(); st.FalsePositives != 1 {
 		t.Errorf("%d false positives, want 1 (the alias)", st.FalsePositives)
+	}
+}
+
+// TestConfirmCacheMappedAndClosed: with SpillDir the cache of recent URLs
+// is in a mapped file; published URLs are confirmed from it without a
+// store read, and after Close (which releases the file) from the store.
+func TestConfirmCacheMappedAndClosed(t *testing.T) {
+	ctx := context.Background()
+	store := &knownMap{m: map[string]bool{}}
+	f := mustNew(t, Options{MaxDepth: -1, Seen: &liar{}, Confirm: store, SpillDir: t.TempDir()})
+	if f.arrays == nil && runtime.GOOS == "linux" {
+		t.Fatal("no mapped file with SpillDir")
+	}
+	f.arrays.SetMinBytes(1) // the cache's arrays, as they grow past their first sizes
+	var cs []Candidate
+	for i := range 10_000 {
+		cs = append(cs, Candidate{URL: fmt.Sprintf("http://h/p/%d", i)})
+	}
+	fresh, _, err := f.Reserve(ctx, cs)
+	if err != nil || len(fresh) != len(cs) {
+		t.Fatalf("Reserve: %d fresh, %v; want %d", len(fresh), err, len(cs))
+	}
+	store.commit(fresh)
+	f.Publish(fresh)
+	if runtime.GOOS == "linux" && f.arrays.Bytes() == 0 {
+		t.Error("nothing mapped")
+	}
+	reads := store.reads
+	if again, _, err := f.Reserve(ctx, cs); len(again) != 0 || err != nil || store.reads != reads {
+		t.Fatalf("published URLs: %d admitted again, %v, %d store reads; want 0, nil, 0", len(again), err, store.reads-reads)
+	}
+	f.Close()
+	if f.arrays.Bytes() != 0 {
+		t.Errorf("%d bytes still mapped after Close", f.arrays.Bytes())
+	}
+	if again, _, err := f.Reserve(ctx, cs); len(again) != 0 || err != nil || store.reads != reads+1 {
+		t.Fatalf("after Close: %d admitted again, %v, %d store reads; want 0, nil, 1", len(again), err, store.reads-reads)
 	}
 }
