@@ -346,7 +346,9 @@ func New(o Options) (*Crawler, error) {
 		// URL records and queue entries (dedup.verify).
 		fo.Confirm = o.Store
 		fo.RecentBytes = int(cfg.Dedup.VerifyCacheBytes)
-		fo.SpillDir = cfg.Store.Dir // the cache's arrays: page cache, not heap
+		if d, ok := o.Store.(interface{ Dir() string }); ok {
+			fo.SpillDir = d.Dir() // the cache's arrays: page cache, not heap
+		}
 		if fo.RecentBytes == 0 {
 			fo.RecentBytes = -1 // none
 		}
