@@ -17,7 +17,7 @@ import (
 func TestSpillAnswersAsMemory(t *testing.T) {
 	dir := t.TempDir()
 	mem := mustNew(t, Options{})
-	spill := mustNew(t, Options{SpillDir: dir})
+	spill := mustNew(t, Options{SpillDir: dir, MapArrays: true})
 	defer spill.Close()
 	spill.blobs.chunk = 4096
 	spill.arrays.SetMinBytes(1) // every array mapped

@@ -186,7 +186,7 @@ func TestRestore(t *testing.T) {
 				docs = append(docs, kept{v.DocID, p.A.URL + "#" + p.Name, v.Sig})
 			}
 		}
-		d2 := mustNew(t, Options{SpillDir: dir})
+		d2 := mustNew(t, Options{SpillDir: dir, MapArrays: true})
 		d2.arrays.SetMinBytes(1)
 		testRestored(t, d1, d2, pairs, docs)
 		d2.Close()

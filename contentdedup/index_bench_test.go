@@ -112,7 +112,7 @@ func BenchmarkDeduperRestore(b *testing.B) {
 		b.Run(fmt.Sprintf("spill=%v", spill), func(b *testing.B) {
 			o := Options{}
 			if spill {
-				o.SpillDir = b.TempDir()
+				o.SpillDir, o.MapArrays = b.TempDir(), true
 			}
 			var perDoc, mappedPerDoc float64
 			var parts map[string]int

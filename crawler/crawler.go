@@ -130,6 +130,10 @@ type Options struct {
 	// cluster's frontier is empty. Sitemaps are not read in cluster mode;
 	// what cluster mode does not support is refused (CheckCluster).
 	Cluster clusterState
+	// MappedArrays keeps dedup.verify's URL cache in a memory-mapped file
+	// in the store's directory (see frontier.Options.SpillDir) instead of
+	// on the heap. Off by default (see contentdedup.Options.MapArrays).
+	MappedArrays bool
 }
 
 // Stats are a crawl's counters. Counters cover this run only, except
@@ -346,7 +350,7 @@ func New(o Options) (*Crawler, error) {
 		// URL records and queue entries (dedup.verify).
 		fo.Confirm = o.Store
 		fo.RecentBytes = int(cfg.Dedup.VerifyCacheBytes)
-		if d, ok := o.Store.(interface{ Dir() string }); ok {
+		if d, ok := o.Store.(interface{ Dir() string }); ok && o.MappedArrays {
 			fo.SpillDir = d.Dir() // the cache's arrays: page cache, not heap
 		}
 		if fo.RecentBytes == 0 {
