@@ -55,9 +55,9 @@ func (m *packedMap) set(k, v uint64) {
 // len returns the number of keys.
 func (m *packedMap) len() int { return len(m.keys) + len(m.recent) }
 
-// merge moves the recent keys into the sorted arrays: in a mapped.File,
-// into the same arrays grown (merged from the back, so no new pages are
-// touched but the added ones); on the heap, into new arrays of the exact
+// merge moves the recent keys into the sorted arrays, merging from the
+// back: in a mapped.File within the same arrays grown (no new pages are
+// touched but the added ones); on the heap into new arrays of the exact
 // size (the garbage collector would count spare capacity).
 func (m *packedMap) merge() {
 	add := make([]uint64, 0, len(m.recent))
@@ -66,32 +66,23 @@ func (m *packedMap) merge() {
 	}
 	slices.Sort(add)
 	n := len(m.keys) + len(add)
+	var keys, vals []uint64
 	if m.mf != nil {
-		i, j := len(m.keys)-1, len(add)-1
-		keys := mapped.Grow(m.mf, m.keys, len(add))[:n]
-		vals := mapped.Grow(m.mf, m.vals, len(add))[:n]
-		for o := n - 1; j >= 0; o-- {
-			if i >= 0 && keys[i] > add[j] {
-				keys[o], vals[o] = keys[i], vals[i]
-				i--
-			} else {
-				keys[o], vals[o] = add[j], m.recent[add[j]]
-				j--
-			}
-		}
-		m.keys, m.vals = keys, vals
-		clear(m.recent)
-		return
+		keys = mapped.Grow(m.mf, m.keys, len(add))[:n]
+		vals = mapped.Grow(m.mf, m.vals, len(add))[:n]
+	} else {
+		keys, vals = make([]uint64, n), make([]uint64, n)
+		copy(keys, m.keys)
+		copy(vals, m.vals)
 	}
-	keys, vals := make([]uint64, n), make([]uint64, n)
-	i, j := 0, 0
-	for o := range n {
-		if j == len(add) || (i < len(m.keys) && m.keys[i] < add[j]) {
-			keys[o], vals[o] = m.keys[i], m.vals[i]
-			i++
+	i, j := n-len(add)-1, len(add)-1
+	for o := n - 1; j >= 0; o-- {
+		if i >= 0 && keys[i] > add[j] {
+			keys[o], vals[o] = keys[i], vals[i]
+			i--
 		} else {
 			keys[o], vals[o] = add[j], m.recent[add[j]]
-			j++
+			j--
 		}
 	}
 	m.keys, m.vals = keys, vals
