@@ -29,7 +29,7 @@ const (
 	DefaultTargetFP           = urlfilter.DefaultTargetFP
 	DefaultSimHashThreshold   = contentdedup.DefaultThreshold
 	DefaultKeepVersions       = 3
-	DefaultVerifyCacheBytes   = frontier.DefaultRecentBytes // 32 MiB
+	DefaultVerifyCacheBytes   = frontier.DefaultRecentBytes // 128 MiB
 	DefaultStoreDir           = "./crawl.db"
 	DefaultMaxCrawlDelay      = Duration(30e9) // 30s
 )
@@ -207,11 +207,13 @@ type Dedup struct {
 	// admitted or confirmed last, exactly (their bytes are compared), so
 	// that links to them need no store read: a URL costs about 19 bytes
 	// plus its path (the part after scheme://host:port), so the default
-	// holds about 800,000 URLs with 20-byte paths. It starts small and
+	// holds about 3,200,000 URLs with 20-byte paths. It starts small and
 	// grows with the URLs seen up to this size, then stays there (oldest
-	// forgotten first). Default
-	// 33554432 (32 MiB); 0 keeps none (every "seen" answer not in flight
-	// is read from the store); must be >= 0. Not used in cluster mode.
+	// forgotten first). Default 134217728 (128 MiB: a crawl of 2M pages
+	// measured 0.87 store reads a page with 32 MiB, with 128 only the
+	// 559 of its filter's false positives); 0 keeps none (every "seen"
+	// answer not in flight is read from the store); must be >= 0. Not
+	// used in cluster mode.
 	VerifyCacheBytes int64 `yaml:"verify_cache_bytes"`
 }
 

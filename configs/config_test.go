@@ -88,7 +88,7 @@ func TestDefaults(t *testing.T) {
 		{"max_url_length", d.Scope.MaxURLLength, 2048},
 		{"obey_robots", d.Politeness.ObeyRobots, true},
 		{"verify", d.Dedup.Verify, true},
-		{"verify_cache_bytes", d.Dedup.VerifyCacheBytes, int64(32 << 20)},
+		{"verify_cache_bytes", d.Dedup.VerifyCacheBytes, int64(128 << 20)},
 		{"delay", d.Politeness.Delay.Std(), time.Duration(0)},
 		{"per_host_parallelism", d.Politeness.PerHostParallelism, 2},
 		{"concurrency", d.Politeness.Concurrency, 16},

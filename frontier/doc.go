@@ -32,9 +32,8 @@
 // links) and confirms "seen": first against the URLs it holds (admitted,
 // commit not yet published) and the URLs published or confirmed last
 // (kept exactly, their bytes compared, in a cache of Options.RecentBytes:
-// 32 MiB, about 800,000 URLs with 20-byte paths), then against the store
-// by key,
-// one batch per Reserve. A URL the store
+// 128 MiB, about 3,200,000 URLs with 20-byte paths), then against the
+// store by key, one batch per Reserve. A URL the store
 // does not know is admitted and counted in Stats.FalsePositives. Holding
 // every admitted URL until Publish is what keeps a URL reserved by one
 // worker from being admitted again by another before its commit.

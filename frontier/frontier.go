@@ -75,8 +75,8 @@ type queueStore interface {
 	QueueScan(after uint64, limit int) ([]Entry, error)
 }
 
-// DefaultRecentBytes is the default Options.RecentBytes: 32 MiB.
-const DefaultRecentBytes = 32 << 20
+// DefaultRecentBytes is the default Options.RecentBytes: 128 MiB.
+const DefaultRecentBytes = 128 << 20
 
 // Options configures a Frontier. The zero value of every field is its default.
 type Options struct {
@@ -94,8 +94,8 @@ type Options struct {
 	// no store read; the oldest are forgotten first. A URL costs 8 bytes
 	// plus its path (what follows scheme://host:port, which is stored once
 	// for its URLs, among the 8,192 origins used last) and 11 bytes of hash
-	// table: DefaultRecentBytes holds about 800,000 URLs with 20-byte
-	// paths, at most about 1,000,000. Default DefaultRecentBytes; negative
+	// table: DefaultRecentBytes holds about 3,200,000 URLs with 20-byte
+	// paths, at most about 4,170,000. Default DefaultRecentBytes; negative
 	// remembers none.
 	RecentBytes int
 	// SpillDir, if set, is a directory where Confirm's cache of recent

@@ -236,7 +236,7 @@ func TestURLCacheGrows(t *testing.T) {
 	if first <= 0 || n-first != small.n {
 		t.Fatalf("first held %d, n %d: want the newest, after evictions", first, small.n)
 	}
-	t.Logf("256 KiB keeps the newest %d of %d URLs; 5,000 URLs in a 32 MiB cache take %d bytes", small.n, n, c.bytes())
+	t.Logf("256 KiB keeps the newest %d of %d URLs; 5,000 URLs in a cache of %d bytes take %d bytes", small.n, n, size, c.bytes())
 }
 
 // TestURLCacheGenerationsWrap: when the origins' generation counter would
