@@ -103,9 +103,10 @@ type Options struct {
 	SpillDir string
 	// MapArrays, with SpillDir, also keeps the large arrays (entries, packed
 	// maps, index tables) in a memory-mapped file there (internal/mapped):
-	// about 150 bytes per document leave the heap, but at 2M documents a
-	// crawl measured 15% more CPU per page (pages written back as merges
-	// rewrite them). Off by default until that cost is fixed.
+	// about 150 bytes per document leave the heap. A 2M crawl once took
+	// 15% more CPU per page than the heap arrays; a profiled one found
+	// the same shares of CPU in the code that touches them (README, "The
+	// growing arrays off the heap"). Off by default.
 	MapArrays bool
 	// NoSimilar leaves Verdict.Similar empty. By default Check gives every
 	// new document the MinHash [Similarity] of its word set (seed 003,
