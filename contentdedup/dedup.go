@@ -94,12 +94,10 @@ type Options struct {
 	// SpillDir, if set, is a directory where the Deduper keeps each
 	// document's sketch and first URL in an unlinked temporary file
 	// instead of in memory (they are read back only for the candidates a
-	// Check finds; the system's page cache keeps the recent ones), and its
-	// large arrays (about 150 bytes per document: entries, packed maps,
-	// index tables) in regions of a memory-mapped unlinked file (see
-	// internal/mapped). A crawl sets it to its store's directory: about 320
-	// bytes per document leave the heap. "" keeps them in memory. Close
-	// removes the files.
+	// Check finds; the system's page cache keeps the recent ones): about
+	// 170 bytes per document leave the heap; with MapArrays, its large
+	// arrays go there too. A crawl sets it to its store's directory. ""
+	// keeps them in memory. Close removes the files.
 	SpillDir string
 	// MapArrays, with SpillDir, also keeps the large arrays (entries, packed
 	// maps, index tables) in a memory-mapped file there (internal/mapped):
