@@ -104,7 +104,8 @@ type Options struct {
 	// about 150 bytes per document leave the heap. A 2M crawl once took
 	// 15% more CPU per page than the heap arrays; a profiled one found
 	// the same shares of CPU in the code that touches them (README, "The
-	// growing arrays off the heap"). Off by default.
+	// growing arrays off the heap"). False (the zero value) keeps them on
+	// the heap; the crawl command sets it unless --mapped-arrays=false.
 	MapArrays bool
 	// NoSimilar leaves Verdict.Similar empty. By default Check gives every
 	// new document the MinHash [Similarity] of its word set (seed 003,

@@ -132,7 +132,9 @@ type Options struct {
 	Cluster clusterState
 	// MappedArrays keeps dedup.verify's URL cache in a memory-mapped file
 	// in the store's directory (see frontier.Options.SpillDir) instead of
-	// on the heap. Off by default (see contentdedup.Options.MapArrays).
+	// on the heap. False (the zero value) keeps it on the heap; the crawl
+	// command sets it unless --mapped-arrays=false (see
+	// contentdedup.Options.MapArrays).
 	MappedArrays bool
 }
 

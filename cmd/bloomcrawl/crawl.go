@@ -57,7 +57,7 @@ func runCrawlCmd(ctx context.Context, args []string, stdout, stderr io.Writer) e
 	continuous := fs.Bool("continuous", false, "keep crawling when the queue is empty, waiting for the next refresh, until Ctrl-C (recrawl.continuous)")
 	refresh := fs.Duration("refresh", 0, "with --continuous: fetch the seeds again this often, e.g. 5m (recrawl.seeds_every)")
 	audit := fs.Bool("audit", false, "run an exact shadow set beside the URL filter and count its false positives (nothing is lost)")
-	mappedArrays := fs.Bool("mapped-arrays", false, "keep the dedup index's and the verify cache's large arrays in memory-mapped files in the store directory (page cache, not Go heap; measured at 2M pages: half the RssAnon, the same CPU shares in the code that uses them)")
+	mappedArrays := fs.Bool("mapped-arrays", true, "keep the dedup index's and the verify cache's large arrays in memory-mapped files in the store directory (page cache, not Go heap; measured at 2M pages: half the RssAnon, the same CPU shares in the code that uses them); --mapped-arrays=false keeps them on the Go heap")
 	verbose := fs.Bool("v", false, "log every failed URL")
 	serveAddr := fs.String("serve", "", "also serve the HTTP API (as 'bloomcrawl serve') on this address while the crawl runs")
 	token := fs.String("token", "", "with --serve: bearer token required on every request except /healthz (default $BLOOMCRAWL_TOKEN); needed for a non-loopback address")
@@ -187,7 +187,7 @@ func runCrawlCmd(ctx context.Context, args []string, stdout, stderr io.Writer) e
 			return usagef("--cluster: %v", err)
 		}
 	}
-	st, err := crawlStore(ctx, cfg, crawlRun{audit: *audit, mappedArrays: *mappedArrays, verbose: *verbose, stderr: stderr, serve: ln, token: *token, memProfile: *memProfile,
+	st, err := crawlStore(ctx, cfg, crawlRun{audit: *audit, heapArrays: !*mappedArrays, verbose: *verbose, stderr: stderr, serve: ln, token: *token, memProfile: *memProfile,
 		cluster: cluster.Options{URL: *clusterURL, Node: *node, LeaseTTL: *leaseTTL, Partitions: *partitions, Capacity: uint64(cfg.Dedup.Capacity), TargetFP: cfg.Dedup.TargetFP, Verify: cfg.Dedup.Verify}})
 	if errors.Is(err, context.Canceled) {
 		fmt.Fprintln(stderr, "interrupted: run the same command again to resume")
@@ -207,12 +207,13 @@ func runCrawlCmd(ctx context.Context, args []string, stdout, stderr io.Writer) e
 // crawlRun holds the command-line choices of one crawl.
 type crawlRun struct {
 	audit bool
-	// mappedArrays keeps the dedup index's and the verify cache's large
-	// arrays in memory-mapped files in the store directory
-	mappedArrays bool
-	verbose      bool
-	quiet        bool // no progress output
-	stderr       io.Writer
+	// heapArrays keeps the dedup index's and the verify cache's large
+	// arrays on the Go heap instead of in memory-mapped files in the store
+	// directory (the default, false: see contentdedup.Options.MapArrays).
+	heapArrays bool
+	verbose    bool
+	quiet      bool // no progress output
+	stderr     io.Writer
 	// inspect, if set, is called with the open store after the crawl.
 	inspect func(*storage.DB) error
 	// serve, if set, serves the HTTP API (package api) on this listener
@@ -255,13 +256,13 @@ func crawlStore(ctx context.Context, cfg *configs.Config, r crawlRun) (st *crawl
 	// few candidates are read back.
 	do := crawler.DedupOptions(cfg.Dedup)
 	do.SpillDir = cfg.Store.Dir
-	do.MapArrays = r.mappedArrays
+	do.MapArrays = !r.heapArrays
 	dd, err := contentdedup.New(do)
 	if err != nil {
 		return nil, fmt.Errorf("dedup.simhash_threshold: %w", err)
 	}
 	defer dd.Close()
-	opts := crawler.Options{Config: cfg, Store: db, Dedup: dd, Audit: r.audit, MappedArrays: r.mappedArrays}
+	opts := crawler.Options{Config: cfg, Store: db, Dedup: dd, Audit: r.audit, MappedArrays: !r.heapArrays}
 	if r.cluster.URL != "" {
 		node, err := cluster.Open(ctx, r.cluster)
 		if err != nil {
