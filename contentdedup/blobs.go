@@ -3,6 +3,8 @@ package contentdedup
 import (
 	"fmt"
 	"os"
+
+	"github.com/bloomcrawl/bloomcrawl/internal/mapped"
 )
 
 // spillChunk is how many bytes a blobLog gathers in memory before writing
@@ -29,12 +31,8 @@ func newBlobLog(dir string) (*blobLog, error) {
 	if dir == "" {
 		return &blobLog{}, nil
 	}
-	f, err := os.CreateTemp(dir, "bloomcrawl-dedup-*.tmp")
+	f, err := mapped.TempFile(dir, "bloomcrawl-dedup-*.tmp")
 	if err != nil {
-		return nil, fmt.Errorf("contentdedup: spill file: %w", err)
-	}
-	if err := os.Remove(f.Name()); err != nil {
-		f.Close()
 		return nil, fmt.Errorf("contentdedup: spill file: %w", err)
 	}
 	return &blobLog{f: f, chunk: spillChunk, mem: make([]byte, 0, spillChunk)}, nil

@@ -36,12 +36,8 @@ const (
 // Create creates the unlinked file in dir; the system removes it when it
 // is closed or the process ends.
 func Create(dir string) (*File, error) {
-	f, err := os.CreateTemp(dir, "bloomcrawl-arrays-*.tmp")
+	f, err := TempFile(dir, "bloomcrawl-arrays-*.tmp")
 	if err != nil {
-		return nil, fmt.Errorf("mapped arrays: %w", err)
-	}
-	if err := os.Remove(f.Name()); err != nil {
-		f.Close()
 		return nil, fmt.Errorf("mapped arrays: %w", err)
 	}
 	return &File{f: f, regions: map[uintptr]region{}, min: MinBytes}, nil
