@@ -335,121 +335,145 @@ func decodeFilter(d *dec, depth int) Filter {
 	}
 	switch variant {
 	case VariantClassic:
-		m, k, keys, capa, target := d.u64("classic m"), d.u64("classic k"), d.u64("classic keys"), d.u64("classic capacity"), d.f64("classic target")
-		d.rangeInt("classic m", m, 64, maxWords*64)
-		d.rangeInt("classic k", k, 1, 64)
-		d.rangeFloat("classic target", target, 0, 0.5)
-		if d.err != nil {
-			return nil
-		}
-		c := &classic{m: m, k: int(k), counted: counted{capacity: capa, target: target}}
-		c.words = d.words("classic bits", (m+63)/64)
-		c.keys.Store(keys)
-		return c
+		return decodeClassic(d)
 	case VariantBlocked:
-		nb, k, keys, capa, target := d.u64("blocked blocks"), d.u64("blocked k"), d.u64("blocked keys"), d.u64("blocked capacity"), d.f64("blocked target")
-		d.rangeInt("blocked blocks", nb, 1, maxWords/8)
-		d.rangeInt("blocked k", k, 1, 64)
-		d.rangeFloat("blocked target", target, 0, 0.5)
-		if d.err != nil {
-			return nil
-		}
-		b := &blocked{nblocks: nb, k: int(k), counted: counted{capacity: capa, target: target}}
-		b.words = d.words("blocked bits", nb*8)
-		b.keys.Store(keys)
-		return b
+		return decodeBlocked(d)
 	case VariantMDBF, VariantMDBFRouted:
-		groups, n1, n2 := d.u64("mdbf groups"), d.u64("mdbf N"), d.u64("mdbf V2 bits")
-		k1, k2, keys, capa, target := d.u64("mdbf k1"), d.u64("mdbf k2"), d.u64("mdbf keys"), d.u64("mdbf capacity"), d.f64("mdbf target")
-		d.rangeInt("mdbf groups", groups, 1, 64)
-		d.rangeInt("mdbf N", n1, 1, maxWords*64)
-		d.rangeInt("mdbf V2 bits", n2, 1, maxWords*64)
-		d.rangeInt("mdbf k1", k1, 0, 64)
-		d.rangeInt("mdbf k2", k2, 0, 64)
-		d.rangeFloat("mdbf target", target, 0, 0.5)
-		if d.err != nil {
-			return nil
-		}
-		f := newMDBF(1, n1, int(k1), n2, int(k2), variant == VariantMDBFRouted, capa, target)
-		f.groups = int(groups)
-		f.words = d.words("mdbf bits", f.gw*groups)
-		f.keys.Store(keys)
-		return f
+		return decodeMDBF(d, variant == VariantMDBFRouted)
 	case VariantExact:
-		n := d.u64("exact count")
-		if d.err == nil && n > uint64(len(d.b)) {
-			d.fail("exact count %d larger than the data", n)
-		}
-		x := newExact()
-		for i := uint64(0); i < n && d.err == nil; i++ {
-			k := d.str("exact key")
-			if d.err == nil && x.TestAndAdd(k) {
-				d.fail("exact key %q repeated", k)
-			}
-		}
-		return x
+		return decodeExact(d)
 	case VariantScalable:
-		s := &scalable{}
-		p := &s.o
-		p.capacity, p.target, p.bitsPerKey = d.u64("scalable capacity"), d.f64("scalable target"), d.f64("scalable bits per key")
-		p.growth, p.tightening, p.layer = d.f64("scalable growth"), d.f64("scalable tightening"), d.str("scalable layer")
-		n := d.u64("scalable layers")
-		d.rangeInt("scalable capacity", p.capacity, 1, 1<<40)
-		d.rangeFloat("scalable target", p.target, 0, 0.5)
-		d.rangeFloat("scalable bits per key", p.bitsPerKey, 0, 1024)
-		d.rangeFloat("scalable growth", p.growth, 1.5, 16)
-		d.rangeFloat("scalable tightening", p.tightening, 1e-9, 1-1e-9)
-		d.rangeInt("scalable layers", n, 1, 64)
-		if d.err == nil && p.layer != VariantBlocked && p.layer != VariantClassic {
-			d.fail("scalable layer variant %q", p.layer)
-		}
-		var ls []layer
-		for i := uint64(0); i < n && d.err == nil; i++ {
-			f := decodeFilter(d, depth+1)
-			l, ok := f.(layer)
-			if d.err == nil && !ok {
-				d.fail("scalable layer %d is %T, not a fixed filter", i, f)
-			}
-			ls = append(ls, l)
-		}
-		if d.err != nil {
-			return nil
-		}
-		s.layers.Store(&ls)
-		return s
+		return decodeScalable(d, depth)
 	case VariantChain:
-		var o Options
-		o.Variant = VariantChain
-		o.Capacity, o.TargetFP, o.BitsPerKey = d.u64("chain capacity"), d.f64("chain target"), d.f64("chain bits per key")
-		o.Window, o.Period = d.u64("chain window"), time.Duration(d.u64("chain period"))
-		o.Growth, o.Tightening, o.Layer = d.f64("chain growth"), d.f64("chain tightening"), d.str("chain layer")
-		g, active := d.u64("chain generations"), d.u64("chain active")
-		d.rangeInt("chain generations", g, 2, 1024)
-		d.rangeInt("chain active", active, 0, g-1)
-		o.Generations = int(g)
-		if d.err == nil {
-			if err := o.Validate(); err != nil {
-				d.fail("chain options: %v", err)
-			}
-		}
-		if d.err != nil {
-			return nil
-		}
-		c := newChainShell(o.withDefaults())
-		c.active = int(active)
-		for i := range c.gens {
-			c.started[i] = int64(d.u64("chain generation start"))
-			g, ok := decodeFilter(d, depth+1).(layer)
-			if d.err == nil && !ok {
-				d.fail("chain generation %d is not a Bloom filter", i)
-			}
-			c.gens[i] = g
-		}
-		if d.err != nil {
-			return nil
-		}
-		return c
+		return decodeChain(d, depth)
 	}
 	d.fail("unknown variant %q", variant)
 	return nil
+}
+
+func decodeClassic(d *dec) Filter {
+	m, k, keys, capa, target := d.u64("classic m"), d.u64("classic k"), d.u64("classic keys"), d.u64("classic capacity"), d.f64("classic target")
+	d.rangeInt("classic m", m, 64, maxWords*64)
+	d.rangeInt("classic k", k, 1, 64)
+	d.rangeFloat("classic target", target, 0, 0.5)
+	if d.err != nil {
+		return nil
+	}
+	c := &classic{m: m, k: int(k), counted: counted{capacity: capa, target: target}}
+	c.words = d.words("classic bits", (m+63)/64)
+	c.keys.Store(keys)
+	return c
+}
+
+func decodeBlocked(d *dec) Filter {
+	nb, k, keys, capa, target := d.u64("blocked blocks"), d.u64("blocked k"), d.u64("blocked keys"), d.u64("blocked capacity"), d.f64("blocked target")
+	d.rangeInt("blocked blocks", nb, 1, maxWords/8)
+	d.rangeInt("blocked k", k, 1, 64)
+	d.rangeFloat("blocked target", target, 0, 0.5)
+	if d.err != nil {
+		return nil
+	}
+	b := &blocked{nblocks: nb, k: int(k), counted: counted{capacity: capa, target: target}}
+	b.words = d.words("blocked bits", nb*8)
+	b.keys.Store(keys)
+	return b
+}
+
+func decodeMDBF(d *dec, routed bool) Filter {
+	groups, n1, n2 := d.u64("mdbf groups"), d.u64("mdbf N"), d.u64("mdbf V2 bits")
+	k1, k2, keys, capa, target := d.u64("mdbf k1"), d.u64("mdbf k2"), d.u64("mdbf keys"), d.u64("mdbf capacity"), d.f64("mdbf target")
+	d.rangeInt("mdbf groups", groups, 1, 64)
+	d.rangeInt("mdbf N", n1, 1, maxWords*64)
+	d.rangeInt("mdbf V2 bits", n2, 1, maxWords*64)
+	d.rangeInt("mdbf k1", k1, 0, 64)
+	d.rangeInt("mdbf k2", k2, 0, 64)
+	d.rangeFloat("mdbf target", target, 0, 0.5)
+	if d.err != nil {
+		return nil
+	}
+	f := newMDBF(1, n1, int(k1), n2, int(k2), routed, capa, target)
+	f.groups = int(groups)
+	f.words = d.words("mdbf bits", f.gw*groups)
+	f.keys.Store(keys)
+	return f
+}
+
+func decodeExact(d *dec) Filter {
+	n := d.u64("exact count")
+	if d.err == nil && n > uint64(len(d.b)) {
+		d.fail("exact count %d larger than the data", n)
+	}
+	x := newExact()
+	for i := uint64(0); i < n && d.err == nil; i++ {
+		k := d.str("exact key")
+		if d.err == nil && x.TestAndAdd(k) {
+			d.fail("exact key %q repeated", k)
+		}
+	}
+	return x
+}
+
+func decodeScalable(d *dec, depth int) Filter {
+	s := &scalable{}
+	p := &s.o
+	p.capacity, p.target, p.bitsPerKey = d.u64("scalable capacity"), d.f64("scalable target"), d.f64("scalable bits per key")
+	p.growth, p.tightening, p.layer = d.f64("scalable growth"), d.f64("scalable tightening"), d.str("scalable layer")
+	n := d.u64("scalable layers")
+	d.rangeInt("scalable capacity", p.capacity, 1, 1<<40)
+	d.rangeFloat("scalable target", p.target, 0, 0.5)
+	d.rangeFloat("scalable bits per key", p.bitsPerKey, 0, 1024)
+	d.rangeFloat("scalable growth", p.growth, 1.5, 16)
+	d.rangeFloat("scalable tightening", p.tightening, 1e-9, 1-1e-9)
+	d.rangeInt("scalable layers", n, 1, 64)
+	if d.err == nil && p.layer != VariantBlocked && p.layer != VariantClassic {
+		d.fail("scalable layer variant %q", p.layer)
+	}
+	var ls []layer
+	for i := uint64(0); i < n && d.err == nil; i++ {
+		f := decodeFilter(d, depth+1)
+		l, ok := f.(layer)
+		if d.err == nil && !ok {
+			d.fail("scalable layer %d is %T, not a fixed filter", i, f)
+		}
+		ls = append(ls, l)
+	}
+	if d.err != nil {
+		return nil
+	}
+	s.layers.Store(&ls)
+	return s
+}
+
+func decodeChain(d *dec, depth int) Filter {
+	var o Options
+	o.Variant = VariantChain
+	o.Capacity, o.TargetFP, o.BitsPerKey = d.u64("chain capacity"), d.f64("chain target"), d.f64("chain bits per key")
+	o.Window, o.Period = d.u64("chain window"), time.Duration(d.u64("chain period"))
+	o.Growth, o.Tightening, o.Layer = d.f64("chain growth"), d.f64("chain tightening"), d.str("chain layer")
+	g, active := d.u64("chain generations"), d.u64("chain active")
+	d.rangeInt("chain generations", g, 2, 1024)
+	d.rangeInt("chain active", active, 0, g-1)
+	o.Generations = int(g)
+	if d.err == nil {
+		if err := o.Validate(); err != nil {
+			d.fail("chain options: %v", err)
+		}
+	}
+	if d.err != nil {
+		return nil
+	}
+	c := newChainShell(o.withDefaults())
+	c.active = int(active)
+	for i := range c.gens {
+		c.started[i] = int64(d.u64("chain generation start"))
+		g, ok := decodeFilter(d, depth+1).(layer)
+		if d.err == nil && !ok {
+			d.fail("chain generation %d is not a Bloom filter", i)
+		}
+		c.gens[i] = g
+	}
+	if d.err != nil {
+		return nil
+	}
+	return c
 }
