@@ -37,166 +37,213 @@ const maxProblems = 20
 // 20 problems and wraps ErrCorrupt; ctx.Err() is returned when ctx is done
 // first.
 func (db *DB) Check(ctx context.Context) (CheckReport, error) {
-	var rep CheckReport
-	var problems []string
-	bad := func(format string, a ...any) {
-		if len(problems) < maxProblems {
-			problems = append(problems, fmt.Sprintf(format, a...))
-		} else if len(problems) == maxProblems {
-			problems = append(problems, "...")
-		}
-	}
+	c := &checker{ctx: ctx, pageURL: map[DocID]string{}}
 	err := db.bdb.View(func(txn *badger.Txn) error {
-		has := func(k []byte) bool {
-			_, err := txn.Get(k)
-			return err == nil
-		}
-		iter := func(ns byte, values bool, fn func(k []byte, item *badger.Item)) {
-			it := txn.NewIterator(badger.IteratorOptions{Prefix: []byte{ns}, PrefetchValues: values})
-			defer it.Close()
-			for it.Rewind(); it.Valid(); it.Next() {
-				if stopped(ctx) != nil {
-					return // the View returns ctx.Err()
-				}
-				fn(it.Item().KeyCopy(nil), it.Item())
-			}
-		}
-		pageURL := map[DocID]string{}
-		iter(nsPage, true, func(k []byte, item *badger.Item) {
-			rep.Pages++
-			id := docIDSuffix(k)
-			err := item.Value(func(v []byte) error {
-				p, err := decodePage(id, v, true)
-				if err != nil {
-					return err
-				}
-				pageURL[id] = p.URL
-				if !has(fpKey(id)) {
-					bad("page %s: no fingerprint entry", id)
-				}
-				if !has(canonKey(p.URL, id)) {
-					bad("page %s: no URL index entry", id)
-				}
-				if !has(hostKey(hostOf(p.URL), p.URL, id)) {
-					bad("page %s: no host index entry", id)
-				}
-				if !has(timeKey(timeNanos(p.FetchedAt), id)) {
-					bad("page %s: no time index entry", id)
-				}
-				if !has(docURLKey(id, p.URL)) {
-					bad("page %s: its URL %q is not in the docId index", id, p.URL)
-				}
-				return nil
-			})
-			if err != nil {
-				bad("%v", err)
-			}
-		})
-		for _, ns := range []byte{nsFP, nsCanon, nsHost, nsTime} {
-			iter(ns, ns == nsFP, func(k []byte, item *badger.Item) {
-				rep.Indexes++
-				id := docIDSuffix(k)
-				u, ok := pageURL[id]
-				if !ok {
-					bad("index key %q points at missing page %s", k, id)
-					return
-				}
-				switch ns {
-				case nsCanon:
-					if !bytes.Equal(k, canonKey(u, id)) {
-						bad("URL index key %q does not match page %s URL %q", k, id, u)
-					}
-				case nsHost:
-					if !bytes.Equal(k, hostKey(hostOf(u), u, id)) {
-						bad("host index key %q does not match page %s URL %q", k, id, u)
-					}
-				case nsFP:
-					if err := item.Value(func(v []byte) error {
-						r, err := decodeFP(id, v)
-						if err == nil && r.URL != u {
-							err = fmt.Errorf("fingerprint %s has URL %q, page has %q", id, r.URL, u)
-						}
-						return err
-					}); err != nil {
-						bad("%v", err)
-					}
-				}
-			})
-		}
-		iter(nsURL, true, func(k []byte, item *badger.Item) {
-			rep.URLs++
-			u := string(k[1:])
-			err := item.Value(func(v []byte) error {
-				r, err := decodeURLRecord(u, v)
-				if err != nil {
-					return err
-				}
-				if r.DocID == 0 {
-					return nil
-				}
-				if _, ok := pageURL[r.DocID]; !ok {
-					rep.PendingRefs++
-				}
-				if !has(docURLKey(r.DocID, u)) {
-					bad("URL %q: no docId index entry for %s", u, r.DocID)
-				}
-				return nil
-			})
-			if err != nil {
-				bad("%v", err)
-			}
-		})
-		iter(nsDoc, false, func(k []byte, _ *badger.Item) {
-			rep.Indexes++
-			id := docIDSuffix(k[:9])
-			u := string(k[9:])
-			r, err := getURL(txn, u)
-			switch {
-			case errors.Is(err, ErrNotFound):
-				bad("docId index %s points at missing URL record %q", id, u)
-			case err != nil:
-				bad("%v", err)
-			case r.DocID != id:
-				bad("docId index %s lists %q, whose record maps to %s", id, u, r.DocID)
-			}
-		})
-		iter(nsVersion, true, func(k []byte, item *badger.Item) {
-			rep.Versions++
-			id := docIDSuffix(k[:9])
-			u, ok := pageURL[id]
-			if !ok {
-				bad("version %d of missing page %s", versionOf(k), id)
-				return
-			}
-			if err := item.Value(func(v []byte) error {
-				p, err := decodePage(id, v, true)
-				if err == nil && p.URL != u {
-					err = fmt.Errorf("version %d of page %s has URL %q, page has %q", versionOf(k), id, p.URL, u)
-				}
-				return err
-			}); err != nil {
-				bad("%v", err)
-			}
-		})
-		checkSimilar(txn, iter, has, bad, &rep)
-		refs, err := referencedBlobs(txn)
-		if err != nil {
-			bad("%v", err)
-		}
-		for name := range refs {
-			if _, err := os.Stat(filepath.Join(db.dir, blobDir, name)); err != nil {
-				bad("meta blob %s: %v", name, err)
-			}
-		}
+		c.txn = txn
+		c.pages()
+		c.indexes()
+		c.urls()
+		c.docIndex()
+		c.versions()
+		checkSimilar(txn, c.iter, c.has, c.bad, &c.rep)
+		c.blobs(filepath.Join(db.dir, blobDir))
 		return ctx.Err() // a cancelled check's report is incomplete
 	})
 	if err != nil {
-		return rep, fmt.Errorf("storage: check: %w", err)
+		return c.rep, fmt.Errorf("storage: check: %w", err)
 	}
-	if len(problems) > 0 {
-		return rep, fmt.Errorf("%w: check found problems:\n  %s", ErrCorrupt, joinLines(problems))
+	if len(c.problems) > 0 {
+		return c.rep, fmt.Errorf("%w: check found problems:\n  %s", ErrCorrupt, joinLines(c.problems))
 	}
-	return rep, nil
+	return c.rep, nil
+}
+
+// checker holds one Check's read transaction, its report and the
+// problems found so far.
+type checker struct {
+	ctx      context.Context
+	txn      *badger.Txn
+	rep      CheckReport
+	problems []string
+	pageURL  map[DocID]string // every stored page's URL, read by pages
+}
+
+// bad records a problem; past maxProblems it records "..." once.
+func (c *checker) bad(format string, a ...any) {
+	if len(c.problems) < maxProblems {
+		c.problems = append(c.problems, fmt.Sprintf(format, a...))
+	} else if len(c.problems) == maxProblems {
+		c.problems = append(c.problems, "...")
+	}
+}
+
+func (c *checker) has(k []byte) bool {
+	_, err := c.txn.Get(k)
+	return err == nil
+}
+
+// iter calls fn for every key of namespace ns until the context is done
+// (Check then returns ctx.Err()).
+func (c *checker) iter(ns byte, values bool, fn func(k []byte, item *badger.Item)) {
+	it := c.txn.NewIterator(badger.IteratorOptions{Prefix: []byte{ns}, PrefetchValues: values})
+	defer it.Close()
+	for it.Rewind(); it.Valid(); it.Next() {
+		if stopped(c.ctx) != nil {
+			return
+		}
+		fn(it.Item().KeyCopy(nil), it.Item())
+	}
+}
+
+// pages decodes every page and checks its index entries exist.
+func (c *checker) pages() {
+	c.iter(nsPage, true, func(k []byte, item *badger.Item) {
+		c.rep.Pages++
+		id := docIDSuffix(k)
+		err := item.Value(func(v []byte) error {
+			p, err := decodePage(id, v, true)
+			if err != nil {
+				return err
+			}
+			c.pageURL[id] = p.URL
+			if !c.has(fpKey(id)) {
+				c.bad("page %s: no fingerprint entry", id)
+			}
+			if !c.has(canonKey(p.URL, id)) {
+				c.bad("page %s: no URL index entry", id)
+			}
+			if !c.has(hostKey(hostOf(p.URL), p.URL, id)) {
+				c.bad("page %s: no host index entry", id)
+			}
+			if !c.has(timeKey(timeNanos(p.FetchedAt), id)) {
+				c.bad("page %s: no time index entry", id)
+			}
+			if !c.has(docURLKey(id, p.URL)) {
+				c.bad("page %s: its URL %q is not in the docId index", id, p.URL)
+			}
+			return nil
+		})
+		if err != nil {
+			c.bad("%v", err)
+		}
+	})
+}
+
+// indexes checks that every fingerprint, URL, host and time index entry
+// points at a stored page and matches it.
+func (c *checker) indexes() {
+	for _, ns := range []byte{nsFP, nsCanon, nsHost, nsTime} {
+		c.iter(ns, ns == nsFP, func(k []byte, item *badger.Item) {
+			c.rep.Indexes++
+			id := docIDSuffix(k)
+			u, ok := c.pageURL[id]
+			if !ok {
+				c.bad("index key %q points at missing page %s", k, id)
+				return
+			}
+			switch ns {
+			case nsCanon:
+				if !bytes.Equal(k, canonKey(u, id)) {
+					c.bad("URL index key %q does not match page %s URL %q", k, id, u)
+				}
+			case nsHost:
+				if !bytes.Equal(k, hostKey(hostOf(u), u, id)) {
+					c.bad("host index key %q does not match page %s URL %q", k, id, u)
+				}
+			case nsFP:
+				if err := item.Value(func(v []byte) error {
+					r, err := decodeFP(id, v)
+					if err == nil && r.URL != u {
+						err = fmt.Errorf("fingerprint %s has URL %q, page has %q", id, r.URL, u)
+					}
+					return err
+				}); err != nil {
+					c.bad("%v", err)
+				}
+			}
+		})
+	}
+}
+
+// urls decodes every URL record and checks its docId index entry.
+func (c *checker) urls() {
+	c.iter(nsURL, true, func(k []byte, item *badger.Item) {
+		c.rep.URLs++
+		u := string(k[1:])
+		err := item.Value(func(v []byte) error {
+			r, err := decodeURLRecord(u, v)
+			if err != nil {
+				return err
+			}
+			if r.DocID == 0 {
+				return nil
+			}
+			if _, ok := c.pageURL[r.DocID]; !ok {
+				c.rep.PendingRefs++
+			}
+			if !c.has(docURLKey(r.DocID, u)) {
+				c.bad("URL %q: no docId index entry for %s", u, r.DocID)
+			}
+			return nil
+		})
+		if err != nil {
+			c.bad("%v", err)
+		}
+	})
+}
+
+// docIndex checks that every docId index entry names a URL record that
+// maps to that docId.
+func (c *checker) docIndex() {
+	c.iter(nsDoc, false, func(k []byte, _ *badger.Item) {
+		c.rep.Indexes++
+		id := docIDSuffix(k[:9])
+		u := string(k[9:])
+		r, err := getURL(c.txn, u)
+		switch {
+		case errors.Is(err, ErrNotFound):
+			c.bad("docId index %s points at missing URL record %q", id, u)
+		case err != nil:
+			c.bad("%v", err)
+		case r.DocID != id:
+			c.bad("docId index %s lists %q, whose record maps to %s", id, u, r.DocID)
+		}
+	})
+}
+
+// versions decodes every old version and checks it belongs to its page.
+func (c *checker) versions() {
+	c.iter(nsVersion, true, func(k []byte, item *badger.Item) {
+		c.rep.Versions++
+		id := docIDSuffix(k[:9])
+		u, ok := c.pageURL[id]
+		if !ok {
+			c.bad("version %d of missing page %s", versionOf(k), id)
+			return
+		}
+		if err := item.Value(func(v []byte) error {
+			p, err := decodePage(id, v, true)
+			if err == nil && p.URL != u {
+				err = fmt.Errorf("version %d of page %s has URL %q, page has %q", versionOf(k), id, p.URL, u)
+			}
+			return err
+		}); err != nil {
+			c.bad("%v", err)
+		}
+	})
+}
+
+// blobs checks that every meta blob referenced exists in dir.
+func (c *checker) blobs(dir string) {
+	refs, err := referencedBlobs(c.txn)
+	if err != nil {
+		c.bad("%v", err)
+	}
+	for name := range refs {
+		if _, err := os.Stat(filepath.Join(dir, name)); err != nil {
+			c.bad("meta blob %s: %v", name, err)
+		}
+	}
 }
 
 func joinLines(s []string) string {
