@@ -41,17 +41,58 @@ func seenFlags(fs *flag.FlagSet, prefix string) func() (seen.Options, error) {
 	}
 }
 
+// seenRun is one parsed 'bloomcrawl seen' invocation.
+type seenRun struct {
+	action, key string
+	ids         []string
+	opts        seen.Options
+	asJSON      bool
+	seedForm    bool
+	recs        *seen.Records
+	stdout      io.Writer
+}
+
 func runSeen(ctx context.Context, args []string, stdout, stderr io.Writer) error {
+	r, store, err := parseSeenArgs(args, stderr)
+	if err != nil {
+		return err
+	}
+	r.stdout = stdout
+	db, err := storage.Open(store, nil)
+	if err != nil {
+		return err
+	}
+	defer db.Close()
+	if r.recs, err = seen.New(db, &r.opts); err != nil {
+		return err
+	}
+	if err := r.recs.CheckKey(r.key); err != nil {
+		return usagef("%v", err)
+	}
+	switch r.action {
+	case "add":
+		return r.add(ctx)
+	case "test":
+		return r.test(ctx)
+	case "show":
+		return r.show(ctx)
+	default:
+		return r.delete(ctx)
+	}
+}
+
+// parseSeenArgs parses the flags (before or after the action and key),
+// checks the action and reads the ids from stdin when none are given.
+func parseSeenArgs(args []string, stderr io.Writer) (*seenRun, string, error) {
 	fs := newFlagSet("seen", "seen --store DIR [flags] add|test|show|delete KEY [ID...]   (no IDs: one per line on stdin)", stderr)
 	store := fs.String("store", "", "store directory (created if missing; required)")
 	asJSON := fs.Bool("json", false, "print JSON")
 	seedForm := fs.Bool("seed-form", false, "show: print each block as the seed stores it, count::base64(bits)")
 	opts := seenFlags(fs, "")
-	// Flags may come before or after the action and key.
 	var pos []string
 	for {
 		if err := parseFlags(fs, args); err != nil {
-			return err
+			return nil, "", err
 		}
 		if fs.NArg() == 0 {
 			break
@@ -60,126 +101,124 @@ func runSeen(ctx context.Context, args []string, stdout, stderr io.Writer) error
 		args = fs.Args()[1:]
 	}
 	if *store == "" {
-		return usagef("--store DIR is required")
+		return nil, "", usagef("--store DIR is required")
 	}
 	if len(pos) < 2 {
-		return usagef("want an action (add, test, show, delete) and a KEY")
+		return nil, "", usagef("want an action (add, test, show, delete) and a KEY")
 	}
-	action, key, ids := pos[0], pos[1], pos[2:]
-	o, err := opts()
-	if err != nil {
-		return err
+	r := &seenRun{action: pos[0], key: pos[1], ids: pos[2:], asJSON: *asJSON, seedForm: *seedForm}
+	var err error
+	if r.opts, err = opts(); err != nil {
+		return nil, "", err
 	}
-	switch action {
+	switch r.action {
 	case "add", "test":
-		if len(ids) == 0 {
-			if ids, err = readIDs(os.Stdin); err != nil {
-				return err
+		if len(r.ids) == 0 {
+			if r.ids, err = readIDs(os.Stdin); err != nil {
+				return nil, "", err
 			}
 		}
-		if len(ids) == 0 {
-			return usagef("%s: no ids (give them as arguments or one per line on stdin)", action)
+		if len(r.ids) == 0 {
+			return nil, "", usagef("%s: no ids (give them as arguments or one per line on stdin)", r.action)
 		}
 	case "show", "delete":
-		if len(ids) > 0 {
-			return usagef("%s takes only a KEY; unexpected %q", action, ids[0])
+		if len(r.ids) > 0 {
+			return nil, "", usagef("%s takes only a KEY; unexpected %q", r.action, r.ids[0])
 		}
 	default:
-		return usagef("unknown action %q (want add, test, show or delete)", action)
+		return nil, "", usagef("unknown action %q (want add, test, show or delete)", r.action)
 	}
+	return r, *store, nil
+}
 
-	db, err := storage.Open(*store, nil)
-	if err != nil {
-		return err
-	}
-	defer db.Close()
-	recs, err := seen.New(db, &o)
-	if err != nil {
-		return err
-	}
-	if err := recs.CheckKey(key); err != nil {
-		return usagef("%v", err)
-	}
-	out := func(v any) error {
-		enc := json.NewEncoder(stdout)
-		enc.SetIndent("", "  ")
-		return enc.Encode(v)
-	}
-	switch action {
-	case "add":
-		var total seen.AddResult
-		for chunk := range slices.Chunk(ids, o.WithDefaults().MaxIDs) {
-			res, err := recs.Add(ctx, key, chunk)
-			if err != nil {
-				return err
-			}
-			total.Added += res.Added
-			total.Blocks = res.Blocks
-		}
-		if *asJSON {
-			return out(map[string]any{"key": key, "ids": len(ids), "added": total.Added, "blocks": total.Blocks})
-		}
-		fmt.Fprintf(stdout, "%s: recorded %d ids (%d new to the newest block); %d blocks\n", key, len(ids), total.Added, total.Blocks)
-	case "test":
-		seenIDs, newIDs := []string{}, []string{}
-		for chunk := range slices.Chunk(ids, o.WithDefaults().MaxIDs) {
-			got, err := recs.Test(ctx, key, chunk)
-			if err != nil {
-				return err
-			}
-			for i, id := range chunk {
-				if got[i] {
-					seenIDs = append(seenIDs, id)
-				} else {
-					newIDs = append(newIDs, id)
-				}
-				if !*asJSON {
-					fmt.Fprintf(stdout, "%s\t%s\n", map[bool]string{true: "seen", false: "new"}[got[i]], id)
-				}
-			}
-		}
-		if *asJSON {
-			return out(map[string]any{"seen": seenIDs, "new": newIDs})
-		}
-	case "show":
-		rec, err := recs.Show(ctx, key, *seedForm)
+func (r *seenRun) json(v any) error {
+	enc := json.NewEncoder(r.stdout)
+	enc.SetIndent("", "  ")
+	return enc.Encode(v)
+}
+
+func (r *seenRun) add(ctx context.Context) error {
+	var total seen.AddResult
+	for chunk := range slices.Chunk(r.ids, r.opts.WithDefaults().MaxIDs) {
+		res, err := r.recs.Add(ctx, r.key, chunk)
 		if err != nil {
 			return err
 		}
-		if *asJSON {
-			return out(rec)
-		}
-		if len(rec.Blocks) == 0 {
-			fmt.Fprintf(stdout, "%s: no record\n", key)
-			return nil
-		}
-		expires := "never"
-		if e := rec.Expires; e != nil {
-			expires = fmt.Sprintf("%s (in %s)", e.UTC().Format(time.RFC3339), time.Until(*e).Round(time.Second))
-		}
-		fmt.Fprintf(stdout, "%s: %d blocks, %d bytes stored, expires %s\n", key, len(rec.Blocks), rec.Bytes, expires)
-		for i, b := range rec.Blocks {
-			fmt.Fprintf(stdout, "  block %d: %d ids, %d bits (%d set), k=%d, predicted FP %.2g\n", i, b.Count, b.Bits, b.SetBits, b.K, b.PredictedFP)
-			if b.Seed != "" {
-				fmt.Fprintf(stdout, "    %s\n", b.Seed)
-			}
-		}
-		if rec.Audit != nil {
-			fmt.Fprintf(stdout, "  audit (%d ids, oldest first): %s\n", len(rec.Audit), strings.Join(rec.Audit, " "))
-		}
-	case "delete":
-		existed, err := recs.Delete(ctx, key)
+		total.Added += res.Added
+		total.Blocks = res.Blocks
+	}
+	if r.asJSON {
+		return r.json(map[string]any{"key": r.key, "ids": len(r.ids), "added": total.Added, "blocks": total.Blocks})
+	}
+	fmt.Fprintf(r.stdout, "%s: recorded %d ids (%d new to the newest block); %d blocks\n", r.key, len(r.ids), total.Added, total.Blocks)
+	return nil
+}
+
+func (r *seenRun) test(ctx context.Context) error {
+	seenIDs, newIDs := []string{}, []string{}
+	for chunk := range slices.Chunk(r.ids, r.opts.WithDefaults().MaxIDs) {
+		got, err := r.recs.Test(ctx, r.key, chunk)
 		if err != nil {
 			return err
 		}
-		if *asJSON {
-			return out(map[string]any{"key": key, "deleted": existed})
+		for i, id := range chunk {
+			if got[i] {
+				seenIDs = append(seenIDs, id)
+			} else {
+				newIDs = append(newIDs, id)
+			}
+			if !r.asJSON {
+				fmt.Fprintf(r.stdout, "%s\t%s\n", map[bool]string{true: "seen", false: "new"}[got[i]], id)
+			}
 		}
-		if existed {
-			fmt.Fprintf(stdout, "%s: deleted\n", key)
-		} else {
-			fmt.Fprintf(stdout, "%s: no record\n", key)
+	}
+	if r.asJSON {
+		return r.json(map[string]any{"seen": seenIDs, "new": newIDs})
+	}
+	return nil
+}
+
+func (r *seenRun) show(ctx context.Context) error {
+	rec, err := r.recs.Show(ctx, r.key, r.seedForm)
+	if err != nil {
+		return err
+	}
+	if r.asJSON {
+		return r.json(rec)
+	}
+	if len(rec.Blocks) == 0 {
+		fmt.Fprintf(r.stdout, "%s: no record\n", r.key)
+		return nil
+	}
+	expires := "never"
+	if e := rec.Expires; e != nil {
+		expires = fmt.Sprintf("%s (in %s)", e.UTC().Format(time.RFC3339), time.Until(*e).Round(time.Second))
+	}
+	fmt.Fprintf(r.stdout, "%s: %d blocks, %d bytes stored, expires %s\n", r.key, len(rec.Blocks), rec.Bytes, expires)
+	for i, b := range rec.Blocks {
+		fmt.Fprintf(r.stdout, "  block %d: %d ids, %d bits (%d set), k=%d, predicted FP %.2g\n", i, b.Count, b.Bits, b.SetBits, b.K, b.PredictedFP)
+		if b.Seed != "" {
+			fmt.Fprintf(r.stdout, "    %s\n", b.Seed)
 		}
+	}
+	if rec.Audit != nil {
+		fmt.Fprintf(r.stdout, "  audit (%d ids, oldest first): %s\n", len(rec.Audit), strings.Join(rec.Audit, " "))
+	}
+	return nil
+}
+
+func (r *seenRun) delete(ctx context.Context) error {
+	existed, err := r.recs.Delete(ctx, r.key)
+	if err != nil {
+		return err
+	}
+	if r.asJSON {
+		return r.json(map[string]any{"key": r.key, "deleted": existed})
+	}
+	if existed {
+		fmt.Fprintf(r.stdout, "%s: deleted\n", r.key)
+	} else {
+		fmt.Fprintf(r.stdout, "%s: no record\n", r.key)
 	}
 	return nil
 }
