@@ -1,11 +1,11 @@
-// Package api is bloomcrawl's HTTP interface: the seed-004 document-id
+// Package api is bloomcrawl's HTTP interface: the document-id
 // service, read access to the stored pages (with their similar pages,
-// seed 003), and the seed-001 seen-records of package seen
+// MinHash bands), and the per-key seen-records of package seen
 // (HandlerOptions.Seen).
 //
 // It owns two things that the command line shares:
 //
-//   - [Service], the seed-004 docId service. [Service.Submit] takes a
+//   - [Service], the docId service. [Service.Submit] takes a
 //     document {url, title, content, ...}, runs it through the content-dedup
 //     cascade (exact URL → title fingerprint → content fingerprint → new
 //     docId) and records the answer in the store: a new document becomes a

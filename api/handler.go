@@ -93,7 +93,7 @@ type handler struct {
 //
 // Routes (every answer is JSON except /metrics):
 //
-//	POST /v1/docid            one seed-004 document → Response
+//	POST /v1/docid            one document → Response
 //	POST /v1/docid:batch      a JSON array of documents, or JSON lines → {"status","results":[Response...]}, in order
 //	GET  /v1/pages?url=U      the URL's record and its document (U as recorded, or its canonical form)
 //	GET  /v1/pages?host=H[&prefix=P][&since=T][&until=T][&limit=N][&after=C][&text=1]  stored pages, a batch at a time

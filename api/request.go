@@ -13,11 +13,11 @@ import (
 	"github.com/bloomcrawl/bloomcrawl/urlfilter"
 )
 
-// Request is one document submitted to the seed-004 service.
+// Request is one document submitted to the docId service.
 //
 // Title or Content (or both) must be non-blank, and URL must be an absolute
 // http(s) URL: it is the key the document is recorded under. Category, Media
-// and ImageCount are accepted as seed 004 sends them (strings or numbers) and
+// and ImageCount are accepted as the docId service's original clients send them (strings or numbers) and
 // are not used by the dedup decision. ID is the caller's own identifier (the
 // seed's "nid"); it is copied to the [Response] unchanged, whatever its JSON
 // type.
@@ -61,7 +61,7 @@ const (
 )
 
 // UnmarshalJSON implements json.Unmarshaler. It accepts category and media
-// as strings or numbers (seed 004 sends "category": "0", clients send 0 as
+// as strings or numbers (the original clients send "category": "0", clients send 0 as
 // often), and imageCount as an integer or its decimal string ("4"); null is
 // the zero value. Errors name the field.
 func (r *Request) UnmarshalJSON(b []byte) error {

@@ -30,7 +30,7 @@ type ServiceOptions struct {
 	Logger *slog.Logger
 }
 
-// Service is the seed-004 document-id service: it decides with a
+// Service is the document-id service: it decides with a
 // contentdedup.Deduper and records with a storage.DB. It is safe for
 // concurrent use; the Deduper makes each decision atomically, so two
 // concurrent near-identical documents get one docId.
@@ -114,7 +114,7 @@ func Restore(ctx context.Context, d *contentdedup.Deduper, db *storage.DB) error
 	return nil
 }
 
-// Submit decides req and records it, and returns the seed-004 answer. It
+// Submit decides req and records it, and returns the service's answer. It
 // never panics on bad input: an invalid request (see [Request.Validate])
 // answers Status "error" and records nothing.
 //
@@ -143,8 +143,8 @@ func (s *Service) Submit(ctx context.Context, req Request) Response {
 	return s.submit(ctx, req)
 }
 
-// SubmitJSON decodes one seed-004 request (a JSON object; numbers may be
-// strings, as seed 004 sends them) and submits it. A malformed or invalid
+// SubmitJSON decodes one docId-service request (a JSON object; numbers may be
+// strings, as the docId service's original clients send them) and submits it. A malformed or invalid
 // request answers Status "error" with a message that starts with where
 // ("line 7") and names the field, and records nothing. It is the loop body
 // of a JSON-lines reader such as `bloomcrawl dedup --store`:

@@ -108,7 +108,7 @@ type Options struct {
 	// the heap; the crawl command sets it unless --mapped-arrays=false.
 	MapArrays bool
 	// NoSimilar leaves Verdict.Similar empty. By default Check gives every
-	// new document the MinHash [Similarity] of its word set (seed 003,
+	// new document the MinHash [Similarity] of its word set (MinHash bands,
 	// p = 4, q = 6), for the "similar pages" index of a store; the
 	// Deduper itself keeps none of it.
 	NoSimilar bool

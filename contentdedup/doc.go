@@ -38,7 +38,7 @@
 // cache, like Badger's tables, rather than heap, about 21 bytes per
 // document staying on the heap; without it all of it is on the heap.
 //
-// A [Deduper] runs the cascade of seed 004: exact URL → title → content →
+// A [Deduper] runs the docId cascade: exact URL → title → content →
 // new docId. The title step compares [MainTitle] (the title without a site
 // suffix such as " | Example") and merges only when the titles match AND the
 // contents are within a looser distance ([Options.TitleContentThreshold],
@@ -85,7 +85,7 @@
 //	0.9934/0.9868, seed 2 1.0000/0.9800 vs 0.9950/0.9809, seed 3
 //	0.9974/0.9792 vs 0.9926/0.9778
 //
-// [MinHash] (seed 003) is a second near-duplicate detector over word
+// [MinHash] is a second near-duplicate detector over word
 // shingles, with the banded inverted index of the seed ([MinHashIndex]); the
 // accuracy harness measures it beside SimHash.
 //
@@ -112,7 +112,7 @@
 //
 // # Service
 //
-// The seed-004 document service ({url, title, content, ...} in, {docId,
+// The document-id service ({url, title, content, ...} in, {docId,
 // filterStatus, filterReason, status} out) is not here: package api wraps
 // a [Deduper] and a store for it, and `bloomcrawl dedup` (JSON lines) and
 // `bloomcrawl serve` (HTTP) both go through api.Service.

@@ -13,7 +13,7 @@ import (
 )
 
 // MinHash estimates the Jaccard similarity of the word-shingle sets of two
-// texts (seed 003): the minimum of a random hash over a set's elements is
+// texts: the minimum of a random hash over a set's elements is
 // the same for two sets with probability equal to their Jaccard
 // similarity. A signature holds Rows × Bands minimums; Rows consecutive
 // minimums make one band key (a cluster id: both sets must agree on all of
@@ -29,8 +29,8 @@ type MinHash struct {
 
 // MinHashOptions configure a [MinHash]. The zero value gives the defaults.
 type MinHashOptions struct {
-	Rows    int    // minimums per band; default 4 (seed 003's p)
-	Bands   int    // bands; default 6 (seed 003's q)
+	Rows    int    // minimums per band; default 4 (p)
+	Bands   int    // bands; default 6 (q)
 	Shingle int    // words per shingle; default 3
 	Seed    uint64 // seed of the hash functions; default 3
 }
@@ -166,7 +166,7 @@ func (m *MinHash) Bands(sig []uint64) []uint64 {
 // signatures of one MinHash (0 if their lengths differ or are 0).
 func EstimateJaccard(a, b []uint64) float64 { return minhash.Estimate(a, b) }
 
-// MinHashIndex is seed 003's inverted index: band key → documents. It finds
+// MinHashIndex is the inverted index of MinHash clustering: band key → documents. It finds
 // the documents sharing at least one band with a query, ranked by how many
 // bands they share. Safe for concurrent use.
 type MinHashIndex struct {

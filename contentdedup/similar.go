@@ -2,14 +2,14 @@ package contentdedup
 
 import "slices"
 
-// SimilarRows and SimilarBands are seed 003's p and q: 4 minimums per
+// SimilarRows and SimilarBands are MinHash clustering's p and q: 4 minimums per
 // band key, 6 bands.
 const (
 	SimilarRows  = 4
 	SimilarBands = 6
 )
 
-// Similarity is a document's entry in a similar-pages index (seed 003):
+// Similarity is a document's entry in a similar-pages index (MinHash bands):
 // the MinHash signature of its word set and the band keys of that
 // signature. Two documents sharing a band key are candidates; Sig
 // estimates their Jaccard similarity ([EstimateJaccard]). Arrays keep it

@@ -1,4 +1,4 @@
-// Package seen owns seed 001's per-key "already seen" records: a consumer
+// Package seen owns per-key "already seen" records: a consumer
 // (a reader, a feed, a downstream job) records the ids it has been shown
 // under its key, and asks which of a batch of ids are new to it.
 //
@@ -22,7 +22,7 @@
 // The blocks are [urlfilter.Block]s: urlfilter's classic Bloom filter
 // positions and sizing, in a bit vector that is stored whole.
 //
-// Because near-duplicates share a docId (seed 004), recording a docId
+// Because near-duplicates share a docId, recording a docId
 // covers every copy of a story.
 //
 // # Stored form

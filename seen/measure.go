@@ -12,7 +12,7 @@ import (
 
 // MeasureOptions configures [Measure]. Zero fields take the defaults.
 type MeasureOptions struct {
-	IDs    int   // ids recorded under one key; default 5000 (seed 001's figure)
+	IDs    int   // ids recorded under one key; default 5000 (the seen-records design's figure)
 	IDLen  int   // bytes per id; default 14 (the seed's article ids)
 	Batch  int   // ids per test call; default 100
 	Calls  int   // test calls per timing round; default 200
@@ -21,7 +21,7 @@ type MeasureOptions struct {
 	After  []int // window snapshots: ids added so far; default 1000, 4000, 4500, 5000, 5001, 6000, 7500, 10000
 }
 
-// Measurement is what [Measure] found: seed 001's comparison of Bloom
+// Measurement is what [Measure] found: the seen-records design's comparison of Bloom
 // blocks with a plain id list, measured false positives against exact
 // truth, and the window.
 type Measurement struct {

@@ -14,7 +14,7 @@ import (
 	"github.com/bloomcrawl/bloomcrawl/urlfilter"
 )
 
-// Defaults of Options (seed 001).
+// Defaults of Options.
 const (
 	DefaultCapacity = 1000
 	DefaultFP       = 0.001
@@ -25,7 +25,7 @@ const (
 	DefaultMaxID    = 256  // bytes per id
 )
 
-// Options configures [New]. The zero value gives seed 001's records.
+// Options configures [New]. The zero value gives the default records: 1000 ids a block at 0.001, 5 blocks, 5 days.
 type Options struct {
 	// Capacity is the number of ids per Bloom block. Default 1000.
 	Capacity int
@@ -273,7 +273,7 @@ type BlockInfo struct {
 	K           int     `json:"k"`            // hash functions
 	SetBits     uint64  `json:"set_bits"`     // bits set
 	PredictedFP float64 `json:"predicted_fp"` // (1 − e^(−k·count/bits))^k
-	// Seed is the block in seed 001's stored form, "count::base64(bits)".
+	// Seed is the block in the form the seen-records design stores it in, "count::base64(bits)".
 	Seed string `json:"seed,omitempty"`
 }
 

@@ -14,7 +14,7 @@ import (
 	"github.com/bloomcrawl/bloomcrawl/internal/minhash"
 )
 
-// The similar-pages index (seed 003): per stored page its MinHash
+// The similar-pages index (MinHash bands): per stored page its MinHash
 // signature and band keys, and an inverted index band key → pages.
 const (
 	nsMinHash = 'w' // w <docID> → band keys and signature

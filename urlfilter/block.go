@@ -7,7 +7,7 @@ import (
 )
 
 // Block is a small classic Bloom filter whose bit vector a caller stores
-// and loads whole: the blocks of seed 001's per-key seen-records. It uses
+// and loads whole: the blocks of per-key seen-records (package seen). It uses
 // the classic filter's bit positions (double hashing over the key's
 // xxHash) and its sizing (ClassicBits, OptimalK), with the bit count
 // rounded up to whole 64-bit words so that the stored bytes alone give m.
@@ -28,7 +28,7 @@ type Block struct {
 // BlockShape returns the size in bits (a multiple of 64) and the number of
 // hash functions of a Block sized for capacity keys at false-positive rate
 // eps: m = ClassicBits(capacity, eps) rounded up to 64, k = OptimalK.
-// For seed 001's 1000 ids at 0.001: 14,400 bits (1,800 bytes), k = 10.
+// For 1000 ids at 0.001: 14,400 bits (1,800 bytes), k = 10.
 func BlockShape(capacity uint64, eps float64) (m uint64, k int) {
 	m = (ClassicBits(capacity, eps) + 63) / 64 * 64
 	return m, OptimalK(m, max(capacity, 1))

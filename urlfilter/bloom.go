@@ -237,7 +237,7 @@ func (b *blocked) Stats() Stats {
 
 // ---------------------------------------------------------------- mdbf
 
-// mdbf is the multi-dimensional Bloom filter of seed 002. Each of S groups
+// mdbf is the multi-dimensional Bloom filter (MDBF). Each of S groups
 // holds V1 (n1 bits, probed by k1 hashes) and V2 (n2 = N/k bits, probed by k2
 // hashes); group g's hashes come from double hashing over mix64(h + g·φ).
 // Faithful (routed=false): a key is set in every group and is reported

@@ -7,7 +7,7 @@ import (
 	"time"
 )
 
-// chain is the rotating ring of seed 000: G generations; new keys go into the
+// chain is the rotating ring of Bloom generations: G generations; new keys go into the
 // active one; a key is seen if any generation has it. When the active
 // generation is full (count mode: Window/(G−1) keys) or old (time mode:
 // Period), the oldest generation is cleared and becomes the active one.

@@ -21,7 +21,7 @@
 // (64-bit xxHash); its bit positions come from Kirsch–Mitzenmacher double
 // hashing g_i = h1 + i·h2 with h2 a remix of h1, reduced by multiply-shift.
 //
-// Sizing follows seed 000: m = n·ln(1/ε)/ln²2 bits, k = (m/n)·ln 2; or, with
+// Sizing: m = n·ln(1/ε)/ln²2 bits, k = (m/n)·ln 2; or, with
 // Options.BitsPerKey, m = n·bits and the best k for that m, so variants can
 // be compared at equal memory. Stats.PredictedFP is each variant's formula
 // at the current fill.
@@ -34,7 +34,7 @@
 //     Σ_i P(i; n/blocks)·(1 − (1 − 1/512)^(k·i))^k, and the sizing solves it
 //     for ε, which costs 3% more bits than classic at ε = 0.01 (8% at
 //     0.001). Cost: one cache miss per test. Saturates past Capacity.
-//   - mdbf: the multi-dimensional Bloom filter of seed 002, read as follows
+//   - mdbf: the multi-dimensional Bloom filter (MDBF), read as follows
 //     (the paper gives no formulas, no parameter values and no
 //     measurements). S groups (Options.Groups, default 2); group s has V1 of
 //     N bits and V2 of N/k bits, and k = k1 + k2 hash functions: k1 probe V1
@@ -69,7 +69,7 @@
 //     past Capacity memory grows by Growth per layer, plus
 //     log2(1/r)/ln 2 bits per key per layer; Test probes one cache line per
 //     layer.
-//   - chain: the rotating ring of seed 000. G generations (Options.Generations,
+//   - chain: the rotating ring of Bloom generations. G generations (Options.Generations,
 //     default 5), each sized for ε/G so the ring's compound FP stays ≤ ε;
 //     insert into the active one, test against all. Count mode (Window W):
 //     a generation holds c = ceil(W/(G−1)) keys; the last (G−1)·c ≥ W keys

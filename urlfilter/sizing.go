@@ -2,7 +2,7 @@ package urlfilter
 
 import "math"
 
-// Sizing math from seed 000. All functions are pure.
+// Bloom sizing math. All functions are pure.
 
 // ClassicBits returns m = ceil(n·ln(1/ε)/ln²2), the number of bits a classic
 // Bloom filter needs to hold n keys at false-positive rate ε.
@@ -95,7 +95,7 @@ func blockedSize(n uint64, eps float64) (nblocks uint64, k int) {
 }
 
 // MDBFFP returns the false-positive rate of the multi-dimensional Bloom
-// filter as this package reads seed 002 (see the package doc): S groups,
+// filter as this package reads the MDBF paper (see the package doc): S groups,
 // each with V1 of n1 bits probed by k1 hashes and V2 of n2 bits probed by k2
 // hashes. In the faithful reading (routed=false) every key goes into every
 // group and a query is positive if any group has all its bits set, so

@@ -20,7 +20,7 @@ import (
 func init() {
 	register(command{
 		name:    "dedup",
-		summary: "assign docIds to JSON-lines documents on stdin (seed-004 batch service)",
+		summary: "assign docIds to JSON-lines documents on stdin (docId service, batch form)",
 		run:     runDedup,
 	})
 }

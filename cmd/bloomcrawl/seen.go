@@ -19,7 +19,7 @@ import (
 func init() {
 	register(command{
 		name:    "seen",
-		summary: "per-key seen-records (seed 001): add, test, show, delete ids a consumer was shown",
+		summary: "per-key seen-records: add, test, show, delete ids a consumer was shown",
 		run:     runSeen,
 	})
 }

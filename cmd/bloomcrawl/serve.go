@@ -20,7 +20,7 @@ import (
 func init() {
 	register(command{
 		name:    "serve",
-		summary: "serve the HTTP API: seed-004 docId service, stored pages, stats, metrics",
+		summary: "serve the HTTP API: docId service, stored pages, stats, metrics",
 		run:     runServe,
 	})
 }
