@@ -217,7 +217,7 @@ type Dedup struct {
 	VerifyCacheBytes int64 `yaml:"verify_cache_bytes"`
 }
 
-// Store says where pages are kept.
+// Recrawl schedules pages to be fetched again (a continuous crawl).
 type Recrawl struct {
 	// Continuous keeps the crawl running when its queue is empty, waiting
 	// for the next refresh that is due, until it is stopped (Ctrl-C,

@@ -103,8 +103,7 @@ type Options struct {
 	// maps, index tables) in a memory-mapped file there (internal/mapped):
 	// about 150 bytes per document leave the heap. A 2M crawl once took
 	// 15% more CPU per page than the heap arrays; a profiled one found
-	// the same shares of CPU in the code that touches them (README, "The
-	// growing arrays off the heap"). False (the zero value) keeps them on
+	// the same shares of CPU in the code that touches them. False (the zero value) keeps them on
 	// the heap; the crawl command sets it unless --mapped-arrays=false.
 	MapArrays bool
 	// NoSimilar leaves Verdict.Similar empty. By default Check gives every

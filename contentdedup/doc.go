@@ -32,11 +32,12 @@
 // the default distance 6): about 175 bytes, none of it pointers the garbage
 // collector scans (BenchmarkDeduperRestore reports it). With
 // [Options.SpillDir] each document's sketch and first URL wait in an
-// unlinked file and are read back only for the candidates of a lookup, and
-// the large arrays (entry chunks, packed maps, the big index tables) are
-// regions of a second, memory-mapped unlinked file (internal/mapped): page
-// cache, like Badger's tables, rather than heap, about 21 bytes per
-// document staying on the heap; without it all of it is on the heap.
+// unlinked file and are read back only for the candidates of a lookup; with
+// [Options.MapArrays] too, the large arrays (entry chunks, packed maps, the
+// big index tables) are regions of a second, memory-mapped unlinked file
+// (internal/mapped): page cache, like Badger's tables, rather than heap,
+// about 21 bytes per document staying on the heap. Without them all of it
+// is on the heap.
 //
 // A [Deduper] runs the docId cascade: exact URL → title → content →
 // new docId. The title step compares [MainTitle] (the title without a site
