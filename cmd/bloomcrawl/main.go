@@ -15,7 +15,6 @@ import (
 	"os"
 	"os/signal"
 	"sort"
-	"strconv"
 	"strings"
 	"syscall"
 
@@ -47,20 +46,6 @@ type usageError struct{ msg string }
 func (e usageError) Error() string { return e.msg }
 
 func usagef(format string, a ...any) error { return usageError{fmt.Sprintf(format, a...)} }
-
-// intList parses flag's value, a comma-separated list of integers of at
-// least least; a usage error names the flag and the item (as what).
-func intList(flag, list string, least int, what string) ([]int, error) {
-	var ns []int
-	for _, f := range strings.Split(list, ",") {
-		n, err := strconv.Atoi(strings.TrimSpace(f))
-		if err != nil || n < least {
-			return nil, usagef("%s: %q is not %s", flag, f, what)
-		}
-		ns = append(ns, n)
-	}
-	return ns, nil
-}
 
 func main() {
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
