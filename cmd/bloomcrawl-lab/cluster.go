@@ -5,6 +5,7 @@ import (
 	"io"
 	"os/exec"
 
+	"github.com/bloomcrawl/bloomcrawl/internal/cli"
 	"github.com/bloomcrawl/bloomcrawl/lab/bench"
 )
 
@@ -54,7 +55,7 @@ func runBenchCluster(ctx context.Context, args []string, stdout, stderr io.Write
 		},
 	})
 	if *asJSON {
-		if jerr := writeJSONLines(stdout, rows); jerr != nil {
+		if jerr := cli.WriteJSONLines(stdout, rows); jerr != nil {
 			return jerr
 		}
 	} else if len(rows) > 0 {

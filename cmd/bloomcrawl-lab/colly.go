@@ -37,7 +37,7 @@ func runColly(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	maxRSS := fs.Int64("max-rss-mb", 1024, "stop when RssAnon passes this many MB")
 	limit := fs.Duration("timeout", 2*time.Minute, "stop after this long")
 	if err := fs.Parse(args); err != nil {
-		return usageError{err.Error()}
+		return usagef("%v", err)
 	}
 	if fs.NArg() != 1 {
 		return usagef("want one seed URL")

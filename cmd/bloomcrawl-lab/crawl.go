@@ -7,6 +7,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/bloomcrawl/bloomcrawl/internal/cli"
 	"github.com/bloomcrawl/bloomcrawl/lab/bench"
 )
 
@@ -53,7 +54,7 @@ func runBenchCrawl(ctx context.Context, args []string, stdout, stderr io.Writer)
 	}
 	defer cleanup()
 	o := bench.CrawlOptions{Corpora: corpora, Nginx: *nginx, Port: *port, SeedPath: *seedPath, Limit: *limit, Lock: *lock, Log: stderr}
-	for _, name := range splitList(*tools) {
+	for _, name := range cli.SplitList(*tools) {
 		switch t, ok := defined[name]; {
 		case ok:
 			o.Tools = append(o.Tools, t)
@@ -75,7 +76,7 @@ func runBenchCrawl(ctx context.Context, args []string, stdout, stderr io.Writer)
 		return err
 	}
 	if *asJSON {
-		return writeJSONLines(stdout, rows)
+		return cli.WriteJSONLines(stdout, rows)
 	}
 	bench.WriteCrawlTable(stdout, rows)
 	return nil

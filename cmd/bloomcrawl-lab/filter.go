@@ -5,6 +5,7 @@ import (
 	"io"
 	"strings"
 
+	"github.com/bloomcrawl/bloomcrawl/internal/cli"
 	"github.com/bloomcrawl/bloomcrawl/lab/bench"
 	"github.com/bloomcrawl/bloomcrawl/urlfilter/filterbench"
 )
@@ -39,7 +40,7 @@ func runFilter(ctx context.Context, args []string, stdout, stderr io.Writer) err
 	if *reps < 1 {
 		return usagef("--reps %d: must be at least 1", *reps)
 	}
-	o := filterbench.FilterOptions{FP: *fp, Variants: splitList(*variants), Peers: bench.FilterPeers, Reps: *reps, Log: stderr}
+	o := filterbench.FilterOptions{FP: *fp, Variants: cli.SplitList(*variants), Peers: bench.FilterPeers, Reps: *reps, Log: stderr}
 	if err := filterbench.CheckVariants(o.Variants, bench.FilterVariants); err != nil {
 		return usagef("--variants: %v", err)
 	}
@@ -52,7 +53,7 @@ func runFilter(ctx context.Context, args []string, stdout, stderr io.Writer) err
 		return err
 	}
 	if *asJSON {
-		return writeJSONLines(stdout, rows)
+		return cli.WriteJSONLines(stdout, rows)
 	}
 	filterbench.WriteFilterTable(stdout, rows)
 	return nil

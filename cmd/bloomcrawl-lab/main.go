@@ -14,7 +14,6 @@ package main
 
 import (
 	"context"
-	"encoding/json"
 	"errors"
 	"flag"
 	"fmt"
@@ -27,6 +26,8 @@ import (
 	"strconv"
 	"strings"
 	"syscall"
+
+	"github.com/bloomcrawl/bloomcrawl/internal/cli"
 )
 
 // command is one subcommand of bloomcrawl-lab.
@@ -49,11 +50,9 @@ func register(c command) {
 }
 
 // usageError marks an error caused by bad command-line input (exit code 2).
-type usageError struct{ msg string }
+type usageError = cli.UsageError
 
-func (e usageError) Error() string { return e.msg }
-
-func usagef(format string, a ...any) error { return usageError{fmt.Sprintf(format, a...)} }
+func usagef(format string, a ...any) error { return cli.Usagef(format, a...) }
 
 func main() {
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
@@ -120,26 +119,12 @@ func printUsage(w io.Writer) {
 // newFlagSet returns a FlagSet for a subcommand that reports errors instead
 // of exiting, and prints its usage to stderr.
 func newFlagSet(name, usage string, stderr io.Writer) *flag.FlagSet {
-	fs := flag.NewFlagSet(name, flag.ContinueOnError)
-	fs.SetOutput(stderr)
-	fs.Usage = func() {
-		fmt.Fprintf(stderr, "usage: go run ./cmd/bloomcrawl-lab %s\n\nflags:\n", usage)
-		fs.PrintDefaults()
-	}
-	return fs
+	return cli.NewFlagSet("go run ./cmd/bloomcrawl-lab", name, usage, stderr)
 }
 
 // parseFlags parses args into fs. Parse errors become usage errors; -h
 // becomes flag.ErrHelp (exit 0).
-func parseFlags(fs *flag.FlagSet, args []string) error {
-	if err := fs.Parse(args); err != nil {
-		if errors.Is(err, flag.ErrHelp) {
-			return err
-		}
-		return usageError{err.Error()}
-	}
-	return nil
-}
+func parseFlags(fs *flag.FlagSet, args []string) error { return cli.ParseFlags(fs, args) }
 
 // stringList is a repeatable string flag.
 type stringList []string
@@ -159,27 +144,6 @@ func intList(flag, list string, least int, what string) ([]int, error) {
 		ns = append(ns, n)
 	}
 	return ns, nil
-}
-
-func splitList(s string) []string {
-	var out []string
-	for _, p := range strings.Split(s, ",") {
-		if p = strings.TrimSpace(p); p != "" {
-			out = append(out, p)
-		}
-	}
-	return out
-}
-
-// writeJSONLines writes each row as one line of JSON.
-func writeJSONLines[T any](w io.Writer, rows []T) error {
-	enc := json.NewEncoder(w)
-	for _, r := range rows {
-		if err := enc.Encode(r); err != nil {
-			return err
-		}
-	}
-	return nil
 }
 
 // bloomcrawlFlag adds --bloomcrawl to a command that runs crawls. The

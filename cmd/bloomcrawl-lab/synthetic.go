@@ -5,6 +5,7 @@ import (
 	"io"
 	"os"
 
+	"github.com/bloomcrawl/bloomcrawl/internal/cli"
 	"github.com/bloomcrawl/bloomcrawl/lab/bench"
 	"github.com/bloomcrawl/bloomcrawl/lab/synthsite"
 )
@@ -59,7 +60,7 @@ func runBenchSynthetic(ctx context.Context, args []string, stdout, stderr io.Wri
 		Crawl: bench.ChildCrawl(exe, stderr, append([]string{"crawl"}, crawlArgs...)...),
 	})
 	if *asJSON {
-		if jerr := writeJSONLines(stdout, rows); jerr != nil {
+		if jerr := cli.WriteJSONLines(stdout, rows); jerr != nil {
 			return jerr
 		}
 	} else if len(rows) > 0 {

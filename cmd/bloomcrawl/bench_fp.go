@@ -2,7 +2,6 @@ package main
 
 import (
 	"context"
-	"encoding/json"
 	"fmt"
 	"io"
 	"os"
@@ -10,6 +9,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/bloomcrawl/bloomcrawl/internal/cli"
 	"github.com/bloomcrawl/bloomcrawl/urlfilter/filterbench"
 )
 
@@ -43,7 +43,7 @@ func runBenchFP(ctx context.Context, args []string, stdout, stderr io.Writer) er
 	if sources != 1 {
 		return usagef("give exactly one of --store, --urls, --synthetic")
 	}
-	o := filterbench.FPOptions{Variants: splitList(*variants), Log: stderr}
+	o := filterbench.FPOptions{Variants: cli.SplitList(*variants), Log: stderr}
 	var err error
 	if o.Budgets, err = parseFloatList("--bits", *bitsList, 0.5, 1024); err != nil {
 		return err
@@ -77,7 +77,7 @@ func runBenchFP(ctx context.Context, args []string, stdout, stderr io.Writer) er
 		return err
 	}
 	if *asJSON {
-		if err := writeJSONLines(stdout, rows); err != nil {
+		if err := cli.WriteJSONLines(stdout, rows); err != nil {
 			return err
 		}
 	} else {
@@ -100,7 +100,7 @@ func writeFPReport(dir, source string, tested int, rows []filterbench.FPRow) err
 	}
 	var md, jl strings.Builder
 	filterbench.WriteFPReport(&md, source, tested, rows)
-	if err := writeJSONLines(&jl, rows); err != nil {
+	if err := cli.WriteJSONLines(&jl, rows); err != nil {
 		return err
 	}
 	if err := os.WriteFile(filepath.Join(dir, "report.md"), []byte(md.String()), 0o644); err != nil {
@@ -109,30 +109,9 @@ func writeFPReport(dir, source string, tested int, rows []filterbench.FPRow) err
 	return os.WriteFile(filepath.Join(dir, "fp.jsonl"), []byte(jl.String()), 0o644)
 }
 
-// writeJSONLines writes each row as one line of JSON.
-func writeJSONLines[T any](w io.Writer, rows []T) error {
-	enc := json.NewEncoder(w)
-	for _, r := range rows {
-		if err := enc.Encode(r); err != nil {
-			return err
-		}
-	}
-	return nil
-}
-
-func splitList(s string) []string {
-	var out []string
-	for _, p := range strings.Split(s, ",") {
-		if p = strings.TrimSpace(p); p != "" {
-			out = append(out, p)
-		}
-	}
-	return out
-}
-
 func parseFloatList(flag, s string, lo, hi float64) ([]float64, error) {
 	var out []float64
-	for _, p := range splitList(s) {
+	for _, p := range cli.SplitList(s) {
 		v, err := strconv.ParseFloat(p, 64)
 		if err != nil || !(v >= lo && v <= hi) {
 			return nil, usagef("%s: %q is not a number in [%g, %g]", flag, p, lo, hi)
