@@ -17,7 +17,7 @@ import (
 	"time"
 
 	"github.com/bloomcrawl/bloomcrawl/archive"
-	"github.com/bloomcrawl/bloomcrawl/internal/warccheck"
+	"github.com/bloomcrawl/bloomcrawl/lab/warccheck"
 	"github.com/bloomcrawl/bloomcrawl/storage"
 )
 

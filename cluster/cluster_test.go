@@ -13,7 +13,7 @@ import (
 
 	"github.com/redis/go-redis/v9"
 
-	"github.com/bloomcrawl/bloomcrawl/internal/redistest"
+	"github.com/bloomcrawl/bloomcrawl/lab/redistest"
 )
 
 // backends are the Redis setups every test named in forBackends runs

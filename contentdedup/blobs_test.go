@@ -6,7 +6,7 @@ import (
 	"runtime"
 	"testing"
 
-	"github.com/bloomcrawl/bloomcrawl/internal/synthsite"
+	"github.com/bloomcrawl/bloomcrawl/lab/synthsite"
 )
 
 // TestSpillAnswersAsMemory checks a Deduper whose sketches and URLs are in

@@ -16,7 +16,7 @@ import (
 const (
 	DefaultThreshold = 3
 	// DefaultTitleContentThreshold is the content distance under which a
-	// title match merges two documents (chosen by `bloomcrawl bench dedup`).
+	// title match merges two documents (chosen by `go run ./cmd/bloomcrawl-lab dedup`).
 	DefaultTitleContentThreshold = 8
 	// ThresholdExact asks for exact content matches only (distance 0); the
 	// zero Threshold means DefaultThreshold.
@@ -131,7 +131,7 @@ const (
 // CanonicalJaccard is the estimated Jaccard similarity (word 3-shingle
 // sketches) at or above which a page joins the document of the canonical
 // URL it declares (CheckCanonical), whatever their SimHash distance.
-// Chosen by `bloomcrawl bench canonical` (exact truth: word 4-shingle
+// Chosen by `go run ./cmd/bloomcrawl-lab canonical` (exact truth: word 4-shingle
 // Jaccard >= 0.5 = same document) on Rust's documentation, whose thousands
 // of short templated pages are the hard case. 2,000 pages sampled of
 // 32,101 (1,999,000 pairs, 1,237 of them the same document): 0.5 merged

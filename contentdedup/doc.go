@@ -69,7 +69,7 @@
 // its sketch also estimates J >= 0.7 with the document itself. A store
 // keeps these signatures with the duplicates' URL records and
 // [Deduper.RestoreAlias] indexes them again at start-up, beside
-// [Deduper.RestoreDoc]. `bloomcrawl bench dedup`, precision/recall,
+// [Deduper.RestoreDoc]. `go run ./cmd/bloomcrawl-lab dedup`, precision/recall,
 // SimHash without sketch → with sketch → default (sketch + duplicates'
 // signatures) with SimHashAlone, measured when it was the default:
 //
@@ -90,8 +90,8 @@
 // shingles, with the banded inverted index of the seed ([MinHashIndex]); the
 // accuracy harness measures it beside SimHash.
 //
-// The accuracy harness (`bloomcrawl bench dedup`) and its data generator and
-// exact ground truth live in internal/bench and internal/bench/dedupeval.
+// The accuracy harness (`go run ./cmd/bloomcrawl-lab dedup`) and its data generator and
+// exact ground truth live in lab/bench and lab/dedupeval.
 //
 // # Document ids
 //

@@ -24,7 +24,7 @@ const (
 	FlagContentEmpty
 )
 
-// Defaults of the fingerprint, chosen by `bloomcrawl bench dedup` (see the
+// Defaults of the fingerprint, chosen by `go run ./cmd/bloomcrawl-lab dedup` (see the
 // package README section for the figures).
 const (
 	// ShingleSize is the number of consecutive words in one content feature.
@@ -85,7 +85,7 @@ type Weighting uint8
 const (
 	// WeightAuto, the default, is WeightTF for texts whose words are
 	// mostly Chinese and WeightLog for the others: measured best for each
-	// (`bloomcrawl bench dedup`). Raw counts keep a Chinese page's
+	// (`go run ./cmd/bloomcrawl-lab dedup`). Raw counts keep a Chinese page's
 	// fingerprint stable under edits without bringing distinct pages
 	// closer; on English pages they make pages that share a vocabulary
 	// collide, and damped counts do not.

@@ -12,7 +12,7 @@ import (
 
 	"github.com/bloomcrawl/bloomcrawl/archive"
 	"github.com/bloomcrawl/bloomcrawl/internal/samplesite"
-	"github.com/bloomcrawl/bloomcrawl/internal/warccheck"
+	"github.com/bloomcrawl/bloomcrawl/lab/warccheck"
 	"github.com/bloomcrawl/bloomcrawl/storage"
 )
 

@@ -10,7 +10,7 @@ import (
 
 	"github.com/bloomcrawl/bloomcrawl/cluster"
 	"github.com/bloomcrawl/bloomcrawl/contentdedup"
-	"github.com/bloomcrawl/bloomcrawl/internal/redistest"
+	"github.com/bloomcrawl/bloomcrawl/lab/redistest"
 )
 
 // BenchmarkClusterDedup is what content dedup costs a page: "local" is

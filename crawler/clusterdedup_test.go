@@ -14,8 +14,8 @@ import (
 	"github.com/bloomcrawl/bloomcrawl/cluster"
 	"github.com/bloomcrawl/bloomcrawl/contentdedup"
 	"github.com/bloomcrawl/bloomcrawl/frontier"
-	"github.com/bloomcrawl/bloomcrawl/internal/bench/dedupeval"
-	"github.com/bloomcrawl/bloomcrawl/internal/redistest"
+	"github.com/bloomcrawl/bloomcrawl/lab/dedupeval"
+	"github.com/bloomcrawl/bloomcrawl/lab/redistest"
 	"github.com/bloomcrawl/bloomcrawl/storage"
 )
 

@@ -9,7 +9,7 @@ import (
 	"time"
 
 	"github.com/bloomcrawl/bloomcrawl/configs"
-	"github.com/bloomcrawl/bloomcrawl/internal/newssite"
+	"github.com/bloomcrawl/bloomcrawl/lab/newssite"
 	"github.com/bloomcrawl/bloomcrawl/storage"
 )
 

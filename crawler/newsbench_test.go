@@ -14,8 +14,8 @@ import (
 
 	"github.com/bloomcrawl/bloomcrawl/configs"
 	"github.com/bloomcrawl/bloomcrawl/crawler"
-	"github.com/bloomcrawl/bloomcrawl/internal/bench"
-	"github.com/bloomcrawl/bloomcrawl/internal/newssite"
+	"github.com/bloomcrawl/bloomcrawl/lab/bench"
+	"github.com/bloomcrawl/bloomcrawl/lab/newssite"
 	"github.com/bloomcrawl/bloomcrawl/storage"
 )
 

@@ -10,7 +10,7 @@ import (
 	"time"
 
 	"github.com/bloomcrawl/bloomcrawl/configs"
-	"github.com/bloomcrawl/bloomcrawl/internal/synthsite"
+	"github.com/bloomcrawl/bloomcrawl/lab/synthsite"
 	"github.com/bloomcrawl/bloomcrawl/urlfilter"
 )
 

@@ -21,7 +21,7 @@ func registerBench(c command) {
 func init() {
 	register(command{
 		name:    "bench",
-		summary: "measure the filters, the dedup and the crawler (bench -h lists them)",
+		summary: "measure the URL filters and the seen-records (bench -h lists them; the lab's benchmarks: go run ./cmd/bloomcrawl-lab)",
 		run:     runBench,
 	})
 }

@@ -5,13 +5,14 @@ import (
 	"io"
 	"strings"
 
-	"github.com/bloomcrawl/bloomcrawl/internal/bench"
+	"github.com/bloomcrawl/bloomcrawl/internal/cli"
+	"github.com/bloomcrawl/bloomcrawl/urlfilter/filterbench"
 )
 
 func init() {
 	registerBench(command{
 		name:    "filter",
-		summary: "URL-filter variants vs peers: bits/URL, measured vs predicted FP, ns per add/test",
+		summary: "URL-filter variants vs a Go map: bits/URL, measured vs predicted FP, ns per add/test (peers: go run ./cmd/bloomcrawl-lab filter)",
 		run:     runBenchFilter,
 	})
 }
@@ -22,7 +23,7 @@ func runBenchFilter(ctx context.Context, args []string, stdout, stderr io.Writer
 	fp := fs.Float64("fp", 0.01, "target false-positive rate the filters are sized for")
 	urls := fs.String("urls", "", "file of real URLs, one per line (default: generated URL-shaped keys)")
 	asJSON := fs.Bool("json", false, "print one JSON object per variant")
-	variants := fs.String("variants", strings.Join(bench.FilterVariants, ","), "comma-separated rows to measure")
+	variants := fs.String("variants", strings.Join(filterbench.FilterVariants, ","), "comma-separated rows to measure")
 	reps := fs.Int("reps", 3, "timing repetitions of the test pass (the median is reported)")
 	if err := parseFlags(fs, args); err != nil {
 		return err
@@ -36,21 +37,21 @@ func runBenchFilter(ctx context.Context, args []string, stdout, stderr io.Writer
 	if *reps < 1 {
 		return usagef("--reps %d: must be at least 1", *reps)
 	}
-	o := bench.FilterOptions{FP: *fp, Variants: splitList(*variants), Reps: *reps, Log: stderr}
-	if err := bench.CheckVariants(o.Variants, bench.FilterVariants); err != nil {
+	o := filterbench.FilterOptions{FP: *fp, Variants: cli.SplitList(*variants), Reps: *reps, Log: stderr}
+	if err := filterbench.CheckVariants(o.Variants, filterbench.FilterVariants); err != nil {
 		return usagef("--variants: %v", err)
 	}
 	var err error
-	if o.Keys, err = bench.FilterKeys(*urls, *n, stderr); err != nil {
+	if o.Keys, err = filterbench.FilterKeys(*urls, *n, stderr); err != nil {
 		return err
 	}
-	rows, err := bench.Filter(ctx, o)
+	rows, err := filterbench.Filter(ctx, o)
 	if err != nil {
 		return err
 	}
 	if *asJSON {
-		return writeJSONLines(stdout, rows)
+		return cli.WriteJSONLines(stdout, rows)
 	}
-	bench.WriteFilterTable(stdout, rows)
+	filterbench.WriteFilterTable(stdout, rows)
 	return nil
 }

@@ -2,7 +2,6 @@ package main
 
 import (
 	"context"
-	"encoding/json"
 	"fmt"
 	"io"
 	"os"
@@ -10,7 +9,8 @@ import (
 	"strconv"
 	"strings"
 
-	"github.com/bloomcrawl/bloomcrawl/internal/bench"
+	"github.com/bloomcrawl/bloomcrawl/internal/cli"
+	"github.com/bloomcrawl/bloomcrawl/urlfilter/filterbench"
 )
 
 func init() {
@@ -28,9 +28,9 @@ func runBenchFP(ctx context.Context, args []string, stdout, stderr io.Writer) er
 	synthetic := fs.Int("synthetic", 0, "replay a generated stream of N URL tests (about 1 in 3 distinct)")
 	bitsList := fs.String("bits", "4,6,8,10,12,16", "memory budgets in bits per distinct URL (empty = none)")
 	fpList := fs.String("fp", "", "target false-positive rates to size the filters for, e.g. 0.01,0.001")
-	variants := fs.String("variants", strings.Join(bench.FPVariants, ","), "filter variants to replay")
+	variants := fs.String("variants", strings.Join(filterbench.FPVariants, ","), "filter variants to replay")
 	asJSON := fs.Bool("json", false, "print one JSON object per variant and budget")
-	report := fs.String("report", "", "directory to write report.md and fp.jsonl into (cmd/labbench fpchart draws fp.svg, fp.png)")
+	report := fs.String("report", "", "directory to write report.md and fp.jsonl into (cmd/bloomcrawl-lab fpchart draws fp.svg, fp.png)")
 	if err := parseFlags(fs, args); err != nil {
 		return err
 	}
@@ -43,7 +43,7 @@ func runBenchFP(ctx context.Context, args []string, stdout, stderr io.Writer) er
 	if sources != 1 {
 		return usagef("give exactly one of --store, --urls, --synthetic")
 	}
-	o := bench.FPOptions{Variants: splitList(*variants), Log: stderr}
+	o := filterbench.FPOptions{Variants: cli.SplitList(*variants), Log: stderr}
 	var err error
 	if o.Budgets, err = parseFloatList("--bits", *bitsList, 0.5, 1024); err != nil {
 		return err
@@ -54,53 +54,53 @@ func runBenchFP(ctx context.Context, args []string, stdout, stderr io.Writer) er
 	if len(o.Budgets) == 0 && len(o.Targets) == 0 {
 		return usagef("--bits and --fp are both empty: nothing to measure")
 	}
-	if err := bench.CheckVariants(o.Variants, bench.FPVariants); err != nil {
+	if err := filterbench.CheckVariants(o.Variants, filterbench.FPVariants); err != nil {
 		return usagef("--variants: %v", err)
 	}
 	switch {
 	case *store != "":
 		o.Source = "store " + *store
-		o.Stream, err = bench.TraceFromStore(ctx, *store)
+		o.Stream, err = filterbench.TraceFromStore(ctx, *store)
 	case *urls != "":
 		o.Source = "urls " + *urls
-		o.Stream, err = bench.ReadURLs(*urls, false, 0)
+		o.Stream, err = filterbench.ReadURLs(*urls, false, 0)
 	default:
 		o.Source = fmt.Sprintf("synthetic %d", *synthetic)
 		fmt.Fprintf(stderr, "bench fp: generating a synthetic stream of %d URL tests\n", *synthetic)
-		o.Stream = bench.SyntheticStream(*synthetic)
+		o.Stream = filterbench.SyntheticStream(*synthetic)
 	}
 	if err != nil {
 		return err
 	}
-	rows, err := bench.FP(ctx, o)
+	rows, err := filterbench.FP(ctx, o)
 	if err != nil {
 		return err
 	}
 	if *asJSON {
-		if err := writeJSONLines(stdout, rows); err != nil {
+		if err := cli.WriteJSONLines(stdout, rows); err != nil {
 			return err
 		}
 	} else {
-		bench.WriteFPTable(stdout, rows, false)
+		filterbench.WriteFPTable(stdout, rows, false)
 	}
 	if *report != "" {
 		if err := writeFPReport(*report, o.Source, len(o.Stream), rows); err != nil {
 			return fmt.Errorf("bench fp: report: %w", err)
 		}
-		fmt.Fprintf(stderr, "bench fp: report written to %s (report.md, fp.jsonl); draw fp.svg and fp.png with: go run ./cmd/labbench fpchart %s\n", *report, *report)
+		fmt.Fprintf(stderr, "bench fp: report written to %s (report.md, fp.jsonl); draw fp.svg and fp.png with: go run ./cmd/bloomcrawl-lab fpchart %s\n", *report, *report)
 	}
 	return nil
 }
 
 // writeFPReport writes report.md and the rows as fp.jsonl, which
-// cmd/labbench fpchart reads to draw the chart report.md shows.
-func writeFPReport(dir, source string, tested int, rows []bench.FPRow) error {
+// cmd/bloomcrawl-lab fpchart reads to draw the chart report.md shows.
+func writeFPReport(dir, source string, tested int, rows []filterbench.FPRow) error {
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		return err
 	}
 	var md, jl strings.Builder
-	bench.WriteFPReport(&md, source, tested, rows)
-	if err := writeJSONLines(&jl, rows); err != nil {
+	filterbench.WriteFPReport(&md, source, tested, rows)
+	if err := cli.WriteJSONLines(&jl, rows); err != nil {
 		return err
 	}
 	if err := os.WriteFile(filepath.Join(dir, "report.md"), []byte(md.String()), 0o644); err != nil {
@@ -109,30 +109,9 @@ func writeFPReport(dir, source string, tested int, rows []bench.FPRow) error {
 	return os.WriteFile(filepath.Join(dir, "fp.jsonl"), []byte(jl.String()), 0o644)
 }
 
-// writeJSONLines writes each row as one line of JSON.
-func writeJSONLines[T any](w io.Writer, rows []T) error {
-	enc := json.NewEncoder(w)
-	for _, r := range rows {
-		if err := enc.Encode(r); err != nil {
-			return err
-		}
-	}
-	return nil
-}
-
-func splitList(s string) []string {
-	var out []string
-	for _, p := range strings.Split(s, ",") {
-		if p = strings.TrimSpace(p); p != "" {
-			out = append(out, p)
-		}
-	}
-	return out
-}
-
 func parseFloatList(flag, s string, lo, hi float64) ([]float64, error) {
 	var out []float64
-	for _, p := range splitList(s) {
+	for _, p := range cli.SplitList(s) {
 		v, err := strconv.ParseFloat(p, 64)
 		if err != nil || !(v >= lo && v <= hi) {
 			return nil, usagef("%s: %q is not a number in [%g, %g]", flag, p, lo, hi)

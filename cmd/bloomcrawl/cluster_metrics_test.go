@@ -11,7 +11,7 @@ import (
 	"github.com/bloomcrawl/bloomcrawl/cluster"
 	"github.com/bloomcrawl/bloomcrawl/configs"
 	"github.com/bloomcrawl/bloomcrawl/crawler"
-	"github.com/bloomcrawl/bloomcrawl/internal/redistest"
+	"github.com/bloomcrawl/bloomcrawl/lab/redistest"
 	"github.com/bloomcrawl/bloomcrawl/storage"
 )
 

@@ -12,7 +12,7 @@ import (
 	"testing"
 
 	"github.com/bloomcrawl/bloomcrawl/crawler"
-	"github.com/bloomcrawl/bloomcrawl/internal/redistest"
+	"github.com/bloomcrawl/bloomcrawl/lab/redistest"
 )
 
 // TestClusterVerifyLosesNothing runs three nodes with a deliberately tiny

@@ -11,7 +11,7 @@ import (
 	"time"
 
 	"github.com/bloomcrawl/bloomcrawl/crawler"
-	"github.com/bloomcrawl/bloomcrawl/internal/newssite"
+	"github.com/bloomcrawl/bloomcrawl/lab/newssite"
 )
 
 // TestContinuousKillResume runs `crawl --continuous --refresh 300ms --json`

@@ -7,7 +7,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/bloomcrawl/bloomcrawl/internal/warccheck"
+	"github.com/bloomcrawl/bloomcrawl/lab/warccheck"
 )
 
 // TestQueryExportWARC exports queryStore's 25 pages and one duplicate and

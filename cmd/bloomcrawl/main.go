@@ -15,10 +15,10 @@ import (
 	"os"
 	"os/signal"
 	"sort"
-	"strconv"
 	"strings"
 	"syscall"
 
+	"github.com/bloomcrawl/bloomcrawl/internal/cli"
 	"github.com/bloomcrawl/bloomcrawl/storage"
 )
 
@@ -42,25 +42,9 @@ func register(c command) {
 }
 
 // usageError marks an error caused by bad command-line input (exit code 2).
-type usageError struct{ msg string }
+type usageError = cli.UsageError
 
-func (e usageError) Error() string { return e.msg }
-
-func usagef(format string, a ...any) error { return usageError{fmt.Sprintf(format, a...)} }
-
-// intList parses flag's value, a comma-separated list of integers of at
-// least least; a usage error names the flag and the item (as what).
-func intList(flag, list string, least int, what string) ([]int, error) {
-	var ns []int
-	for _, f := range strings.Split(list, ",") {
-		n, err := strconv.Atoi(strings.TrimSpace(f))
-		if err != nil || n < least {
-			return nil, usagef("%s: %q is not %s", flag, f, what)
-		}
-		ns = append(ns, n)
-	}
-	return ns, nil
-}
+func usagef(format string, a ...any) error { return cli.Usagef(format, a...) }
 
 func main() {
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
@@ -208,23 +192,9 @@ func printUsage(w io.Writer) {
 // newFlagSet returns a FlagSet for a subcommand that reports errors instead
 // of exiting, and prints its usage to stderr.
 func newFlagSet(name, usage string, stderr io.Writer) *flag.FlagSet {
-	fs := flag.NewFlagSet(name, flag.ContinueOnError)
-	fs.SetOutput(stderr)
-	fs.Usage = func() {
-		fmt.Fprintf(stderr, "usage: bloomcrawl %s\n\nflags:\n", usage)
-		fs.PrintDefaults()
-	}
-	return fs
+	return cli.NewFlagSet("bloomcrawl", name, usage, stderr)
 }
 
 // parseFlags parses args into fs. Parse errors become usage errors; -h
 // becomes flag.ErrHelp (exit 0).
-func parseFlags(fs *flag.FlagSet, args []string) error {
-	if err := fs.Parse(args); err != nil {
-		if errors.Is(err, flag.ErrHelp) {
-			return err
-		}
-		return usageError{err.Error()}
-	}
-	return nil
-}
+func parseFlags(fs *flag.FlagSet, args []string) error { return cli.ParseFlags(fs, args) }

@@ -1,8 +1,0 @@
-//go:build !linux
-
-package bench
-
-import "time"
-
-// threadCPUTime is unsupported on this platform: it returns ok = false.
-func threadCPUTime() (d time.Duration, ok bool) { return 0, false }

@@ -1,0 +1,71 @@
+// Package cli holds the command-line plumbing that cmd/bloomcrawl and
+// cmd/bloomcrawl-lab share: usage errors (exit status 2), flag sets that
+// report errors instead of exiting, and the list flags and JSON-lines output
+// of their subcommands. It knows nothing of what the commands do.
+package cli
+
+import (
+	"encoding/json"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"strings"
+)
+
+// UsageError marks an error caused by bad command-line input; the commands
+// exit with status 2 on it.
+type UsageError struct{ Msg string }
+
+func (e UsageError) Error() string { return e.Msg }
+
+// Usagef returns a UsageError with the formatted message.
+func Usagef(format string, a ...any) error { return UsageError{fmt.Sprintf(format, a...)} }
+
+// NewFlagSet returns a FlagSet for subcommand name of program prog that
+// reports errors instead of exiting, and prints "usage: prog usage" and the
+// flags to stderr.
+func NewFlagSet(prog, name, usage string, stderr io.Writer) *flag.FlagSet {
+	fs := flag.NewFlagSet(name, flag.ContinueOnError)
+	fs.SetOutput(stderr)
+	fs.Usage = func() {
+		fmt.Fprintf(stderr, "usage: %s %s\n\nflags:\n", prog, usage)
+		fs.PrintDefaults()
+	}
+	return fs
+}
+
+// ParseFlags parses args into fs. Parse errors become a UsageError; -h
+// returns flag.ErrHelp (exit 0).
+func ParseFlags(fs *flag.FlagSet, args []string) error {
+	if err := fs.Parse(args); err != nil {
+		if errors.Is(err, flag.ErrHelp) {
+			return err
+		}
+		return UsageError{err.Error()}
+	}
+	return nil
+}
+
+// SplitList returns the comma-separated items of s, trimmed, empty ones
+// left out.
+func SplitList(s string) []string {
+	var out []string
+	for _, p := range strings.Split(s, ",") {
+		if p = strings.TrimSpace(p); p != "" {
+			out = append(out, p)
+		}
+	}
+	return out
+}
+
+// WriteJSONLines writes each row as one line of JSON.
+func WriteJSONLines[T any](w io.Writer, rows []T) error {
+	enc := json.NewEncoder(w)
+	for _, r := range rows {
+		if err := enc.Encode(r); err != nil {
+			return err
+		}
+	}
+	return nil
+}
