@@ -30,6 +30,19 @@
 // with -9 leaves its last file as .open: it is readable up to its last
 // complete record.
 //
+// # CDXJ index
+//
+// When a file is closed, its CDXJ index (the format of pywb and of WACZ's
+// indexes/index.cdxj) is written beside it as NAME.cdxj (CDXJName): one
+// line "SURT TIMESTAMP14 {url, mime, status, digest, length, offset,
+// filename}" per response, revisit and non-warc-fields resource or
+// metadata record, sorted byte-wise; length and offset are the record's
+// gzip member's. Which records are indexed and how each field is computed
+// follows Node warcio's `cdx-index --format cdxj` record for record (see
+// cdxj.go and SURT). IndexFiles indexes existing files (`bloomcrawl query
+// export --cdxj`); the lines of a file are kept in memory until it closes
+// (about 200 bytes per response).
+//
 // # Records
 //
 // Every file starts with a warcinfo record (software, format, conformsTo,

@@ -114,6 +114,7 @@ type Writer struct {
 	f        *os.File
 	name     string // current file name, without ".open"
 	size     int64
+	index    *cdxIndexer // the current file's CDXJ lines
 	serial   int
 	files    []string
 	stats    Stats
@@ -242,11 +243,11 @@ func (w *Writer) writeExchange(ctx context.Context, ex *Exchange, v *Verdict) er
 		}
 	}
 
-	buf, err := w.build(ex, resp, digest, orig, meta)
+	buf, recs, err := w.build(ex, resp, digest, orig, meta)
 	if err != nil {
 		return err
 	}
-	if err := w.append(buf, recordCounts{requests: 1, responses: b2i(orig == nil), revisits: b2i(orig != nil), metadata: b2i(meta != nil)}); err != nil {
+	if err := w.append(buf, recs, recordCounts{requests: 1, responses: b2i(orig == nil), revisits: b2i(orig != nil), metadata: b2i(meta != nil)}); err != nil {
 		return err
 	}
 	if written != nil {
@@ -446,10 +447,11 @@ func (w *Writer) writeMeta(m *waitingMeta, orig *Ref) error {
 	var buf bytes.Buffer
 	gw := w.gz(&buf)
 	defer w.pool.Put(gw)
-	if err := writeRecord(gw, &buf, metaRecord(m.dup, metaFields(m.v, orig))); err != nil {
+	var recs []cdxRecord
+	if err := writeIndexed(gw, &buf, metaRecord(m.dup, metaFields(m.v, orig)), nil, &recs); err != nil {
 		return err
 	}
-	return w.append(buf.Bytes(), recordCounts{metadata: 1})
+	return w.append(buf.Bytes(), recs, recordCounts{metadata: 1})
 }
 
 // metaFields is the block of a near-duplicate's metadata record.
@@ -496,8 +498,9 @@ func metaRecord(dup Ref, fields []byte) *gowarc.Record {
 }
 
 // build compresses the exchange's records, each its own gzip member.
-func (w *Writer) build(ex *Exchange, resp Ref, digest string, orig *Ref, meta []byte) ([]byte, error) {
+func (w *Writer) build(ex *Exchange, resp Ref, digest string, orig *Ref, meta []byte) ([]byte, []cdxRecord, error) {
 	var buf bytes.Buffer
+	var recs []cdxRecord
 	gw := w.gz(&buf)
 	defer w.pool.Put(gw)
 
@@ -507,8 +510,8 @@ func (w *Writer) build(ex *Exchange, resp Ref, digest string, orig *Ref, meta []
 		req.Header.Set("WARC-IP-Address", ex.IP)
 	}
 	req.Content.Write(ex.Request)
-	if err := writeRecord(gw, &buf, req); err != nil {
-		return nil, err
+	if err := writeIndexed(gw, &buf, req, ex.Request, &recs); err != nil {
+		return nil, nil, err
 	}
 
 	r := newRecord("", resp.ID, ex.Date, ex.URL, "application/http;msgtype=response") // revisit or response, below
@@ -530,15 +533,32 @@ func (w *Writer) build(ex *Exchange, resp Ref, digest string, orig *Ref, meta []
 		}
 		r.Content.Write(ex.Body)
 	}
-	if err := writeRecord(gw, &buf, r); err != nil {
-		return nil, err
+	if err := writeIndexed(gw, &buf, r, ex.Response, &recs); err != nil {
+		return nil, nil, err
 	}
 	if meta != nil {
-		if err := writeRecord(gw, &buf, metaRecord(resp, meta)); err != nil {
-			return nil, err
+		if err := writeIndexed(gw, &buf, metaRecord(resp, meta), nil, &recs); err != nil {
+			return nil, nil, err
 		}
 	}
-	return buf.Bytes(), nil
+	return buf.Bytes(), recs, nil
+}
+
+// writeIndexed appends r to buf as one gzip member (writeRecord) and its
+// index fields to recs, with the member's offset in buf; head is the HTTP
+// message head at the start of its block (nil if none).
+func writeIndexed(gw *gowarc.Writer, buf *bytes.Buffer, r *gowarc.Record, head []byte, recs *[]cdxRecord) error {
+	start := buf.Len()
+	if err := writeRecord(gw, buf, r); err != nil {
+		return err
+	}
+	h := r.Header
+	c := cdxRecord{typ: h.Get("WARC-Type"), uri: h.Get("WARC-Target-URI"), date: h.Get("WARC-Date"), contentType: h.Get("Content-Type"),
+		digest: h.Get("WARC-Payload-Digest"), offset: int64(start), length: int64(buf.Len() - start)}
+	c.hasDigest = c.digest != ""
+	c.parseHTTPHead(head)
+	*recs = append(*recs, c)
+	return nil
 }
 
 // writeRecord appends r to buf as one gzip member.
@@ -574,7 +594,7 @@ type recordCounts struct{ requests, responses, revisits, metadata int64 }
 
 // append writes one exchange's compressed records to the current file,
 // starting a new file first when the current one has reached MaxBytes.
-func (w *Writer) append(b []byte, n recordCounts) error {
+func (w *Writer) append(b []byte, recs []cdxRecord, n recordCounts) error {
 	w.fmu.Lock()
 	defer w.fmu.Unlock()
 	if w.closed {
@@ -604,6 +624,10 @@ func (w *Writer) append(b []byte, n recordCounts) error {
 		}
 		return fmt.Errorf("archive: write %s: %w", w.f.Name(), err)
 	}
+	for i := range recs {
+		recs[i].offset += w.size
+		w.index.add(&recs[i])
+	}
 	w.size += int64(k)
 	w.stats.Bytes += int64(k)
 	w.stats.Requests += n.requests
@@ -630,7 +654,8 @@ func (w *Writer) openFile() error {
 	info := newRecord("warcinfo", newID(), now, "", "application/warc-fields")
 	info.Header.Set("WARC-Filename", name)
 	info.Content.Write(w.infoFields())
-	if err := writeRecord(gw, &buf, info); err != nil {
+	var recs []cdxRecord
+	if err := writeIndexed(gw, &buf, info, nil, &recs); err != nil {
 		f.Close()
 		return err
 	}
@@ -641,6 +666,8 @@ func (w *Writer) openFile() error {
 		return fmt.Errorf("archive: write %s: %w", path, err)
 	}
 	w.f, w.name, w.size = f, name, int64(k)
+	w.index = &cdxIndexer{filename: name}
+	w.index.add(&recs[0])
 	w.serial++
 	w.files = append(w.files, name+".open")
 	w.stats.Files++
@@ -665,13 +692,20 @@ func (w *Writer) infoFields() []byte {
 	return b.Bytes()
 }
 
-// closeFile syncs and closes the current file and drops its ".open".
+// closeFile syncs and closes the current file, writes its CDXJ index
+// beside it, and drops its ".open".
 func (w *Writer) closeFile() error {
 	path := w.f.Name()
 	err := errors.Join(w.f.Sync(), w.f.Close())
 	w.f = nil
 	if err != nil {
 		return fmt.Errorf("archive: close %s: %w", path, err)
+	}
+	w.index.add(nil)
+	lines := w.index.lines
+	w.index = nil
+	if err := writeFileAtomic(CDXJName(path), sortedCDXJ(lines)); err != nil {
+		return err
 	}
 	final := strings.TrimSuffix(path, ".open")
 	if err := os.Rename(path, final); err != nil {
@@ -743,4 +777,29 @@ func decodeRef(b []byte) (Ref, error) {
 		return Ref{}, fmt.Errorf("bad record reference %q: %w", b, err)
 	}
 	return Ref{ID: parts[0], URI: parts[1], Date: t}, nil
+}
+
+// writeFileAtomic writes b to name through a temporary file renamed into
+// place, so that a crash never leaves a partial name.
+func writeFileAtomic(name string, b []byte) error {
+	tmp := name + ".tmp"
+	f, err := os.OpenFile(tmp, os.O_WRONLY|os.O_CREATE|os.O_TRUNC, 0o644)
+	if err != nil {
+		return fmt.Errorf("archive: %w", err)
+	}
+	_, err = f.Write(b)
+	if err == nil {
+		err = f.Sync()
+	}
+	if cerr := f.Close(); err == nil {
+		err = cerr
+	}
+	if err == nil {
+		err = os.Rename(tmp, name)
+	}
+	if err != nil {
+		os.Remove(tmp)
+		return fmt.Errorf("archive: write %s: %w", name, err)
+	}
+	return nil
 }

@@ -9,6 +9,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 )
@@ -131,6 +132,55 @@ func CheckWithWarcio(warcio string, files []string, recs []*Record) []error {
 	}
 	if len(def) == 0 {
 		errs = append(errs, errors.New("warcio lists nothing"))
+	}
+	return errs
+}
+
+// CDXJ runs `warcio cdx-index --format cdxj files...` and returns its
+// lines sorted byte-wise (warcio writes them in file order; the CDXJ
+// files pywb and WACZ read are sorted).
+func CDXJ(warcio string, files []string) ([]string, error) {
+	args := append([]string{"cdx-index", "--format", "cdxj"}, files...)
+	cmd := exec.Command(warcio, args...)
+	var stderr bytes.Buffer
+	cmd.Stderr = &stderr
+	out, err := cmd.Output()
+	if err != nil {
+		return nil, fmt.Errorf("%s cdx-index --format cdxj: %w: %s", warcio, err, stderr.String())
+	}
+	return SortedLines(out), nil
+}
+
+// SortedLines splits b into its non-empty lines, sorted byte-wise.
+func SortedLines(b []byte) []string {
+	var lines []string
+	for _, l := range strings.Split(string(b), "\n") {
+		if l != "" {
+			lines = append(lines, l)
+		}
+	}
+	slices.Sort(lines)
+	return lines
+}
+
+// CompareCDXJ compares our CDXJ lines with warcio's, line for line, and
+// returns a description of each difference (at most 20).
+func CompareCDXJ(ours, warcio []string) []error {
+	var errs []error
+	if len(ours) != len(warcio) {
+		errs = append(errs, fmt.Errorf("%d CDXJ lines, warcio has %d", len(ours), len(warcio)))
+	}
+	for i := 0; i < max(len(ours), len(warcio)) && len(errs) < 20; i++ {
+		var a, b string
+		if i < len(ours) {
+			a = ours[i]
+		}
+		if i < len(warcio) {
+			b = warcio[i]
+		}
+		if a != b {
+			errs = append(errs, fmt.Errorf("CDXJ line %d:\n ours   %s\n warcio %s", i+1, a, b))
+		}
 	}
 	return errs
 }
