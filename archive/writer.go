@@ -119,10 +119,15 @@ type Writer struct {
 	files    []string
 	stats    Stats
 	closed   bool
+	repaired RepairStats
 }
+
+// Repaired returns what Open repaired.
+func (w *Writer) Repaired() RepairStats { return w.repaired }
 
 type pending struct {
 	ref  Ref
+	pos  mark // the write position when it was claimed: its records lie past it
 	done chan struct{}
 	ok   bool
 }
@@ -135,8 +140,12 @@ type waitingMeta struct {
 	written chan struct{} // closed once dup's response is in the file (or failed)
 }
 
-// Open checks o and creates Dir. The first file is created by the first
-// Write.
+// Open checks o and creates Dir, and repairs what a crawl killed with -9
+// left there (see Repaired): its .open files are closed (cut back to their
+// last whole exchange, indexed, renamed) and the payload-digest entries it
+// had not saved are rebuilt from its files. Only files named for this
+// host and a process that no longer runs are touched. The first file is
+// created by the first Write.
 func Open(o Options) (*Writer, error) {
 	if o.Dir == "" {
 		return nil, errors.New("archive: Options.Dir is required")
@@ -161,6 +170,11 @@ func Open(o Options) (*Writer, error) {
 	}
 	w := &Writer{o: o, host: hostname(), started: time.Now().UTC(),
 		inflight: map[string]*pending{}, unsaved: map[string][]byte{}, waiting: map[uint64][]*waitingMeta{}}
+	rs, err := repair(context.Background(), o, w.host)
+	if err != nil {
+		return nil, err
+	}
+	w.repaired = rs
 	return w, nil
 }
 
@@ -320,7 +334,7 @@ func (w *Writer) claim(ctx context.Context, digest string, resp Ref) (*Ref, *pen
 			w.mu.Unlock()
 			return nil, nil, fmt.Errorf("archive: look up payload digest %s: %w", digest, err)
 		}
-		p := &pending{ref: resp, done: make(chan struct{})}
+		p := &pending{ref: resp, done: make(chan struct{}), pos: w.position()}
 		w.inflight[digest] = p
 		w.mu.Unlock()
 		return nil, p, nil
@@ -409,11 +423,31 @@ func (w *Writer) saveLocked() error {
 	if len(w.unsaved) == 0 {
 		return nil
 	}
+	// Every response before the first one still being written has its
+	// entry saved now: crash repair rebuilds the entries past that mark.
+	m := w.position()
+	for _, p := range w.inflight {
+		if p.pos.less(m) {
+			m = p.pos
+		}
+	}
+	w.unsaved[runKey(w.host, os.Getpid())] = m.encode()
 	if err := w.o.Index.PutMetas(w.unsaved); err != nil {
 		return fmt.Errorf("archive: save %d payload-digest and document entries: %w", len(w.unsaved), err)
 	}
 	w.unsaved = map[string][]byte{}
 	return nil
+}
+
+// position is where the next record will be written: the current file's
+// serial and size, or the next file's start. Takes w.fmu (after w.mu).
+func (w *Writer) position() mark {
+	w.fmu.Lock()
+	defer w.fmu.Unlock()
+	if w.f == nil {
+		return mark{serial: w.serial}
+	}
+	return mark{serial: w.serial - 1, offset: w.size}
 }
 
 // flushWaiting writes the waiting metadata records without their
