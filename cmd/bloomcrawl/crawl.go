@@ -285,6 +285,7 @@ func crawlStore(ctx context.Context, cfg *configs.Config, r crawlRun) (st *crawl
 		if err != nil {
 			return nil, err
 		}
+		logRepair(log, cfg.Store.WARCDir, aw.Repaired())
 		defer func() {
 			if cerr := aw.Close(); cerr != nil && err == nil {
 				err = cerr

@@ -5,14 +5,19 @@ package main
 import (
 	"bytes"
 	"context"
+	"encoding/json"
 	"net/http/httptest"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"strings"
+	"syscall"
 	"testing"
+	"time"
 
 	"github.com/bloomcrawl/bloomcrawl/archive"
 	"github.com/bloomcrawl/bloomcrawl/internal/warccheck"
+	"github.com/bloomcrawl/bloomcrawl/storage"
 )
 
 // warcCrawl crawls a treeSite of n pages with --warc and returns the store
@@ -95,4 +100,113 @@ func TestQueryExportCDXJOfStoreExport(t *testing.T) {
 	if len(want) != 25 {
 		t.Errorf("%d lines, want one per resource record (25)", len(want))
 	}
+}
+
+// TestWARCKillResume kills a crawl with --warc (SIGKILL) in the middle of
+// a WARC file and crawls again on the same store and directory: the
+// resumed crawl repairs the .open file (cut to its last whole exchange,
+// indexed, renamed) and rebuilds the payload-digest entries the kill lost.
+// Then every file reads back whole with the archive's invariants (a
+// payload already in a file is never written again as a response: the
+// pages in flight at the kill, fetched again, are revisits), every file's
+// .cdxj agrees with warcio, and every response's payload digest is in the
+// store's index.
+func TestWARCKillResume(t *testing.T) {
+	const pages = 3000
+	srv := httptest.NewServer(treeSite(pages, 300))
+	defer srv.Close()
+	tmp := t.TempDir()
+	store, warcDir := filepath.Join(tmp, "s"), filepath.Join(tmp, "w")
+	cfg := filepath.Join(tmp, "crawl.yaml")
+	if err := os.WriteFile(cfg, []byte("store:\n  warc_max_bytes: 200000\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	args := []string{"crawl", cfg, "--seed", srv.URL + "/p/0", "--store", store, "--warc", warcDir, "--json"}
+	a, _ := json.Marshal(args)
+	cmd := exec.Command(os.Args[0], "-test.run=^$")
+	cmd.Env = append(os.Environ(), childArgsEnv+"="+string(a))
+	var errb strings.Builder
+	cmd.Stderr = &errb
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { cmd.Process.Kill(); cmd.Wait() })
+	count := func(suffix string) int {
+		m, _ := filepath.Glob(filepath.Join(warcDir, "*"+suffix))
+		return len(m)
+	}
+	for deadline := time.Now().Add(60 * time.Second); count(".warc.gz") < 3 || count(".open") == 0; time.Sleep(5 * time.Millisecond) {
+		if time.Now().After(deadline) {
+			t.Fatalf("no third WARC file after 60s\n%s", errb.String())
+		}
+	}
+	if err := cmd.Process.Signal(syscall.SIGKILL); err != nil {
+		t.Fatal(err)
+	}
+	cmd.Wait()
+	if count(".open") != 1 {
+		t.Fatalf("%d .open files after the kill, want 1", count(".open"))
+	}
+
+	var out, rerr bytes.Buffer
+	if code := run(context.Background(), args, &out, &rerr); code != 0 {
+		t.Fatalf("resumed crawl: exit %d\n%s", code, rerr.String())
+	}
+	if !strings.Contains(rerr.String(), "WARC repaired") {
+		t.Errorf("resumed crawl does not log the repair:\n%s", rerr.String())
+	}
+	if n := count(".open"); n != 0 {
+		t.Errorf("%d .open files after the resumed crawl", n)
+	}
+	files, err := warcFiles(warcDir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	recs, err := warccheck.Read(files)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, e := range warccheck.Check(recs) {
+		t.Error(e)
+	}
+	var ours []byte
+	for _, f := range files {
+		b, err := os.ReadFile(archive.CDXJName(f))
+		if err != nil {
+			t.Fatal(err)
+		}
+		ours = append(ours, b...)
+	}
+	want, err := warccheck.CDXJ(warccheck.Warcio(t), files)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, e := range warccheck.CompareCDXJ(warccheck.SortedLines(ours), want) {
+		t.Error(e)
+	}
+
+	db, err := storage.Open(store, &storage.Options{ReadOnly: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer db.Close()
+	responses, revisits, missing := 0, 0, 0
+	for _, r := range recs {
+		switch {
+		case r.Type == "revisit":
+			revisits++
+		case r.Type == "response" && len(r.Payload) > 0 && r.Header.Get("WARC-Truncated") == "":
+			responses++
+			if _, err := db.GetMeta("warc/digest/" + r.Header.Get("WARC-Payload-Digest")); err != nil {
+				missing++
+				if missing < 5 {
+					t.Errorf("%s: payload digest %s not in the index: %v", r.URI, r.Header.Get("WARC-Payload-Digest"), err)
+				}
+			}
+		}
+	}
+	if missing > 0 || responses < pages {
+		t.Errorf("%d responses (want >= %d pages), %d of their digests missing from the index", responses, pages, missing)
+	}
+	t.Logf("%d files, %d responses, %d revisits, %d CDXJ lines agree with warcio", len(files), responses, revisits, len(want))
 }
