@@ -28,7 +28,8 @@
 // Options.MaxBytes (default 1 GB; checked before each exchange, so a file
 // exceeds it by at most one exchange's records) or at Close. A crawl killed
 // with -9 leaves its last file as .open: it is readable up to its last
-// complete record.
+// complete record, and the next Open on the directory repairs it (see
+// Crash repair).
 //
 // # CDXJ index
 //
@@ -119,8 +120,25 @@
 // are written before its digest is recorded, and before the crawler
 // commits the page, so a crash never leaves a revisit pointing at a record
 // that is not in a file (a page in flight at a crash is fetched and
-// archived again on resume); a kill -9 loses the unsaved entries, so a
-// resumed crawl writes a response, not a revisit, for those payloads.
+// archived again on resume). Each save also records, per run
+// (warc/run/<host>-<pid>), the file position before which every response's
+// entry is saved, so that the entries a kill -9 loses can be rebuilt.
+//
+// # Crash repair
+//
+// Open repairs the .open files in Dir whose name carries this host and
+// the id of a process that no longer runs (a crawl killed with -9; files
+// of other hosts or of live processes are left alone): each is cut back to
+// its last whole gzip member and whole exchange (a request whose response
+// was never written goes too), its CDXJ index is written, and it is
+// renamed without ".open" (removed if no whole record is left). The
+// payload-digest entries that run had not saved are rebuilt from the
+// response records of its files past its last saved position (at most a
+// batch and the responses then being written), so a resumed crawl writes
+// revisits, not responses, for payloads already archived. Repaired
+// reports what was done; the crawl logs it ("WARC repaired"). The
+// document map is not rebuilt: a near-duplicate whose original's entry was
+// lost gets a metadata record without the original's record id.
 //
 // # Caveats
 //
