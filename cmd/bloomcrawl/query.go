@@ -35,6 +35,8 @@ subcommands:
   export --warc FILE          the store as a WARC/1.1 file (pages as resource records, duplicates
                               and failures as metadata; no HTTP headers or raw bytes: see README "WARC")
   export --cdxj DIR|FILE      CDXJ index of WARC files (crawl --warc output), sorted; no --store needed
+  export --wacz FILE --warc-dir DIR [--text]
+                              a WACZ package: the WARC files, their CDXJ index, the store's pages
   check                       verify every record and index of the store (reads it all)
 
 The store is opened read-only, so queries can run side by side, but not
@@ -112,6 +114,9 @@ func runQuery(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 		run = func(q *queryCmd, args []string) error {
 			if *warcFile != "" {
 				return q.exportWARC(ctx, args, *warcFile)
+			}
+			if wf.wacz != "" {
+				return wf.exportWACZ(ctx, q, args)
 			}
 			return q.export(ctx, args, *html)
 		}

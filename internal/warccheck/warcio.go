@@ -20,10 +20,22 @@ import (
 // (BLOOMCRAWL_CI=1) it fails tb.
 func Warcio(tb testing.TB) string {
 	tb.Helper()
+	return nodeTool(tb, "warcio", "warcio@2.4")
+}
+
+// JSWACZ finds the js-wacz command of the npm package
+// @harvard-lil/js-wacz (0.1.x), as Warcio finds warcio.
+func JSWACZ(tb testing.TB) string {
+	tb.Helper()
+	return nodeTool(tb, "js-wacz", "@harvard-lil/js-wacz@0.1")
+}
+
+func nodeTool(tb testing.TB, name, pkg string) string {
+	tb.Helper()
 	if dir, err := os.Getwd(); err == nil {
 		for range 10 {
 			if _, err := os.Stat(filepath.Join(dir, "go.mod")); err == nil {
-				p := filepath.Join(dir, ".ci", "node_modules", ".bin", "warcio")
+				p := filepath.Join(dir, ".ci", "node_modules", ".bin", name)
 				if _, err := os.Stat(p); err == nil {
 					return p
 				}
@@ -32,13 +44,13 @@ func Warcio(tb testing.TB) string {
 			dir = filepath.Dir(dir)
 		}
 	}
-	if p, err := exec.LookPath("warcio"); err == nil {
+	if p, err := exec.LookPath(name); err == nil {
 		return p
 	}
 	if os.Getenv("BLOOMCRAWL_CI") == "1" {
-		tb.Fatal("warcio not found: .ci/run installs it (npm install --prefix .ci warcio@2.4)")
+		tb.Fatalf("%s not found: .ci/run installs it (npm install --prefix .ci %s)", name, pkg)
 	}
-	tb.Skip("warcio (npm package, 2.4.x) not installed: run .ci/run or npm install --prefix .ci warcio@2.4")
+	tb.Skipf("%s (npm package %s) not installed: run .ci/run or npm install --prefix .ci %s", name, pkg, pkg)
 	return ""
 }
 
