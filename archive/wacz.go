@@ -248,6 +248,7 @@ func zipBytes(zw *zip.Writer, name string, b []byte, mod time.Time) (WACZResourc
 func storedHeader(name string, size int64, crc uint32, mod time.Time) *zip.FileHeader {
 	h := &zip.FileHeader{Name: name, Method: zip.Store, CRC32: crc, CompressedSize64: uint64(size), UncompressedSize64: uint64(size), Modified: mod}
 	h.SetMode(0o644)
+	h.SetModTime(mod) //nolint:staticcheck // CreateRaw takes the MS-DOS fields as they are; Modified alone is not written there
 	return h
 }
 
