@@ -44,6 +44,15 @@
 // export --cdxj`); the lines of a file are kept in memory until it closes
 // (about 200 bytes per response).
 //
+// # WACZ
+//
+// WriteWACZ packages WARC files as a WACZ 1.1.1 file (the ZIP replayweb.page
+// and Browsertrix load): archive/ (the WARC files, stored uncompressed),
+// indexes/index.cdxj (IndexFiles of them), pages/pages.jsonl (the stored
+// documents of a Store, with their titles and, if asked, text) and
+// datapackage.json with each file's sha256 and size
+// (`bloomcrawl query export --wacz`, `crawl --wacz`).
+//
 // # Records
 //
 // Every file starts with a warcinfo record (software, format, conformsTo,
