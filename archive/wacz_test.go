@@ -16,7 +16,9 @@ import (
 
 // fakeStore holds two pages, a URL mapped to the first one's document and
 // a URL whose page is missing.
-type fakeStore struct{ pages map[storage.DocID]storage.Page }
+type fakeStore struct {
+	pages map[storage.DocID]storage.Page
+}
 
 func (s fakeStore) ForEachURL(ctx context.Context, fn func(storage.URLRecord) error) error {
 	for _, u := range []storage.URLRecord{
