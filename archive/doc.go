@@ -98,25 +98,35 @@
 //
 // # What a record holds, against the wire
 //
-// Go's net/http parses the exchange before anyone sees it, so the records
-// are rebuilt from what it kept:
+// Go's net/http parses the exchange before anyone sees it. When the
+// Recorder's Next is an *http.Transport (without a proxy or dialers of its
+// own), the Recorder uses a clone of it whose connections are tapped
+// (tap.go): plain TCP, and TLS connections that negotiated HTTP/1.1 (the
+// Recorder then does the TLS handshake, with the transport's TLS
+// configuration and handshake timeout). Over a tapped connection:
 //
-//   - Body: exactly the bytes received after transfer decoding: chunked
-//     encoding is removed, content encoding is kept (a gzip response is
-//     stored gzipped, with its Content-Encoding header), and charsets are
-//     never converted (a GBK page is stored in GBK). The Recorder asks for
-//     gzip itself, as http.Transport would, so that Go does not decompress
-//     behind its back; it decompresses for the crawler.
-//   - Response header block: the status line as received for HTTP/1.x
-//     (Go's Proto and Status, e.g. "HTTP/1.1 200 OK"; an HTTP/2 response is
-//     written with "HTTP/2.0"), then the fields with canonicalized names
-//     (content-type → Content-Type), sorted by name, repeated fields kept
-//     in order; Transfer-Encoding is dropped (the body is already
-//     de-chunked). Original field order, case and folding are lost.
-//   - Request header block: the request line as HTTP/1.1, Host, then the
-//     header fields the crawler set (User-Agent, Accept-Encoding: gzip, ...)
-//     sorted by name. net/http writes them in nearly the same order; it
-//     adds nothing else for a GET without a body.
+//   - Request header block: the request line and header fields exactly as
+//     net/http wrote them.
+//   - Response header block: the final status line and header fields
+//     exactly as received: order, case, repeated fields and
+//     Transfer-Encoding kept; interim 1xx responses (100 Continue, 103
+//     Early Hints) are not part of the record.
+//   - Body: as received. A chunked body is written with its chunk framing
+//     (the block is the bytes on the wire), and WARC-Payload-Digest is over
+//     the de-chunked body (the payload of WARC 1.1), WARC-Block-Digest over
+//     the block. Content encoding is kept (a gzip response is stored
+//     gzipped) and charsets are never converted (a GBK page is stored in
+//     GBK). The Recorder asks for gzip itself, as http.Transport would, so
+//     that Go does not decompress behind its back; it decompresses for the
+//     crawler.
+//
+// Otherwise (HTTP/2, a transport that cannot be tapped, a head that does
+// not parse as HTTP/1.x) the blocks are rebuilt from what net/http kept:
+// the status line from Go's Proto and Status (an HTTP/2 response is written
+// with "HTTP/2.0"), the fields with canonicalized names sorted by name,
+// repeated fields in order, Transfer-Encoding dropped and the body
+// de-chunked; the request line as HTTP/1.1, Host, then the fields the
+// crawler set, sorted by name.
 //
 // # Duplicates and memory
 //

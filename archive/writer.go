@@ -565,7 +565,11 @@ func (w *Writer) build(ex *Exchange, resp Ref, digest string, orig *Ref, meta []
 		if ex.Truncated != "" {
 			r.Header.Set("WARC-Truncated", ex.Truncated)
 		}
-		r.Content.Write(ex.Body)
+		if ex.RawBody != nil {
+			r.Content.Write(ex.RawBody) // chunked as received; the payload digest is of Body
+		} else {
+			r.Content.Write(ex.Body)
+		}
 	}
 	if err := writeIndexed(gw, &buf, r, ex.Response, &recs); err != nil {
 		return nil, nil, err
