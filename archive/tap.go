@@ -147,14 +147,13 @@ func (c *tapConn) Read(p []byte) (int, error) {
 	return n, err
 }
 
+// Write keeps p before writing it: once written, the response may be
+// read and the exchange recorded before a Write returns.
 func (c *tapConn) Write(p []byte) (int, error) {
-	n, err := c.Conn.Write(p)
-	if n > 0 {
-		if x := c.tap(); x != nil {
-			x.wrote(p[:n])
-		}
+	if x := c.tap(); x != nil {
+		x.wrote(p)
 	}
-	return n, err
+	return c.Conn.Write(p)
 }
 
 // tapped returns a clone of rt whose connections are tapped, or rt itself
