@@ -106,7 +106,10 @@
 // configuration and handshake timeout). Over a tapped connection:
 //
 //   - Request header block: the request line and header fields exactly as
-//     net/http wrote them.
+//     net/http wrote them, except that the values of Authorization,
+//     Proxy-Authorization and Cookie are written as "[redacted]" unless
+//     Options.Secrets (store.warc_secrets) is set; every warcinfo record
+//     says which in its http-request-secrets field.
 //   - Response header block: the final status line and header fields
 //     exactly as received: order, case, repeated fields and
 //     Transfer-Encoding kept; interim 1xx responses (100 Continue, 103

@@ -64,6 +64,11 @@ type Options struct {
 	// written in sorted order after "software", "format", "conformsTo" and
 	// "hostname".
 	Info map[string]string
+	// Secrets writes the values of the Authorization, Proxy-Authorization
+	// and Cookie fields of request records as they were sent. Default
+	// false: each is replaced by "[redacted]". The warcinfo field
+	// "http-request-secrets" says which ("written" or "redacted: ...").
+	Secrets bool
 }
 
 // Fetch is what the crawler learned from fetching one URL.
@@ -543,8 +548,12 @@ func (w *Writer) build(ex *Exchange, resp Ref, digest string, orig *Ref, meta []
 	if ex.IP != "" {
 		req.Header.Set("WARC-IP-Address", ex.IP)
 	}
-	req.Content.Write(ex.Request)
-	if err := writeIndexed(gw, &buf, req, ex.Request, &recs); err != nil {
+	head := ex.Request
+	if !w.o.Secrets {
+		head = redactSecrets(head)
+	}
+	req.Content.Write(head)
+	if err := writeIndexed(gw, &buf, req, head, &recs); err != nil {
 		return nil, nil, err
 	}
 
@@ -719,6 +728,13 @@ func (w *Writer) infoFields() []byte {
 	b.WriteString("format: WARC File Format 1.1\r\n")
 	b.WriteString("conformsTo: https://iipc.github.io/warc-specifications/specifications/warc-format/warc-1.1/\r\n")
 	b.WriteString("hostname: " + w.host + "\r\n")
+	if w.o.Dir == "" {
+		// Export's warcinfo: no request records
+	} else if w.o.Secrets {
+		b.WriteString("http-request-secrets: written (Authorization, Proxy-Authorization and Cookie values as sent)\r\n")
+	} else {
+		b.WriteString("http-request-secrets: redacted (Authorization, Proxy-Authorization and Cookie values replaced by [redacted])\r\n")
+	}
 	keys := make([]string, 0, len(w.o.Info))
 	for k := range w.o.Info {
 		keys = append(keys, k)
@@ -840,4 +856,29 @@ func writeFileAtomic(name string, b []byte) error {
 		return fmt.Errorf("archive: write %s: %w", name, err)
 	}
 	return nil
+}
+
+// secretFields are the request fields whose values Options.Secrets keeps.
+var secretFields = []string{"authorization", "proxy-authorization", "cookie"}
+
+// redactSecrets returns head with the values of secretFields replaced by
+// "[redacted]" (head itself when it has none).
+func redactSecrets(head []byte) []byte {
+	lines := bytes.SplitAfter(head, []byte("\r\n"))
+	changed := false
+	for i, l := range lines {
+		if i == 0 {
+			continue // the request line
+		}
+		name, _, ok := bytes.Cut(l, []byte(":"))
+		if !ok || !slices.Contains(secretFields, strings.ToLower(string(bytes.TrimSpace(name)))) {
+			continue
+		}
+		lines[i] = append(append(bytes.Clone(name), ": [redacted]"...), "\r\n"...)
+		changed = true
+	}
+	if !changed {
+		return head
+	}
+	return bytes.Join(lines, nil)
 }

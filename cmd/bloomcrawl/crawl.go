@@ -285,7 +285,7 @@ func crawlStore(ctx context.Context, cfg *configs.Config, r crawlRun) (st *crawl
 		if !cfg.Politeness.ObeyRobots {
 			robots = "ignore"
 		}
-		aw, err := archive.Open(archive.Options{Dir: cfg.Store.WARCDir, MaxBytes: cfg.Store.WARCMaxBytes, Index: db,
+		aw, err := archive.Open(archive.Options{Dir: cfg.Store.WARCDir, MaxBytes: cfg.Store.WARCMaxBytes, Index: db, Secrets: cfg.Store.WARCSecrets,
 			Info: map[string]string{"robots": robots, "http-header-user-agent": cfg.Politeness.UserAgent}})
 		if err != nil {
 			return nil, err
