@@ -8,6 +8,7 @@ import (
 	"io"
 	"net/http"
 	"net/http/httptest"
+	"net/http/httputil"
 	"os"
 	"path/filepath"
 	"regexp"
@@ -39,7 +40,7 @@ func gz(b []byte) []byte {
 }
 
 // TestRecorderKeepsWireBytes: a gzip-encoded, chunked response is recorded
-// compressed (as sent) while the client reads it decompressed, as it would
+// compressed and chunked (as sent; Body de-chunked) while the client reads it decompressed, as it would
 // without a Recorder; redirect hops are recorded with the chain's first
 // request as origin; a body closed unread is marked truncated.
 func TestRecorderKeepsWireBytes(t *testing.T) {
@@ -107,8 +108,14 @@ func TestRecorderKeepsWireBytes(t *testing.T) {
 			t.Errorf("response head %q lacks %q", head, want)
 		}
 	}
-	if strings.Contains(head, "Transfer-Encoding") || !strings.HasSuffix(head, "\r\n\r\n") {
-		t.Errorf("response head %q: want no Transfer-Encoding (the body is de-chunked), ending in CRLF CRLF", head)
+	if !strings.Contains(head, "Transfer-Encoding: chunked\r\n") || !strings.HasSuffix(head, "\r\n\r\n") {
+		t.Errorf("response head %q: want the head as received (Transfer-Encoding: chunked), ending in CRLF CRLF", head)
+	}
+	if dechunked, err := io.ReadAll(httputil.NewChunkedReader(bytes.NewReader(final.RawBody))); err != nil || !bytes.Equal(dechunked, final.Body) {
+		t.Errorf("raw body: %d bytes that de-chunk to %d bytes (%v), want the chunked form of the %d bytes of Body", len(final.RawBody), len(dechunked), err, len(final.Body))
+	}
+	if hop.RawBody != nil {
+		t.Errorf("a body with Content-Length has no raw form apart from Body")
 	}
 	req := string(final.Request)
 	if !strings.HasPrefix(req, "GET /page HTTP/1.1\r\nHost: 127.0.0.1:") || !strings.Contains(req, "Accept-Encoding: gzip\r\n") {

@@ -28,7 +28,30 @@
 // Options.MaxBytes (default 1 GB; checked before each exchange, so a file
 // exceeds it by at most one exchange's records) or at Close. A crawl killed
 // with -9 leaves its last file as .open: it is readable up to its last
-// complete record.
+// complete record, and the next Open on the directory repairs it (see
+// Crash repair).
+//
+// # CDXJ index
+//
+// When a file is closed, its CDXJ index (the format of pywb and of WACZ's
+// indexes/index.cdxj) is written beside it as NAME.cdxj (CDXJName): one
+// line "SURT TIMESTAMP14 {url, mime, status, digest, length, offset,
+// filename}" per response, revisit and non-warc-fields resource or
+// metadata record, sorted byte-wise; length and offset are the record's
+// gzip member's. Which records are indexed and how each field is computed
+// follows Node warcio's `cdx-index --format cdxj` record for record (see
+// cdxj.go and SURT). IndexFiles indexes existing files (`bloomcrawl query
+// export --cdxj`); the lines of a file are kept in memory until it closes
+// (about 200 bytes per response).
+//
+// # WACZ
+//
+// WriteWACZ packages WARC files as a WACZ 1.1.1 file (the ZIP replayweb.page
+// and Browsertrix load): archive/ (the WARC files, stored uncompressed),
+// indexes/index.cdxj (IndexFiles of them), pages/pages.jsonl (the stored
+// documents of a Store, with their titles and, if asked, text) and
+// datapackage.json with each file's sha256 and size
+// (`bloomcrawl query export --wacz`, `crawl --wacz`).
 //
 // # Records
 //
@@ -75,25 +98,38 @@
 //
 // # What a record holds, against the wire
 //
-// Go's net/http parses the exchange before anyone sees it, so the records
-// are rebuilt from what it kept:
+// Go's net/http parses the exchange before anyone sees it. When the
+// Recorder's Next is an *http.Transport (without a proxy or dialers of its
+// own), the Recorder uses a clone of it whose connections are tapped
+// (tap.go): plain TCP, and TLS connections that negotiated HTTP/1.1 (the
+// Recorder then does the TLS handshake, with the transport's TLS
+// configuration and handshake timeout). Over a tapped connection:
 //
-//   - Body: exactly the bytes received after transfer decoding: chunked
-//     encoding is removed, content encoding is kept (a gzip response is
-//     stored gzipped, with its Content-Encoding header), and charsets are
-//     never converted (a GBK page is stored in GBK). The Recorder asks for
-//     gzip itself, as http.Transport would, so that Go does not decompress
-//     behind its back; it decompresses for the crawler.
-//   - Response header block: the status line as received for HTTP/1.x
-//     (Go's Proto and Status, e.g. "HTTP/1.1 200 OK"; an HTTP/2 response is
-//     written with "HTTP/2.0"), then the fields with canonicalized names
-//     (content-type → Content-Type), sorted by name, repeated fields kept
-//     in order; Transfer-Encoding is dropped (the body is already
-//     de-chunked). Original field order, case and folding are lost.
-//   - Request header block: the request line as HTTP/1.1, Host, then the
-//     header fields the crawler set (User-Agent, Accept-Encoding: gzip, ...)
-//     sorted by name. net/http writes them in nearly the same order; it
-//     adds nothing else for a GET without a body.
+//   - Request header block: the request line and header fields exactly as
+//     net/http wrote them, except that the values of Authorization,
+//     Proxy-Authorization and Cookie are written as "[redacted]" unless
+//     Options.Secrets (store.warc_secrets) is set; every warcinfo record
+//     says which in its http-request-secrets field.
+//   - Response header block: the final status line and header fields
+//     exactly as received: order, case, repeated fields and
+//     Transfer-Encoding kept; interim 1xx responses (100 Continue, 103
+//     Early Hints) are not part of the record.
+//   - Body: as received. A chunked body is written with its chunk framing
+//     (the block is the bytes on the wire), and WARC-Payload-Digest is over
+//     the de-chunked body (the payload of WARC 1.1), WARC-Block-Digest over
+//     the block. Content encoding is kept (a gzip response is stored
+//     gzipped) and charsets are never converted (a GBK page is stored in
+//     GBK). The Recorder asks for gzip itself, as http.Transport would, so
+//     that Go does not decompress behind its back; it decompresses for the
+//     crawler.
+//
+// Otherwise (HTTP/2, a transport that cannot be tapped, a head that does
+// not parse as HTTP/1.x) the blocks are rebuilt from what net/http kept:
+// the status line from Go's Proto and Status (an HTTP/2 response is written
+// with "HTTP/2.0"), the fields with canonicalized names sorted by name,
+// repeated fields in order, Transfer-Encoding dropped and the body
+// de-chunked; the request line as HTTP/1.1, Host, then the fields the
+// crawler set, sorted by name.
 //
 // # Duplicates and memory
 //
@@ -106,8 +142,25 @@
 // are written before its digest is recorded, and before the crawler
 // commits the page, so a crash never leaves a revisit pointing at a record
 // that is not in a file (a page in flight at a crash is fetched and
-// archived again on resume); a kill -9 loses the unsaved entries, so a
-// resumed crawl writes a response, not a revisit, for those payloads.
+// archived again on resume). Each save also records, per run
+// (warc/run/<host>-<pid>), the file position before which every response's
+// entry is saved, so that the entries a kill -9 loses can be rebuilt.
+//
+// # Crash repair
+//
+// Open repairs the .open files in Dir whose name carries this host and
+// the id of a process that no longer runs (a crawl killed with -9; files
+// of other hosts or of live processes are left alone): each is cut back to
+// its last whole gzip member and whole exchange (a request whose response
+// was never written goes too), its CDXJ index is written, and it is
+// renamed without ".open" (removed if no whole record is left). The
+// payload-digest entries that run had not saved are rebuilt from the
+// response records of its files past its last saved position (at most a
+// batch and the responses then being written), so a resumed crawl writes
+// revisits, not responses, for payloads already archived. Repaired
+// reports what was done; the crawl logs it ("WARC repaired"). The
+// document map is not rebuilt: a near-duplicate whose original's entry was
+// lost gets a metadata record without the original's record id.
 //
 // # Caveats
 //

@@ -21,6 +21,10 @@ type Exchange struct {
 	Request  []byte    // request line and header block, ending in CRLF CRLF
 	Response []byte    // status line and header block, ending in CRLF CRLF
 	Body     []byte    // the response body as read: after transfer decoding, before content decoding
+	// RawBody is the body as received when it differs from Body (a
+	// chunked body, chunk framing included, when the connection was
+	// tapped); nil otherwise.
+	RawBody []byte
 	// Truncated is the WARC-Truncated reason when Body is not the whole
 	// entity: "length" (refused for its size), "unspecified" (the reader
 	// stopped early, e.g. a response aborted after its headers); "" when
@@ -45,17 +49,25 @@ type Recorder struct {
 	// that started the redirect chain the exchange belongs to (the
 	// exchange's own request if it is the first). Required.
 	Done func(origin *http.Request, ex *Exchange)
+
+	once sync.Once
+	next http.RoundTripper // Next, tapped (see tap.go) when it can be
 }
 
 // RoundTrip implements http.RoundTripper.
 func (r *Recorder) RoundTrip(req *http.Request) (*http.Response, error) {
+	r.once.Do(func() { r.next = tapped(r.Next) })
 	ex := &Exchange{URL: req.URL.String(), Date: time.Now().UTC()}
 	var ipMu sync.Mutex
+	var wire *exchangeTap
 	trace := &httptrace.ClientTrace{GotConn: func(ci httptrace.GotConnInfo) {
+		ipMu.Lock()
+		defer ipMu.Unlock()
 		if a := ci.Conn.RemoteAddr(); a != nil {
-			ipMu.Lock()
 			ex.IP = hostOnly(a.String())
-			ipMu.Unlock()
+		}
+		if tc, ok := ci.Conn.(*tapConn); ok {
+			wire = tc.begin()
 		}
 	}}
 	out := req.Clone(httptrace.WithClientTrace(req.Context(), trace))
@@ -65,19 +77,34 @@ func (r *Recorder) RoundTrip(req *http.Request) (*http.Response, error) {
 		askedGzip = true
 	}
 	ex.Request = requestHead(out)
-	resp, err := r.Next.RoundTrip(out)
+	resp, err := r.next.RoundTrip(out)
 	if err != nil {
 		return resp, err
 	}
 	ipMu.Lock()
 	ex.Status = resp.StatusCode
 	ex.Response = responseHead(resp)
+	var raw func() []byte
+	if wire != nil && resp.ProtoMajor == 1 {
+		chunked := len(resp.TransferEncoding) > 0 && resp.TransferEncoding[0] == "chunked"
+		rq, rs, at := wire.heads(resp.StatusCode, chunked)
+		if rq != nil {
+			ex.Request = rq
+		}
+		if rs != nil {
+			ex.Response = rs
+			if chunked {
+				w := wire
+				raw = func() []byte { return w.rest(at) }
+			}
+		}
+	}
 	ipMu.Unlock()
 	origin := req
 	for origin.Response != nil && origin.Response.Request != nil {
 		origin = origin.Response.Request
 	}
-	body := &recBody{rc: resp.Body, ex: ex, empty: resp.ContentLength == 0, done: func(ex *Exchange) { r.Done(origin, ex) }}
+	body := &recBody{rc: resp.Body, ex: ex, empty: resp.ContentLength == 0, raw: raw, done: func(ex *Exchange) { r.Done(origin, ex) }}
 	resp.Body = body
 	if askedGzip && strings.EqualFold(resp.Header.Get("Content-Encoding"), "gzip") {
 		resp.Header.Del("Content-Encoding")
@@ -148,7 +175,8 @@ type recBody struct {
 	buf   bytes.Buffer
 	ex    *Exchange
 	eof   bool
-	empty bool // Content-Length: 0
+	empty bool          // Content-Length: 0
+	raw   func() []byte // the body as received, when it is not buf (chunked)
 	once  sync.Once
 	done  func(*Exchange)
 }
@@ -166,6 +194,9 @@ func (b *recBody) Close() error {
 	err := b.rc.Close()
 	b.once.Do(func() {
 		b.ex.Body = b.buf.Bytes()
+		if b.raw != nil {
+			b.ex.RawBody = bytes.Clone(b.raw())
+		}
 		if !b.eof && !(b.empty && len(b.ex.Body) == 0) {
 			b.ex.Truncated = "unspecified"
 		}

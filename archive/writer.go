@@ -64,6 +64,11 @@ type Options struct {
 	// written in sorted order after "software", "format", "conformsTo" and
 	// "hostname".
 	Info map[string]string
+	// Secrets writes the values of the Authorization, Proxy-Authorization
+	// and Cookie fields of request records as they were sent. Default
+	// false: each is replaced by "[redacted]". The warcinfo field
+	// "http-request-secrets" says which ("written" or "redacted: ...").
+	Secrets bool
 }
 
 // Fetch is what the crawler learned from fetching one URL.
@@ -114,14 +119,20 @@ type Writer struct {
 	f        *os.File
 	name     string // current file name, without ".open"
 	size     int64
+	index    *cdxIndexer // the current file's CDXJ lines
 	serial   int
 	files    []string
 	stats    Stats
 	closed   bool
+	repaired RepairStats
 }
+
+// Repaired returns what Open repaired.
+func (w *Writer) Repaired() RepairStats { return w.repaired }
 
 type pending struct {
 	ref  Ref
+	pos  mark // the write position when it was claimed: its records lie past it
 	done chan struct{}
 	ok   bool
 }
@@ -134,8 +145,12 @@ type waitingMeta struct {
 	written chan struct{} // closed once dup's response is in the file (or failed)
 }
 
-// Open checks o and creates Dir. The first file is created by the first
-// Write.
+// Open checks o and creates Dir, and repairs what a crawl killed with -9
+// left there (see Repaired): its .open files are closed (cut back to their
+// last whole exchange, indexed, renamed) and the payload-digest entries it
+// had not saved are rebuilt from its files. Only files named for this
+// host and a process that no longer runs are touched. The first file is
+// created by the first Write.
 func Open(o Options) (*Writer, error) {
 	if o.Dir == "" {
 		return nil, errors.New("archive: Options.Dir is required")
@@ -160,6 +175,11 @@ func Open(o Options) (*Writer, error) {
 	}
 	w := &Writer{o: o, host: hostname(), started: time.Now().UTC(),
 		inflight: map[string]*pending{}, unsaved: map[string][]byte{}, waiting: map[uint64][]*waitingMeta{}}
+	rs, err := repair(context.Background(), o, w.host)
+	if err != nil {
+		return nil, err
+	}
+	w.repaired = rs
 	return w, nil
 }
 
@@ -242,11 +262,11 @@ func (w *Writer) writeExchange(ctx context.Context, ex *Exchange, v *Verdict) er
 		}
 	}
 
-	buf, err := w.build(ex, resp, digest, orig, meta)
+	buf, recs, err := w.build(ex, resp, digest, orig, meta)
 	if err != nil {
 		return err
 	}
-	if err := w.append(buf, recordCounts{requests: 1, responses: b2i(orig == nil), revisits: b2i(orig != nil), metadata: b2i(meta != nil)}); err != nil {
+	if err := w.append(buf, recs, recordCounts{requests: 1, responses: b2i(orig == nil), revisits: b2i(orig != nil), metadata: b2i(meta != nil)}); err != nil {
 		return err
 	}
 	if written != nil {
@@ -319,7 +339,7 @@ func (w *Writer) claim(ctx context.Context, digest string, resp Ref) (*Ref, *pen
 			w.mu.Unlock()
 			return nil, nil, fmt.Errorf("archive: look up payload digest %s: %w", digest, err)
 		}
-		p := &pending{ref: resp, done: make(chan struct{})}
+		p := &pending{ref: resp, done: make(chan struct{}), pos: w.position()}
 		w.inflight[digest] = p
 		w.mu.Unlock()
 		return nil, p, nil
@@ -408,11 +428,31 @@ func (w *Writer) saveLocked() error {
 	if len(w.unsaved) == 0 {
 		return nil
 	}
+	// Every response before the first one still being written has its
+	// entry saved now: crash repair rebuilds the entries past that mark.
+	m := w.position()
+	for _, p := range w.inflight {
+		if p.pos.less(m) {
+			m = p.pos
+		}
+	}
+	w.unsaved[runKey(w.host, os.Getpid())] = m.encode()
 	if err := w.o.Index.PutMetas(w.unsaved); err != nil {
 		return fmt.Errorf("archive: save %d payload-digest and document entries: %w", len(w.unsaved), err)
 	}
 	w.unsaved = map[string][]byte{}
 	return nil
+}
+
+// position is where the next record will be written: the current file's
+// serial and size, or the next file's start. Takes w.fmu (after w.mu).
+func (w *Writer) position() mark {
+	w.fmu.Lock()
+	defer w.fmu.Unlock()
+	if w.f == nil {
+		return mark{serial: w.serial}
+	}
+	return mark{serial: w.serial - 1, offset: w.size}
 }
 
 // flushWaiting writes the waiting metadata records without their
@@ -446,10 +486,11 @@ func (w *Writer) writeMeta(m *waitingMeta, orig *Ref) error {
 	var buf bytes.Buffer
 	gw := w.gz(&buf)
 	defer w.pool.Put(gw)
-	if err := writeRecord(gw, &buf, metaRecord(m.dup, metaFields(m.v, orig))); err != nil {
+	var recs []cdxRecord
+	if err := writeIndexed(gw, &buf, metaRecord(m.dup, metaFields(m.v, orig)), nil, &recs); err != nil {
 		return err
 	}
-	return w.append(buf.Bytes(), recordCounts{metadata: 1})
+	return w.append(buf.Bytes(), recs, recordCounts{metadata: 1})
 }
 
 // metaFields is the block of a near-duplicate's metadata record.
@@ -496,8 +537,9 @@ func metaRecord(dup Ref, fields []byte) *gowarc.Record {
 }
 
 // build compresses the exchange's records, each its own gzip member.
-func (w *Writer) build(ex *Exchange, resp Ref, digest string, orig *Ref, meta []byte) ([]byte, error) {
+func (w *Writer) build(ex *Exchange, resp Ref, digest string, orig *Ref, meta []byte) ([]byte, []cdxRecord, error) {
 	var buf bytes.Buffer
+	var recs []cdxRecord
 	gw := w.gz(&buf)
 	defer w.pool.Put(gw)
 
@@ -506,9 +548,13 @@ func (w *Writer) build(ex *Exchange, resp Ref, digest string, orig *Ref, meta []
 	if ex.IP != "" {
 		req.Header.Set("WARC-IP-Address", ex.IP)
 	}
-	req.Content.Write(ex.Request)
-	if err := writeRecord(gw, &buf, req); err != nil {
-		return nil, err
+	head := ex.Request
+	if !w.o.Secrets {
+		head = redactSecrets(head)
+	}
+	req.Content.Write(head)
+	if err := writeIndexed(gw, &buf, req, head, &recs); err != nil {
+		return nil, nil, err
 	}
 
 	r := newRecord("", resp.ID, ex.Date, ex.URL, "application/http;msgtype=response") // revisit or response, below
@@ -528,17 +574,38 @@ func (w *Writer) build(ex *Exchange, resp Ref, digest string, orig *Ref, meta []
 		if ex.Truncated != "" {
 			r.Header.Set("WARC-Truncated", ex.Truncated)
 		}
-		r.Content.Write(ex.Body)
-	}
-	if err := writeRecord(gw, &buf, r); err != nil {
-		return nil, err
-	}
-	if meta != nil {
-		if err := writeRecord(gw, &buf, metaRecord(resp, meta)); err != nil {
-			return nil, err
+		if ex.RawBody != nil {
+			r.Content.Write(ex.RawBody) // chunked as received; the payload digest is of Body
+		} else {
+			r.Content.Write(ex.Body)
 		}
 	}
-	return buf.Bytes(), nil
+	if err := writeIndexed(gw, &buf, r, ex.Response, &recs); err != nil {
+		return nil, nil, err
+	}
+	if meta != nil {
+		if err := writeIndexed(gw, &buf, metaRecord(resp, meta), nil, &recs); err != nil {
+			return nil, nil, err
+		}
+	}
+	return buf.Bytes(), recs, nil
+}
+
+// writeIndexed appends r to buf as one gzip member (writeRecord) and its
+// index fields to recs, with the member's offset in buf; head is the HTTP
+// message head at the start of its block (nil if none).
+func writeIndexed(gw *gowarc.Writer, buf *bytes.Buffer, r *gowarc.Record, head []byte, recs *[]cdxRecord) error {
+	start := buf.Len()
+	if err := writeRecord(gw, buf, r); err != nil {
+		return err
+	}
+	h := r.Header
+	c := cdxRecord{typ: h.Get("WARC-Type"), uri: h.Get("WARC-Target-URI"), date: h.Get("WARC-Date"), contentType: h.Get("Content-Type"),
+		digest: h.Get("WARC-Payload-Digest"), offset: int64(start), length: int64(buf.Len() - start)}
+	c.hasDigest = c.digest != ""
+	c.parseHTTPHead(head)
+	*recs = append(*recs, c)
+	return nil
 }
 
 // writeRecord appends r to buf as one gzip member.
@@ -574,7 +641,7 @@ type recordCounts struct{ requests, responses, revisits, metadata int64 }
 
 // append writes one exchange's compressed records to the current file,
 // starting a new file first when the current one has reached MaxBytes.
-func (w *Writer) append(b []byte, n recordCounts) error {
+func (w *Writer) append(b []byte, recs []cdxRecord, n recordCounts) error {
 	w.fmu.Lock()
 	defer w.fmu.Unlock()
 	if w.closed {
@@ -604,6 +671,10 @@ func (w *Writer) append(b []byte, n recordCounts) error {
 		}
 		return fmt.Errorf("archive: write %s: %w", w.f.Name(), err)
 	}
+	for i := range recs {
+		recs[i].offset += w.size
+		w.index.add(&recs[i])
+	}
 	w.size += int64(k)
 	w.stats.Bytes += int64(k)
 	w.stats.Requests += n.requests
@@ -630,7 +701,8 @@ func (w *Writer) openFile() error {
 	info := newRecord("warcinfo", newID(), now, "", "application/warc-fields")
 	info.Header.Set("WARC-Filename", name)
 	info.Content.Write(w.infoFields())
-	if err := writeRecord(gw, &buf, info); err != nil {
+	var recs []cdxRecord
+	if err := writeIndexed(gw, &buf, info, nil, &recs); err != nil {
 		f.Close()
 		return err
 	}
@@ -641,6 +713,8 @@ func (w *Writer) openFile() error {
 		return fmt.Errorf("archive: write %s: %w", path, err)
 	}
 	w.f, w.name, w.size = f, name, int64(k)
+	w.index = &cdxIndexer{filename: name}
+	w.index.add(&recs[0])
 	w.serial++
 	w.files = append(w.files, name+".open")
 	w.stats.Files++
@@ -654,6 +728,13 @@ func (w *Writer) infoFields() []byte {
 	b.WriteString("format: WARC File Format 1.1\r\n")
 	b.WriteString("conformsTo: https://iipc.github.io/warc-specifications/specifications/warc-format/warc-1.1/\r\n")
 	b.WriteString("hostname: " + w.host + "\r\n")
+	if w.o.Dir == "" {
+		// Export's warcinfo: no request records
+	} else if w.o.Secrets {
+		b.WriteString("http-request-secrets: written (Authorization, Proxy-Authorization and Cookie values as sent)\r\n")
+	} else {
+		b.WriteString("http-request-secrets: redacted (Authorization, Proxy-Authorization and Cookie values replaced by [redacted])\r\n")
+	}
 	keys := make([]string, 0, len(w.o.Info))
 	for k := range w.o.Info {
 		keys = append(keys, k)
@@ -665,13 +746,20 @@ func (w *Writer) infoFields() []byte {
 	return b.Bytes()
 }
 
-// closeFile syncs and closes the current file and drops its ".open".
+// closeFile syncs and closes the current file, writes its CDXJ index
+// beside it, and drops its ".open".
 func (w *Writer) closeFile() error {
 	path := w.f.Name()
 	err := errors.Join(w.f.Sync(), w.f.Close())
 	w.f = nil
 	if err != nil {
 		return fmt.Errorf("archive: close %s: %w", path, err)
+	}
+	w.index.add(nil)
+	lines := w.index.lines
+	w.index = nil
+	if err := writeFileAtomic(CDXJName(path), sortedCDXJ(lines)); err != nil {
+		return err
 	}
 	final := strings.TrimSuffix(path, ".open")
 	if err := os.Rename(path, final); err != nil {
@@ -743,4 +831,54 @@ func decodeRef(b []byte) (Ref, error) {
 		return Ref{}, fmt.Errorf("bad record reference %q: %w", b, err)
 	}
 	return Ref{ID: parts[0], URI: parts[1], Date: t}, nil
+}
+
+// writeFileAtomic writes b to name through a temporary file renamed into
+// place, so that a crash never leaves a partial name.
+func writeFileAtomic(name string, b []byte) error {
+	tmp := name + ".tmp"
+	f, err := os.OpenFile(tmp, os.O_WRONLY|os.O_CREATE|os.O_TRUNC, 0o644)
+	if err != nil {
+		return fmt.Errorf("archive: %w", err)
+	}
+	_, err = f.Write(b)
+	if err == nil {
+		err = f.Sync()
+	}
+	if cerr := f.Close(); err == nil {
+		err = cerr
+	}
+	if err == nil {
+		err = os.Rename(tmp, name)
+	}
+	if err != nil {
+		os.Remove(tmp)
+		return fmt.Errorf("archive: write %s: %w", name, err)
+	}
+	return nil
+}
+
+// secretFields are the request fields whose values Options.Secrets keeps.
+var secretFields = []string{"authorization", "proxy-authorization", "cookie"}
+
+// redactSecrets returns head with the values of secretFields replaced by
+// "[redacted]" (head itself when it has none).
+func redactSecrets(head []byte) []byte {
+	lines := bytes.SplitAfter(head, []byte("\r\n"))
+	changed := false
+	for i, l := range lines {
+		if i == 0 {
+			continue // the request line
+		}
+		name, _, ok := bytes.Cut(l, []byte(":"))
+		if !ok || !slices.Contains(secretFields, strings.ToLower(string(bytes.TrimSpace(name)))) {
+			continue
+		}
+		lines[i] = append(append(bytes.Clone(name), ": [redacted]"...), "\r\n"...)
+		changed = true
+	}
+	if !changed {
+		return head
+	}
+	return bytes.Join(lines, nil)
 }

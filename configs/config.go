@@ -280,6 +280,12 @@ type Store struct {
 	// WARCMaxBytes is the size at which a WARC file is closed and the next
 	// one started. Default 0, meaning 1 GB (archive.DefaultMaxBytes).
 	WARCMaxBytes int64 `yaml:"warc_max_bytes"`
+
+	// WARCSecrets writes the values of the Authorization,
+	// Proxy-Authorization and Cookie request fields into the WARC files as
+	// they were sent. Default false: they are replaced by "[redacted]"
+	// (archive.Options.Secrets), and each file's warcinfo record says so.
+	WARCSecrets bool `yaml:"warc_secrets"`
 }
 
 // Compressions are the accepted store.compression values.

@@ -7,6 +7,7 @@ import (
 	"io"
 	"net/http"
 	"net/url"
+	"os"
 	"strings"
 	"testing"
 
@@ -66,6 +67,25 @@ func TestCrawlWritesWARC(t *testing.T) {
 		for _, e := range warccheck.CheckWithWarcio(warccheck.Warcio(t), files, recs) {
 			t.Error(e)
 		}
+	})
+	t.Run("cdxj", func(t *testing.T) {
+		// The .cdxj beside each file agrees with warcio's cdx-index, line for line.
+		var ours []byte
+		for _, f := range files {
+			b, err := os.ReadFile(archive.CDXJName(f))
+			if err != nil {
+				t.Fatal(err)
+			}
+			ours = append(ours, b...)
+		}
+		want, err := warccheck.CDXJ(warccheck.Warcio(t), files)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, e := range warccheck.CompareCDXJ(warccheck.SortedLines(ours), want) {
+			t.Error(e)
+		}
+		t.Logf("%d CDXJ lines agree with warcio", len(want))
 	})
 
 	pathOf := func(uri string) string {

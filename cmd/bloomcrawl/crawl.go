@@ -53,6 +53,7 @@ func runCrawlCmd(ctx context.Context, args []string, stdout, stderr io.Writer) e
 	fs.Var(&seeds, "seed", "seed URL (repeatable); replaces the config's seeds")
 	store := fs.String("store", "", "store directory (overrides store.dir; default "+configs.DefaultStoreDir+")")
 	warcDir := fs.String("warc", "", "write the crawl as gzipped WARC/1.1 files into this directory (overrides store.warc_dir)")
+	wacz := fs.String("wacz", "", "with --warc: when the crawl ends, package the WARC directory and the store's pages as this new WACZ file")
 	asJSON := fs.Bool("json", false, "print the final summary as JSON on stdout")
 	continuous := fs.Bool("continuous", false, "keep crawling when the queue is empty, waiting for the next refresh, until Ctrl-C (recrawl.continuous)")
 	refresh := fs.Duration("refresh", 0, "with --continuous: fetch the seeds again this often, e.g. 5m (recrawl.seeds_every)")
@@ -105,6 +106,9 @@ func runCrawlCmd(ctx context.Context, args []string, stdout, stderr io.Writer) e
 	}
 	if *refresh != 0 {
 		cfg.Recrawl.SeedsEvery = configs.Duration(*refresh)
+	}
+	if *wacz != "" && cfg.Store.WARCDir == "" {
+		return usagef("--wacz needs --warc DIR (or store.warc_dir)")
 	}
 	if len(cfg.Seeds) == 0 {
 		return usagef("no seeds: give a config file with seeds, or --seed URL")
@@ -187,7 +191,7 @@ func runCrawlCmd(ctx context.Context, args []string, stdout, stderr io.Writer) e
 			return usagef("--cluster: %v", err)
 		}
 	}
-	st, err := crawlStore(ctx, cfg, crawlRun{audit: *audit, heapArrays: !*mappedArrays, verbose: *verbose, stderr: stderr, serve: ln, token: *token, memProfile: *memProfile,
+	st, err := crawlStore(ctx, cfg, crawlRun{wacz: *wacz, audit: *audit, heapArrays: !*mappedArrays, verbose: *verbose, stderr: stderr, serve: ln, token: *token, memProfile: *memProfile,
 		cluster: cluster.Options{URL: *clusterURL, Node: *node, LeaseTTL: *leaseTTL, Partitions: *partitions, Capacity: uint64(cfg.Dedup.Capacity), TargetFP: cfg.Dedup.TargetFP, Verify: cfg.Dedup.Verify}})
 	if errors.Is(err, context.Canceled) {
 		fmt.Fprintln(stderr, "interrupted: run the same command again to resume")
@@ -206,6 +210,7 @@ func runCrawlCmd(ctx context.Context, args []string, stdout, stderr io.Writer) e
 
 // crawlRun holds the command-line choices of one crawl.
 type crawlRun struct {
+	wacz  string // crawl --wacz FILE
 	audit bool
 	// heapArrays keeps the dedup index's and the verify cache's large
 	// arrays on the Go heap instead of in memory-mapped files in the store
@@ -280,14 +285,18 @@ func crawlStore(ctx context.Context, cfg *configs.Config, r crawlRun) (st *crawl
 		if !cfg.Politeness.ObeyRobots {
 			robots = "ignore"
 		}
-		aw, err := archive.Open(archive.Options{Dir: cfg.Store.WARCDir, MaxBytes: cfg.Store.WARCMaxBytes, Index: db,
+		aw, err := archive.Open(archive.Options{Dir: cfg.Store.WARCDir, MaxBytes: cfg.Store.WARCMaxBytes, Index: db, Secrets: cfg.Store.WARCSecrets,
 			Info: map[string]string{"robots": robots, "http-header-user-agent": cfg.Politeness.UserAgent}})
 		if err != nil {
 			return nil, err
 		}
+		logRepair(log, cfg.Store.WARCDir, aw.Repaired())
 		defer func() {
 			if cerr := aw.Close(); cerr != nil && err == nil {
 				err = cerr
+			}
+			if err == nil {
+				err = crawlWACZ(ctx, r.wacz, cfg.Store.WARCDir, db, log)
 			}
 			ws := aw.Stats()
 			log.Info("WARC written", "dir", cfg.Store.WARCDir, "files", ws.Files, "bytes", ws.Bytes,

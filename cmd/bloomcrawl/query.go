@@ -5,6 +5,7 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"flag"
 	"fmt"
 	"io"
 	"os"
@@ -33,6 +34,9 @@ subcommands:
   export [--html]             every page as JSON lines (docId order)
   export --warc FILE          the store as a WARC/1.1 file (pages as resource records, duplicates
                               and failures as metadata; no HTTP headers or raw bytes: see README "WARC")
+  export --cdxj DIR|FILE      CDXJ index of WARC files (crawl --warc output), sorted; no --store needed
+  export --wacz FILE --warc-dir DIR [--text]
+                              a WACZ package: the WARC files, their CDXJ index, the store's pages
   check                       verify every record and index of the store (reads it all)
 
 The store is opened read-only, so queries can run side by side, but not
@@ -75,6 +79,7 @@ func runQuery(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	sfs.BoolVar(asJSON, "json", *asJSON, "print JSON")
 	sfs.StringVar(clusterURL, "cluster", *clusterURL, "with stats: a cluster crawl's Redis")
 	var run func(q *queryCmd, args []string) error
+	wf := addWARCFlags(flag.NewFlagSet("", flag.ContinueOnError)) // export's, below
 	switch sub {
 	case "stats":
 		top := sfs.Int("top", 10, "hosts to list in text output (0 = all)")
@@ -105,9 +110,13 @@ func runQuery(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	case "export":
 		html := sfs.Bool("html", false, "include the raw HTML")
 		warcFile := sfs.String("warc", "", "write a WARC/1.1 file (gzip per record) instead of JSON lines")
+		wf = addWARCFlags(sfs)
 		run = func(q *queryCmd, args []string) error {
 			if *warcFile != "" {
 				return q.exportWARC(ctx, args, *warcFile)
+			}
+			if wf.wacz != "" {
+				return wf.exportWACZ(ctx, q, args)
 			}
 			return q.export(ctx, args, *html)
 		}
@@ -137,6 +146,9 @@ func runQuery(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 			return err
 		}
 		return clusterStats(ctx, *clusterURL, *asJSON, stdout)
+	}
+	if wf.cdxj != "" {
+		return wf.exportCDXJ(ctx, positional, *asJSON, stdout, stderr)
 	}
 	if *store == "" {
 		return usagef("--store DIR is required")

@@ -17,6 +17,7 @@ import (
 	"fmt"
 	"io"
 	"net/http"
+	"net/http/httputil"
 	"os"
 	"path/filepath"
 	"strings"
@@ -91,6 +92,14 @@ func readFile(name string) ([]*Record, error) {
 			x.Status = resp.StatusCode
 			if i := bytes.Index(block, []byte("\r\n\r\n")); i >= 0 {
 				x.Payload = block[i+4:]
+			}
+			if len(resp.TransferEncoding) > 0 && len(x.Payload) > 0 {
+				// A chunked body as received: the payload is after transfer decoding.
+				p, err := io.ReadAll(httputil.NewChunkedReader(bytes.NewReader(x.Payload)))
+				if err != nil {
+					return out, fmt.Errorf("%s: %s %s: chunked body: %w", name, x.Type, x.URI, err)
+				}
+				x.Payload = p
 			}
 		case "warcinfo", "metadata":
 			x.Fields = map[string]string{}

@@ -9,6 +9,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 )
@@ -19,10 +20,22 @@ import (
 // (BLOOMCRAWL_CI=1) it fails tb.
 func Warcio(tb testing.TB) string {
 	tb.Helper()
+	return nodeTool(tb, "warcio", "warcio@2.4")
+}
+
+// JSWACZ finds the js-wacz command of the npm package
+// @harvard-lil/js-wacz (0.1.x), as Warcio finds warcio.
+func JSWACZ(tb testing.TB) string {
+	tb.Helper()
+	return nodeTool(tb, "js-wacz", "@harvard-lil/js-wacz@0.1")
+}
+
+func nodeTool(tb testing.TB, name, pkg string) string {
+	tb.Helper()
 	if dir, err := os.Getwd(); err == nil {
 		for range 10 {
 			if _, err := os.Stat(filepath.Join(dir, "go.mod")); err == nil {
-				p := filepath.Join(dir, ".ci", "node_modules", ".bin", "warcio")
+				p := filepath.Join(dir, ".ci", "node_modules", ".bin", name)
 				if _, err := os.Stat(p); err == nil {
 					return p
 				}
@@ -31,13 +44,13 @@ func Warcio(tb testing.TB) string {
 			dir = filepath.Dir(dir)
 		}
 	}
-	if p, err := exec.LookPath("warcio"); err == nil {
+	if p, err := exec.LookPath(name); err == nil {
 		return p
 	}
 	if os.Getenv("BLOOMCRAWL_CI") == "1" {
-		tb.Fatal("warcio not found: .ci/run installs it (npm install --prefix .ci warcio@2.4)")
+		tb.Fatalf("%s not found: .ci/run installs it (npm install --prefix .ci %s)", name, pkg)
 	}
-	tb.Skip("warcio (npm package, 2.4.x) not installed: run .ci/run or npm install --prefix .ci warcio@2.4")
+	tb.Skipf("%s (npm package %s) not installed: run .ci/run or npm install --prefix .ci %s", name, pkg, pkg)
 	return ""
 }
 
@@ -131,6 +144,55 @@ func CheckWithWarcio(warcio string, files []string, recs []*Record) []error {
 	}
 	if len(def) == 0 {
 		errs = append(errs, errors.New("warcio lists nothing"))
+	}
+	return errs
+}
+
+// CDXJ runs `warcio cdx-index --format cdxj files...` and returns its
+// lines sorted byte-wise (warcio writes them in file order; the CDXJ
+// files pywb and WACZ read are sorted).
+func CDXJ(warcio string, files []string) ([]string, error) {
+	args := append([]string{"cdx-index", "--format", "cdxj"}, files...)
+	cmd := exec.Command(warcio, args...)
+	var stderr bytes.Buffer
+	cmd.Stderr = &stderr
+	out, err := cmd.Output()
+	if err != nil {
+		return nil, fmt.Errorf("%s cdx-index --format cdxj: %w: %s", warcio, err, stderr.String())
+	}
+	return SortedLines(out), nil
+}
+
+// SortedLines splits b into its non-empty lines, sorted byte-wise.
+func SortedLines(b []byte) []string {
+	var lines []string
+	for _, l := range strings.Split(string(b), "\n") {
+		if l != "" {
+			lines = append(lines, l)
+		}
+	}
+	slices.Sort(lines)
+	return lines
+}
+
+// CompareCDXJ compares our CDXJ lines with warcio's, line for line, and
+// returns a description of each difference (at most 20).
+func CompareCDXJ(ours, warcio []string) []error {
+	var errs []error
+	if len(ours) != len(warcio) {
+		errs = append(errs, fmt.Errorf("%d CDXJ lines, warcio has %d", len(ours), len(warcio)))
+	}
+	for i := 0; i < max(len(ours), len(warcio)) && len(errs) < 20; i++ {
+		var a, b string
+		if i < len(ours) {
+			a = ours[i]
+		}
+		if i < len(warcio) {
+			b = warcio[i]
+		}
+		if a != b {
+			errs = append(errs, fmt.Errorf("CDXJ line %d:\n ours   %s\n warcio %s", i+1, a, b))
+		}
 	}
 	return errs
 }

@@ -1,0 +1,217 @@
+package archive
+
+import (
+	"bytes"
+	"context"
+	"crypto/tls"
+	"net"
+	"net/http"
+	"strconv"
+	"sync"
+	"time"
+)
+
+// Capture of the bytes on the wire. Go's net/http parses a response before
+// anyone sees it, so a Recorder whose Next is an *http.Transport uses a
+// clone of it whose connections are tapped: plain TCP connections, and TLS
+// connections that negotiated HTTP/1.x (the Recorder then does the TLS
+// handshake itself, with the transport's TLS configuration). For each
+// exchange the tap keeps the request as written and the response's bytes
+// from its status line on: the final status line and header block exactly
+// as received (order, case, repeated fields; interim 1xx responses
+// skipped), and for a chunked body the body as received (chunk framing
+// included). HTTP/2 connections, transports that are not an
+// *http.Transport, or that use a proxy or their own dialers, are not
+// tapped: their records are rebuilt from what net/http kept (see the
+// package documentation).
+
+// exchangeTap holds one exchange's bytes on one connection.
+type exchangeTap struct {
+	mu      sync.Mutex
+	r, w    bytes.Buffer
+	reading bool // keep what is read
+	writing bool // keep what is written
+}
+
+func (x *exchangeTap) read(p []byte) {
+	x.mu.Lock()
+	if x.reading {
+		x.r.Write(p)
+	}
+	x.mu.Unlock()
+}
+
+func (x *exchangeTap) wrote(p []byte) {
+	x.mu.Lock()
+	if x.writing {
+		x.w.Write(p)
+	}
+	x.mu.Unlock()
+}
+
+// heads returns the request head as written and the final response head
+// as read (ending in CRLF CRLF), or nil for either when the bytes do not
+// parse as that (status must be the response's status code); keep tells
+// whether to go on keeping what is read (a chunked body), else reading
+// stops. The offset of the body in what is read is returned too.
+func (x *exchangeTap) heads(status int, keep bool) (req, resp []byte, bodyAt int) {
+	x.mu.Lock()
+	defer x.mu.Unlock()
+	x.writing = false
+	w := x.w.Bytes()
+	if i := bytes.Index(w, []byte("\r\n\r\n")); i > 0 && bytes.IndexByte(w[:i], ' ') > 0 {
+		req = bytes.Clone(w[:i+4])
+	}
+	x.w = bytes.Buffer{}
+	r := x.r.Bytes()
+	at := 0
+	for {
+		i := bytes.Index(r[at:], []byte("\r\n\r\n"))
+		if i < 0 {
+			break
+		}
+		head := r[at : at+i+4]
+		code := statusOf(head)
+		if code >= 100 && code < 200 && code != http.StatusSwitchingProtocols && code != status {
+			at += i + 4 // an interim response
+			continue
+		}
+		if code == status {
+			resp = bytes.Clone(head)
+			bodyAt = at + i + 4
+		}
+		break
+	}
+	if resp == nil || !keep {
+		x.reading = false
+		x.r = bytes.Buffer{}
+	}
+	return req, resp, bodyAt
+}
+
+// rest returns what was read from offset on and stops keeping.
+func (x *exchangeTap) rest(at int) []byte {
+	x.mu.Lock()
+	defer x.mu.Unlock()
+	x.reading = false
+	if at > x.r.Len() {
+		return nil
+	}
+	return x.r.Bytes()[at:]
+}
+
+// statusOf is the status code of an HTTP/1.x status line, or 0.
+func statusOf(head []byte) int {
+	if !bytes.HasPrefix(head, []byte("HTTP/1.")) || len(head) < 12 || head[8] != ' ' {
+		return 0
+	}
+	code, err := strconv.Atoi(string(head[9:12]))
+	if err != nil {
+		return 0
+	}
+	return code
+}
+
+// tapConn is a connection whose bytes go to the current exchange's tap.
+type tapConn struct {
+	net.Conn
+	mu  sync.Mutex
+	cur *exchangeTap
+}
+
+// begin starts a new exchange on c: what is written and read from now on
+// is kept in the returned tap. The transport calls it (through
+// httptrace's GotConn) before writing a request; the previous exchange's
+// bytes were all read before the connection was handed out again.
+func (c *tapConn) begin() *exchangeTap {
+	x := &exchangeTap{reading: true, writing: true}
+	c.mu.Lock()
+	c.cur = x
+	c.mu.Unlock()
+	return x
+}
+
+func (c *tapConn) tap() *exchangeTap {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return c.cur
+}
+
+func (c *tapConn) Read(p []byte) (int, error) {
+	n, err := c.Conn.Read(p)
+	if n > 0 {
+		if x := c.tap(); x != nil {
+			x.read(p[:n])
+		}
+	}
+	return n, err
+}
+
+// Write keeps p before writing it: once written, the response may be
+// read and the exchange recorded before a Write returns.
+func (c *tapConn) Write(p []byte) (int, error) {
+	if x := c.tap(); x != nil {
+		x.wrote(p)
+	}
+	return c.Conn.Write(p)
+}
+
+// tapped returns a clone of rt whose connections are tapped, or rt itself
+// when it cannot be tapped (not an *http.Transport, or one with a proxy or
+// its own TLS dialer).
+func tapped(rt http.RoundTripper) http.RoundTripper {
+	t, ok := rt.(*http.Transport)
+	if !ok || t.Proxy != nil || t.DialTLSContext != nil || t.DialTLS != nil || t.Dial != nil { //nolint:staticcheck // Dial and DialTLS are deprecated, not gone
+		return rt
+	}
+	c := t.Clone()
+	dial := t.DialContext
+	if dial == nil {
+		dial = (&net.Dialer{Timeout: 30 * time.Second, KeepAlive: 30 * time.Second}).DialContext
+	}
+	c.DialContext = func(ctx context.Context, network, addr string) (net.Conn, error) {
+		conn, err := dial(ctx, network, addr)
+		if err != nil {
+			return nil, err
+		}
+		return &tapConn{Conn: conn}, nil
+	}
+	c.DialTLSContext = func(ctx context.Context, network, addr string) (net.Conn, error) {
+		conn, err := dial(ctx, network, addr)
+		if err != nil {
+			return nil, err
+		}
+		cfg := &tls.Config{}
+		if t.TLSClientConfig != nil {
+			cfg = t.TLSClientConfig.Clone()
+		}
+		if cfg.ServerName == "" {
+			host, _, err := net.SplitHostPort(addr)
+			if err != nil {
+				host = addr
+			}
+			cfg.ServerName = host
+		}
+		if len(cfg.NextProtos) == 0 {
+			cfg.NextProtos = []string{"http/1.1"}
+			if t.ForceAttemptHTTP2 {
+				cfg.NextProtos = []string{"h2", "http/1.1"}
+			}
+		}
+		if d := t.TLSHandshakeTimeout; d > 0 {
+			var cancel context.CancelFunc
+			ctx, cancel = context.WithTimeout(ctx, d)
+			defer cancel()
+		}
+		tc := tls.Client(conn, cfg)
+		if err := tc.HandshakeContext(ctx); err != nil {
+			conn.Close()
+			return nil, err
+		}
+		if tc.ConnectionState().NegotiatedProtocol == "h2" {
+			return tc, nil // HTTP/2: not tapped
+		}
+		return &tapConn{Conn: tc}, nil
+	}
+	return c
+}

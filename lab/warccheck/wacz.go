@@ -1,0 +1,232 @@
+package warccheck
+
+import (
+	"archive/zip"
+	"bufio"
+	"bytes"
+	"compress/gzip"
+	"crypto/sha256"
+	"encoding/hex"
+	"encoding/json"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"slices"
+	"strconv"
+	"strings"
+	"time"
+)
+
+// WACZ is what CheckWACZ read of a package.
+type WACZ struct {
+	Package struct {
+		Profile     string `json:"profile"`
+		WACZVersion string `json:"wacz_version"`
+		Created     string `json:"created"`
+		Software    string `json:"software"`
+		Resources   []struct {
+			Name  string `json:"name"`
+			Path  string `json:"path"`
+			Hash  string `json:"hash"`
+			Bytes int64  `json:"bytes"`
+		} `json:"resources"`
+	}
+	Entries map[string]*zip.File
+	Index   []string         // indexes/index.cdxj lines
+	Pages   []map[string]any // pages/pages.jsonl lines after the header
+}
+
+// CheckWACZ reads the WACZ file name and checks it against the WACZ 1.1.1
+// specification: datapackage.json (profile, wacz_version, created,
+// software) lists every other entry with its sha256 hash and size, and
+// datapackage-digest.json the hash of datapackage.json; the WARC files
+// (archive/) are stored uncompressed;
+// indexes/index.cdxj is sorted and each of its lines, read by range at its
+// file's data offset in the ZIP as a replay tool reads it, is a gzip member
+// holding a WARC record of that URL; pages/pages.jsonl starts with the
+// json-pages-1.0 header and every page has a url and an RFC 3339 ts.
+func CheckWACZ(name string) (*WACZ, []error) {
+	var errs []error
+	bad := func(f string, a ...any) { errs = append(errs, fmt.Errorf(f, a...)) }
+	raw, err := os.ReadFile(name)
+	if err != nil {
+		return nil, []error{err}
+	}
+	zr, err := zip.NewReader(bytes.NewReader(raw), int64(len(raw)))
+	if err != nil {
+		return nil, []error{err}
+	}
+	w := &WACZ{Entries: map[string]*zip.File{}}
+	content := map[string][]byte{}
+	for _, f := range zr.File {
+		w.Entries[f.Name] = f
+		rc, err := f.Open()
+		if err != nil {
+			return w, append(errs, fmt.Errorf("%s: %w", f.Name, err))
+		}
+		b, err := io.ReadAll(rc) // checks the CRC
+		rc.Close()
+		if err != nil {
+			return w, append(errs, fmt.Errorf("%s: %w", f.Name, err))
+		}
+		content[f.Name] = b
+		if strings.HasPrefix(f.Name, "archive/") {
+			if f.Method != zip.Store {
+				bad("%s: method %d, want stored (0)", f.Name, f.Method)
+			}
+			if off, err := f.DataOffset(); err != nil || !bytes.Equal(raw[off:off+int64(len(b))], b) {
+				bad("%s: its bytes are not at its data offset (%v)", f.Name, err)
+			}
+		}
+	}
+	dp, ok := content["datapackage.json"]
+	if !ok {
+		return w, append(errs, fmt.Errorf("no datapackage.json"))
+	}
+	if err := json.Unmarshal(dp, &w.Package); err != nil {
+		return w, append(errs, fmt.Errorf("datapackage.json: %w", err))
+	}
+	p := w.Package
+	if p.Profile != "data-package" || p.WACZVersion != "1.1.1" || p.Software == "" {
+		bad("datapackage.json: profile %q, wacz_version %q, software %q", p.Profile, p.WACZVersion, p.Software)
+	}
+	if _, err := time.Parse(time.RFC3339, p.Created); err != nil {
+		bad("datapackage.json: created %q: %v", p.Created, err)
+	}
+	listed := map[string]bool{}
+	for _, r := range p.Resources {
+		listed[r.Path] = true
+		b, ok := content[r.Path]
+		if !ok {
+			bad("resource %s: not in the ZIP", r.Path)
+			continue
+		}
+		sum := sha256.Sum256(b)
+		if r.Hash != "sha256:"+hex.EncodeToString(sum[:]) || r.Bytes != int64(len(b)) {
+			bad("resource %s: hash %s, %d bytes; the entry has sha256:%x, %d bytes", r.Path, r.Hash, r.Bytes, sum, len(b))
+		}
+		if r.Name != filepath.Base(r.Path) {
+			bad("resource %s: name %q", r.Path, r.Name)
+		}
+	}
+	for n := range content {
+		if n != "datapackage.json" && n != "datapackage-digest.json" && !listed[n] {
+			bad("%s: not listed in datapackage.json", n)
+		}
+	}
+	var digest struct{ Path, Hash string }
+	if err := json.Unmarshal(content["datapackage-digest.json"], &digest); err != nil {
+		bad("datapackage-digest.json: %v", err)
+	} else if sum := sha256.Sum256(dp); digest.Path != "datapackage.json" || digest.Hash != "sha256:"+hex.EncodeToString(sum[:]) {
+		bad("datapackage-digest.json: %+v", digest)
+	}
+	idx, ok := content["indexes/index.cdxj"]
+	if !ok {
+		if idx, ok = content["indexes/index.cdx"]; !ok { // as js-wacz names it
+			bad("no indexes/index.cdxj")
+		}
+	}
+	w.Index = SortedLines(idx)
+	if strings.Join(w.Index, "\n")+"\n" != string(idx) {
+		bad("indexes/index.cdxj is not sorted")
+	}
+	for _, l := range w.Index {
+		if err := checkIndexLine(raw, w.Entries, l); err != nil {
+			bad("index line %q: %v", l, err)
+		}
+	}
+	pages, ok := content["pages/pages.jsonl"]
+	if !ok {
+		bad("no pages/pages.jsonl")
+	}
+	sc := bufio.NewScanner(bytes.NewReader(pages))
+	sc.Buffer(nil, 64<<20)
+	for i := 0; sc.Scan(); i++ {
+		var m map[string]any
+		if err := json.Unmarshal(sc.Bytes(), &m); err != nil {
+			bad("pages.jsonl line %d: %v", i+1, err)
+			continue
+		}
+		if i == 0 {
+			if m["format"] != "json-pages-1.0" || m["id"] == nil {
+				bad("pages.jsonl header %s", sc.Text())
+			}
+			continue
+		}
+		ts, _ := m["ts"].(string)
+		if _, err := time.Parse(time.RFC3339, ts); err != nil || m["url"] == nil {
+			bad("pages.jsonl line %d: url %v ts %q", i+1, m["url"], ts)
+		}
+		w.Pages = append(w.Pages, m)
+	}
+	return w, errs
+}
+
+// checkIndexLine reads the record an index line points to, by range in
+// the ZIP's bytes.
+func checkIndexLine(raw []byte, entries map[string]*zip.File, line string) error {
+	parts := strings.SplitN(line, " ", 3)
+	if len(parts) != 3 {
+		return fmt.Errorf("not SURT TIMESTAMP JSON")
+	}
+	var j struct{ URL, Filename, Offset, Length string }
+	if err := json.Unmarshal([]byte(parts[2]), &j); err != nil {
+		return err
+	}
+	f := entries["archive/"+j.Filename]
+	if f == nil {
+		return fmt.Errorf("no archive/%s", j.Filename)
+	}
+	off, err1 := strconv.ParseInt(j.Offset, 10, 64)
+	n, err2 := strconv.ParseInt(j.Length, 10, 64)
+	data, err3 := f.DataOffset()
+	if err1 != nil || err2 != nil || err3 != nil || off+n > int64(f.UncompressedSize64) {
+		return fmt.Errorf("offset %q length %q outside the file", j.Offset, j.Length)
+	}
+	zr, err := gzip.NewReader(bytes.NewReader(raw[data+off : data+off+n]))
+	if err != nil {
+		return err
+	}
+	zr.Multistream(false)
+	rec, err := io.ReadAll(zr)
+	if err != nil {
+		return fmt.Errorf("gzip member: %w", err)
+	}
+	if !bytes.HasPrefix(rec, []byte("WARC/1.1\r\n")) || !bytes.Contains(rec, []byte("\r\nWARC-Target-URI: "+j.URL+"\r\n")) {
+		return fmt.Errorf("the member is not a WARC record of %s", j.URL)
+	}
+	return nil
+}
+
+// ExtractWARCs writes the archive/ entries of the WACZ file name into dir
+// and returns their paths, sorted.
+func ExtractWARCs(name, dir string) ([]string, error) {
+	zr, err := zip.OpenReader(name)
+	if err != nil {
+		return nil, err
+	}
+	defer zr.Close()
+	var out []string
+	for _, f := range zr.File {
+		if !strings.HasPrefix(f.Name, "archive/") {
+			continue
+		}
+		rc, err := f.Open()
+		if err != nil {
+			return nil, err
+		}
+		b, err := io.ReadAll(rc)
+		rc.Close()
+		if err != nil {
+			return nil, err
+		}
+		p := filepath.Join(dir, filepath.Base(f.Name))
+		if err := os.WriteFile(p, b, 0o644); err != nil {
+			return nil, err
+		}
+		out = append(out, p)
+	}
+	slices.Sort(out)
+	return out, nil
+}
