@@ -17,7 +17,7 @@ import (
 func init() {
 	register(command{
 		name:    "similar",
-		summary: "similar pages (seed 003 MinHash p x q) on a store vs exact all-pairs Jaccard: recall, precision, cost, p/q sweep",
+		summary: "similar pages (MinHash p x q) on a store vs exact all-pairs Jaccard: recall, precision, cost, p/q sweep",
 		run:     runBenchSimilar,
 	})
 }
@@ -103,7 +103,7 @@ func printSimilarReport(w io.Writer, rep similareval.Report, total int) {
 	for _, r := range rep.Results {
 		mark := ""
 		if r.Rows == 4 && r.Bands == 6 {
-			mark = " <- seed 003"
+			mark = " <- default"
 		}
 		fmt.Fprintf(tw, "%d\t%d\t%.3f\t%.3f\t%.3f\t%.1f\t%.1f\t%.3f\t%.3f\t%d\t%.3f\t%s\t%.3f\t%s\n", r.Rows, r.Bands, r.Recall, r.Precision, r.Answered,
 			r.Returned, r.Candidates, r.MeanJaccard, r.HighRecall, r.IndexBytes, float64(r.IndexBytes)/float64(max(rep.ExactBytes, 1)),

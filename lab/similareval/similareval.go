@@ -1,4 +1,4 @@
-// Package similareval measures seed 003's "similar pages" (MinHash with p
+// Package similareval measures similar pages (MinHash with p
 // minimums per band key and q bands) against exact truth: the Jaccard
 // similarity of the documents' word sets, computed for all pairs of a
 // sample. It is the engine of `go run ./cmd/bloomcrawl-lab similar`.

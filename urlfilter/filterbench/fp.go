@@ -207,7 +207,7 @@ func WriteFPReport(w io.Writer, source string, tested int, rows []FPRow) {
 		"Every filter replays it in order; the exact set is the ground truth. A false positive is a distinct URL the filter "+
 		"called seen: a page this crawl would have silently lost. Predicted FP is the formula at each distinct URL's fill, "+
 		"averaged over the stream.\n\n", time.Now().UTC().Format(time.RFC3339), tested, distinct)
-	fmt.Fprintf(w, "How the filters are built for a stream of D distinct URLs: mdbf (seed 002 read faithfully: S = 2 groups, "+
+	fmt.Fprintf(w, "How the filters are built for a stream of D distinct URLs: mdbf (the MDBF paper read faithfully: S = 2 groups, "+
 		"every key in every group, present if any group matches), mdbf-routed (the key's hash picks one group), classic and "+
 		"blocked are sized for exactly D keys; chain is a ring of 5 generations with a window of D (nothing needs forgetting), "+
 		"its per-generation budget scaled by 4/5 so the ring totals the budget; scalable starts at D/4 and grows (Growth 2, "+
