@@ -12,6 +12,8 @@ import (
 
 	"github.com/cespare/xxhash/v2"
 
+	"github.com/bloomcrawl/bloomcrawl/lab/dedupeval"
+
 	"github.com/bloomcrawl/bloomcrawl/contentdedup"
 )
 
@@ -145,7 +147,12 @@ func Evaluate(ctx context.Context, docs []Doc, o Options) (Report, error) {
 		}
 		for j := i + 1; j < len(docs); j++ {
 			rep.Pairs++
-			v := jaccard(sets[i], sets[j])
+			if len(sets[i]) == 0 && len(sets[j]) == 0 {
+				// Pages without words have no MinHash entry: the index
+				// never lists them, so they are nobody's neighbours.
+				continue
+			}
+			v := dedupeval.Jaccard(sets[i], sets[j])
 			if v >= o.HighJaccard {
 				rep.HighPairs++
 			}
@@ -292,25 +299,4 @@ func evalSetting(docs []Doc, sigs [][]uint64, truth [][]neighbour, exact []map[i
 		res.HighRecall = float64(high) / float64(highPairs)
 	}
 	return res, nil
-}
-
-// jaccard of two sorted, distinct sets.
-func jaccard(a, b []uint64) float64 {
-	if len(a) == 0 && len(b) == 0 {
-		return 0
-	}
-	i, j, inter := 0, 0, 0
-	for i < len(a) && j < len(b) {
-		switch {
-		case a[i] == b[j]:
-			inter++
-			i++
-			j++
-		case a[i] < b[j]:
-			i++
-		default:
-			j++
-		}
-	}
-	return float64(inter) / float64(len(a)+len(b)-inter)
 }

@@ -58,19 +58,3 @@ func TestEvaluateClusters(t *testing.T) {
 		t.Errorf("index bytes %d", seed.IndexBytes)
 	}
 }
-
-func TestJaccard(t *testing.T) {
-	for _, c := range []struct {
-		a, b []uint64
-		want float64
-	}{
-		{[]uint64{1, 2, 3}, []uint64{2, 3, 4}, 0.5},
-		{[]uint64{1}, []uint64{2}, 0},
-		{nil, nil, 0},
-		{[]uint64{1, 5}, []uint64{1, 5}, 1},
-	} {
-		if got := jaccard(c.a, c.b); got != c.want {
-			t.Errorf("jaccard(%v, %v) = %v, want %v", c.a, c.b, got, c.want)
-		}
-	}
-}
