@@ -12,9 +12,8 @@ import (
 
 	"github.com/cespare/xxhash/v2"
 
-	"github.com/bloomcrawl/bloomcrawl/lab/dedupeval"
-
 	"github.com/bloomcrawl/bloomcrawl/contentdedup"
+	"github.com/bloomcrawl/bloomcrawl/lab/dedupeval"
 )
 
 // Doc is one document of the sample: an id and its word set.
