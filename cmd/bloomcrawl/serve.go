@@ -25,7 +25,17 @@ func init() {
 	})
 }
 
-func runServe(ctx context.Context, args []string, stdout, stderr io.Writer) error {
+// serveFlags are the parsed flags of 'bloomcrawl serve'.
+type serveFlags struct {
+	store, addr, token string
+	threshold          int
+	maxBody            int64
+	maxBatch           int
+	minFree            int64
+	seen               seen.Options
+}
+
+func parseServeFlags(args []string, stderr io.Writer) (*serveFlags, error) {
 	fs := newFlagSet("serve", "serve --store DIR [--addr 127.0.0.1:8080] [--token T] [--threshold K] [--max-body BYTES] [--max-batch N] [--min-free-bytes N] [--seen-capacity N --seen-fp F --seen-blocks N --seen-ttl D --seen-audit]", stderr)
 	store := fs.String("store", "", "store directory (created if missing; required)")
 	addr := fs.String("addr", "127.0.0.1:8080", "listen address host:port; a non-loopback host needs --token")
@@ -36,49 +46,55 @@ func runServe(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	minFree := minFreeFlag(fs)
 	seenOpts := seenFlags(fs, "seen-")
 	if err := parseFlags(fs, args); err != nil {
-		return err
+		return nil, err
 	}
-	if fs.NArg() > 0 {
-		return usagef("unexpected argument %q", fs.Arg(0))
+	f := &serveFlags{store: *store, addr: *addr, token: *token, threshold: *threshold,
+		maxBody: *maxBody, maxBatch: *maxBatch, minFree: *minFree}
+	switch {
+	case fs.NArg() > 0:
+		return nil, usagef("unexpected argument %q", fs.Arg(0))
+	case f.store == "":
+		return nil, usagef("--store DIR is required")
+	case f.threshold < 0 || f.threshold > contentdedup.MaxThreshold:
+		return nil, usagef("--threshold %d: want 0..%d", f.threshold, contentdedup.MaxThreshold)
+	case f.minFree < -1:
+		return nil, usagef("--min-free-bytes %d: want >= 0 (0 = default) or -1 (off)", f.minFree)
+	case f.maxBody <= 0:
+		return nil, usagef("--max-body %d: want a positive number of bytes", f.maxBody)
+	case f.maxBatch <= 0:
+		return nil, usagef("--max-batch %d: want a positive count", f.maxBatch)
 	}
-	if *store == "" {
-		return usagef("--store DIR is required")
+	if f.token == "" {
+		f.token = os.Getenv("BLOOMCRAWL_TOKEN")
 	}
-	if *token == "" {
-		*token = os.Getenv("BLOOMCRAWL_TOKEN")
-	}
-	if *threshold < 0 || *threshold > contentdedup.MaxThreshold {
-		return usagef("--threshold %d: want 0..%d", *threshold, contentdedup.MaxThreshold)
-	}
-	if *minFree < -1 {
-		return usagef("--min-free-bytes %d: want >= 0 (0 = default) or -1 (off)", *minFree)
-	}
-	if *maxBody <= 0 {
-		return usagef("--max-body %d: want a positive number of bytes", *maxBody)
-	}
-	if *maxBatch <= 0 {
-		return usagef("--max-batch %d: want a positive count", *maxBatch)
-	}
-	so, err := seenOpts()
-	if err != nil {
-		return err
+	var err error
+	if f.seen, err = seenOpts(); err != nil {
+		return nil, err
 	}
 	// Refuse a public address without a token before the slow start-up
 	// (dictionary load, index rebuild).
-	if err := api.CheckAddr(*addr, *token != ""); err != nil {
+	if err := api.CheckAddr(f.addr, f.token != ""); err != nil {
 		if errors.Is(err, api.ErrNeedToken) {
-			return usagef("--addr %s is not a loopback address: pass --token T (or set BLOOMCRAWL_TOKEN) so that clients must send \"Authorization: Bearer T\"", *addr)
+			return nil, usagef("--addr %s is not a loopback address: pass --token T (or set BLOOMCRAWL_TOKEN) so that clients must send \"Authorization: Bearer T\"", f.addr)
 		}
-		return usagef("--addr: %v", err)
+		return nil, usagef("--addr: %v", err)
+	}
+	return f, nil
+}
+
+func runServe(ctx context.Context, args []string, stdout, stderr io.Writer) error {
+	f, err := parseServeFlags(args, stderr)
+	if err != nil {
+		return err
 	}
 	log := slog.New(slog.NewTextHandler(stderr, nil))
 
-	db, err := storage.Open(*store, &storage.Options{MinFreeBytes: *minFree})
+	db, err := storage.Open(f.store, &storage.Options{MinFreeBytes: f.minFree})
 	if errors.Is(err, storage.ErrLocked) {
-		return fmt.Errorf("open store %s: %w (one process owns a store: to serve a store while crawling it, run the crawl with --serve ADDR)", *store, err)
+		return fmt.Errorf("open store %s: %w (one process owns a store: to serve a store while crawling it, run the crawl with --serve ADDR)", f.store, err)
 	}
 	if err != nil {
-		return fmt.Errorf("open store %s: %w", *store, err)
+		return fmt.Errorf("open store %s: %w", f.store, err)
 	}
 	closed := false
 	defer func() {
@@ -86,7 +102,7 @@ func runServe(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 			db.Close()
 		}
 	}()
-	d, err := crawler.NewDeduper(configs.Dedup{SimHashThreshold: *threshold})
+	d, err := crawler.NewDeduper(configs.Dedup{SimHashThreshold: f.threshold})
 	if err != nil {
 		return err
 	}
@@ -94,12 +110,12 @@ func runServe(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	if err != nil {
 		return err
 	}
-	recs, err := seen.New(db, &so)
+	recs, err := seen.New(db, &f.seen)
 	if err != nil {
 		return err
 	}
 	h := api.NewHandler(svc, db, api.HandlerOptions{
-		Token: *token, MaxBody: *maxBody, MaxBatch: *maxBatch, Logger: log, Seen: recs,
+		Token: f.token, MaxBody: f.maxBody, MaxBatch: f.maxBatch, Logger: log, Seen: recs,
 	})
 	// A full or failing disk stops the server as Ctrl-C does.
 	serveCtx, stopServe := context.WithCancel(ctx)
@@ -112,10 +128,10 @@ func runServe(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 		case <-serveCtx.Done():
 		}
 	}()
-	err = api.ListenAndServe(serveCtx, *addr, h, api.ServerOptions{
+	err = api.ListenAndServe(serveCtx, f.addr, h, api.ServerOptions{
 		Logger: log,
 		OnListen: func(a net.Addr) {
-			fmt.Fprintf(stdout, "bloomcrawl serve: %d documents indexed from %s; listening on http://%s/ (Ctrl-C stops)\n", svc.Len(), *store, a)
+			fmt.Fprintf(stdout, "bloomcrawl serve: %d documents indexed from %s; listening on http://%s/ (Ctrl-C stops)\n", svc.Len(), f.store, a)
 		},
 	})
 	if err != nil {
@@ -124,9 +140,9 @@ func runServe(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	// Every request has finished: close the store before saying so.
 	closed = true
 	if err := db.Close(); err != nil {
-		return fmt.Errorf("close store %s: %w", *store, err)
+		return fmt.Errorf("close store %s: %w", f.store, err)
 	}
 	good, dup, failed, invalid := svc.Counts()
-	fmt.Fprintf(stdout, "bloomcrawl serve: stopped; answered %d new, %d duplicate, %d failed, %d invalid documents; store %s closed\n", good, dup, failed, invalid, *store)
+	fmt.Fprintf(stdout, "bloomcrawl serve: stopped; answered %d new, %d duplicate, %d failed, %d invalid documents; store %s closed\n", good, dup, failed, invalid, f.store)
 	return svc.Err()
 }
