@@ -233,16 +233,13 @@ type Crawler struct {
 	// discovery the delays from discovery to fetch.
 	refresh                   *refresher
 	discovery                 delayHist
-	fpBase                    atomic.Uint64 // filter false positives while restoring
 	resumedURLs, resumedQueue int64
 	start                     time.Time
 
-	// cluster mode: the task of each entry fed from the cluster, by seq,
-	// and how many are not yet processed
-	tasks     sync.Map
-	taskCount atomic.Int64
-	// cluster mode: content dedup through the cluster's document log
-	cdd *clusterDedup
+	// the backend: the local one, or a cluster node's (Options.Cluster)
+	queue urlQueue
+	seen  seenState
+	docs  documents
 }
 
 // New checks o and builds a crawler. Errors name the bad option.
@@ -268,11 +265,6 @@ func New(o Options) (*Crawler, error) {
 			return nil, fmt.Errorf("crawler: %w", err)
 		}
 		o.Seen, o.Audit, o.FalsePositives = admitAll{}, false, nil
-		if o.Config.Dedup.Verify {
-			// the cluster confirms its Bloom's "seen" answers exactly
-			// (cluster.Options.Verify) and counts the false positives
-			o.FalsePositives = o.Cluster.FalsePositives
-		}
 	}
 	if o.Seen == nil {
 		f, err := NewSeenFilter(o.Config.Dedup)
@@ -364,9 +356,7 @@ func New(o Options) (*Crawler, error) {
 		return nil, fmt.Errorf("crawler: %w", err)
 	}
 	c.front = front
-	if o.Cluster != nil {
-		c.cdd = newClusterDedup(o.Cluster, o.Dedup)
-	}
+	c.newBackend()
 	if cfg.Recrawl.Continuous {
 		var seeds []string
 		for _, s := range cfg.Seeds {
@@ -734,23 +724,11 @@ func (c *Crawler) Run(ctx context.Context) (Stats, error) {
 	if err := c.restore(ctx); err != nil {
 		return c.Stats(), err
 	}
-	if c.cdd != nil {
-		n, err := c.cdd.start(ctx, fmt.Sprintf("simhash_threshold=%d", c.cfg.Dedup.SimHashThreshold))
-		if err != nil {
-			return c.Stats(), fmt.Errorf("crawler: %w", err)
-		}
-		c.log.Info("cluster document log replayed", "entries", n)
+	if err := c.docs.start(ctx); err != nil {
+		return c.Stats(), err
 	}
-	if c.o.FalsePositives != nil {
-		// Collisions among URLs already fetched lose nothing: not counted.
-		c.fpBase.Store(c.o.FalsePositives())
-	}
-	queueSeeds := c.queueSeeds
-	if c.o.Cluster != nil {
-		queueSeeds = c.clusterSeeds
-		c.o.Cluster.Report(c.clusterCounters)
-	}
-	if err := queueSeeds(ctx); err != nil {
+	c.seen.start()
+	if err := c.queueSeeds(ctx); err != nil {
 		return c.Stats(), err
 	}
 	c.log.Info("crawl started", "seeds", len(c.cfg.Seeds), "queued", c.queued.Load(),
@@ -781,10 +759,7 @@ func (c *Crawler) Run(ctx context.Context) (Stats, error) {
 		}
 	})
 	defer stopOnError()
-	if c.o.Cluster != nil {
-		release := c.front.Hold()
-		g.Go(func() error { return c.feed(crawlCtx, release) })
-	}
+	g.Go(func() error { return c.queue.run(crawlCtx) })
 	for range c.cfg.Politeness.Concurrency {
 		g.Go(func() error { return c.work(crawlCtx, fetchCtx) })
 	}
@@ -848,22 +823,10 @@ func (c *Crawler) Stats() Stats {
 	if c.refresh != nil {
 		s.RefreshScheduled, s.RefreshDue = c.refresh.counts(time.Now())
 	}
-	if c.cfg.Dedup.Verify {
-		fs := c.front.Stats()
-		s.FalsePositives = &fs.FalsePositives
-		s.FilterStoreReads, s.FilterStoreKeys, s.FilterMemoryHits = fs.ConfirmReads, fs.ConfirmKeys, fs.RecentHits
-	}
-	if c.o.FalsePositives != nil {
-		// An audited filter answers with the truth: its count is the one.
-		fp := c.o.FalsePositives() - c.fpBase.Load()
-		s.FalsePositives = &fp
-	}
+	c.seen.report(&s)
 	if el > 0 {
 		s.PagesPerSecond = float64(c.done.Load()) / el.Seconds()
 	}
-	if c.o.Cluster != nil {
-		ls := c.o.Cluster.State()
-		s.ClusterPartitions, s.ClusterLease = ls.Held, &ls
-	}
+	c.queue.report(&s)
 	return s
 }
