@@ -12,6 +12,7 @@ import (
 	"github.com/bloomcrawl/bloomcrawl/frontier"
 	"github.com/bloomcrawl/bloomcrawl/internal/dedupstore"
 	"github.com/bloomcrawl/bloomcrawl/storage"
+	"github.com/bloomcrawl/bloomcrawl/urlfilter"
 )
 
 // What differs between a crawl on one node and a node of a cluster crawl
@@ -125,22 +126,61 @@ func commitPage(ctx context.Context, store pageStore, log *slog.Logger, cm stora
 	return err
 }
 
-// newBackend builds the crawl's backend from the frontier and the
-// options: a cluster node's when Options.Cluster is set, else the local
-// one. It is the one place where the two modes differ.
-func (c *Crawler) newBackend() {
-	o, cfg := c.o, c.cfg
-	if o.Cluster == nil {
-		c.queue = &localQueue{front: c.front, store: o.Store, log: c.log}
-		c.seen = &localSeen{front: c.front, verify: cfg.Dedup.Verify, fp: o.FalsePositives}
-		c.docs = localDocs{o.Dedup}
-		return
+// newBackend builds the crawl's frontier and backend from the options: a
+// cluster node's when Options.Cluster is set, else the local one. It is
+// the one place where the two modes differ.
+func (c *Crawler) newBackend() error {
+	if c.o.Cluster != nil {
+		return c.newRedisBackend()
 	}
+	return c.newLocalBackend()
+}
+
+// newLocalBackend: the frontier tests URLs against Options.Seen (default
+// NewSeenFilter, audited with Options.Audit).
+func (c *Crawler) newLocalBackend() error {
+	o := &c.o
+	if o.Seen == nil {
+		f, err := NewSeenFilter(c.cfg.Dedup)
+		if err != nil {
+			return fmt.Errorf("crawler: %w", err)
+		}
+		o.Seen = f
+		if o.Audit {
+			a := urlfilter.NewAudit(f)
+			o.Seen, o.FalsePositives = a, a.FalsePositives
+		}
+	}
+	front, err := c.newFrontier(o.Seen)
+	if err != nil {
+		return err
+	}
+	c.front = front
+	c.queue = &localQueue{front: front, store: o.Store, log: c.log}
+	c.seen = &localSeen{front: front, verify: c.cfg.Dedup.Verify, fp: o.FalsePositives}
+	c.docs = localDocs{o.Dedup}
+	return nil
+}
+
+// newRedisBackend: the cluster is the queue and the seen-state (Seen,
+// Audit and FalsePositives are ignored), after CheckCluster.
+func (c *Crawler) newRedisBackend() error {
+	o, cfg := &c.o, c.cfg
+	if err := CheckCluster(cfg); err != nil {
+		return fmt.Errorf("crawler: %w", err)
+	}
+	o.Seen, o.Audit, o.FalsePositives = admitAll{}, false, nil
+	front, err := c.newFrontier(admitAll{})
+	if err != nil {
+		return err
+	}
+	c.front = front
 	o.Cluster.Report(func() cluster.Counters {
 		return cluster.Counters{Pages: c.fetched.Load(), Stored: c.stored.Load(), Duplicates: c.dups.Load(), Errors: c.errs.Load()}
 	})
-	c.queue = newRedisQueue(o.Cluster, c.front, o.Store, c.log, cfg.Politeness.Concurrency, cfg.Scope.MaxDepth)
-	c.seen = &redisSeen{front: c.front, verify: cfg.Dedup.Verify, node: o.Cluster}
+	c.queue = newRedisQueue(o.Cluster, front, o.Store, c.log, cfg.Politeness.Concurrency, cfg.Scope.MaxDepth)
+	c.seen = &redisSeen{front: front, verify: cfg.Dedup.Verify, node: o.Cluster}
 	c.docs = &redisDocs{cd: newClusterDedup(o.Cluster, o.Dedup), dd: o.Dedup, store: o.Store, log: c.log,
 		params: fmt.Sprintf("simhash_threshold=%d", cfg.Dedup.SimHashThreshold)}
+	return nil
 }

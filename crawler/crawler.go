@@ -260,23 +260,40 @@ func New(o Options) (*Crawler, error) {
 		}
 		o.Dedup = d
 	}
-	if o.Cluster != nil {
-		if err := CheckCluster(o.Config); err != nil {
+	o.setDefaults()
+	log := o.Logger
+	if log == nil {
+		log = slog.New(slog.DiscardHandler)
+	}
+	cfg := o.Config
+	c := &Crawler{o: o, cfg: cfg, log: log, canon: &urlfilter.Canonicalizer{},
+		parseMem: semaphore.NewWeighted(o.ParseBudget), parseBudget: o.ParseBudget}
+	var err error
+	if c.scope, err = newScope(c.canon, cfg); err != nil {
+		return nil, err
+	}
+	for _, t := range cfg.Fetch.ContentTypes {
+		c.types = append(c.types, strings.ToLower(strings.TrimSpace(t)))
+	}
+	if err := c.newBackend(); err != nil {
+		return nil, err
+	}
+	if cfg.Recrawl.Continuous {
+		var seeds []string
+		for _, s := range cfg.Seeds {
+			if u, err := c.canon.Canonicalize(nil, s); err == nil {
+				seeds = append(seeds, u.String())
+			}
+		}
+		if c.refresh, err = newRefresher(cfg, seeds); err != nil {
 			return nil, fmt.Errorf("crawler: %w", err)
 		}
-		o.Seen, o.Audit, o.FalsePositives = admitAll{}, false, nil
 	}
-	if o.Seen == nil {
-		f, err := NewSeenFilter(o.Config.Dedup)
-		if err != nil {
-			return nil, fmt.Errorf("crawler: %w", err)
-		}
-		o.Seen = f
-		if o.Audit {
-			a := urlfilter.NewAudit(f)
-			o.Seen, o.FalsePositives = a, a.FalsePositives
-		}
-	}
+	return c, nil
+}
+
+// setDefaults fills in the defaults of the zero fields.
+func (o *Options) setDefaults() {
 	if o.Grace <= 0 {
 		o.Grace = 10 * time.Second
 	}
@@ -289,18 +306,15 @@ func New(o Options) (*Crawler, error) {
 	if o.ProgressEvery <= 0 {
 		o.ProgressEvery = time.Second
 	}
-	log := o.Logger
-	if log == nil {
-		log = slog.New(slog.DiscardHandler)
-	}
-	cfg := o.Config
-	c := &Crawler{o: o, cfg: cfg, log: log, canon: &urlfilter.Canonicalizer{},
-		parseMem: semaphore.NewWeighted(o.ParseBudget), parseBudget: o.ParseBudget}
+}
 
+// newScope builds the crawl's scope (scope.*; the seeds' hosts when
+// scope.allowed_hosts is empty).
+func newScope(canon *urlfilter.Canonicalizer, cfg *configs.Config) (*urlfilter.Scope, error) {
 	allowed := cfg.Scope.AllowedHosts
 	var seedHosts []string
 	for i, s := range cfg.Seeds {
-		u, err := c.canon.Canonicalize(nil, s)
+		u, err := canon.Canonicalize(nil, s)
 		if err != nil {
 			return nil, fmt.Errorf("crawler: seeds[%d] %q: %w", i, s, err)
 		}
@@ -319,17 +333,18 @@ func New(o Options) (*Crawler, error) {
 	if err != nil {
 		return nil, fmt.Errorf("crawler: scope: %w", err)
 	}
-	c.scope = scope
-	for _, t := range cfg.Fetch.ContentTypes {
-		c.types = append(c.types, strings.ToLower(strings.TrimSpace(t)))
-	}
+	return scope, nil
+}
 
-	par := cfg.Politeness.PerHostParallelism
+// newFrontier builds the frontier over the store's queue, testing URLs
+// against seen (confirmed against the store with dedup.verify).
+func (c *Crawler) newFrontier(seen seenSet) (*frontier.Frontier, error) {
+	o, cfg := c.o, c.cfg
 	fo := frontier.Options{
-		Seen:               o.Seen,
+		Seen:               seen,
 		Store:              queueAdapter{o.Store},
 		Window:             o.Window,
-		PerHostParallelism: par,
+		PerHostParallelism: cfg.Politeness.PerHostParallelism,
 		Delay:              time.Duration(cfg.Politeness.Delay),
 		MaxDepth:           cfg.Scope.MaxDepth,
 		MaxPerHost:         cfg.Scope.MaxPagesPerHost,
@@ -355,20 +370,7 @@ func New(o Options) (*Crawler, error) {
 	if err != nil {
 		return nil, fmt.Errorf("crawler: %w", err)
 	}
-	c.front = front
-	c.newBackend()
-	if cfg.Recrawl.Continuous {
-		var seeds []string
-		for _, s := range cfg.Seeds {
-			if u, err := c.canon.Canonicalize(nil, s); err == nil {
-				seeds = append(seeds, u.String())
-			}
-		}
-		if c.refresh, err = newRefresher(cfg, seeds); err != nil {
-			return nil, fmt.Errorf("crawler: %w", err)
-		}
-	}
-	return c, nil
+	return front, nil
 }
 
 // queueAdapter reads storage queue entries as frontier entries.
