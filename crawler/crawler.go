@@ -362,9 +362,6 @@ func (c *Crawler) newFrontier(seen seenSet) (*frontier.Frontier, error) {
 		if d, ok := o.Store.(interface{ Dir() string }); ok && o.MappedArrays {
 			fo.SpillDir = d.Dir() // the cache's arrays: page cache, not heap
 		}
-		if fo.RecentBytes == 0 {
-			fo.RecentBytes = -1 // none
-		}
 	}
 	front, err := frontier.New(fo)
 	if err != nil {
