@@ -181,6 +181,6 @@ func (c *Crawler) newRedisBackend() error {
 	c.queue = newRedisQueue(o.Cluster, front, o.Store, c.log, cfg.Politeness.Concurrency, cfg.Scope.MaxDepth)
 	c.seen = &redisSeen{front: front, verify: cfg.Dedup.Verify, node: o.Cluster}
 	c.docs = &redisDocs{cd: newClusterDedup(o.Cluster, o.Dedup), dd: o.Dedup, store: o.Store, log: c.log,
-		params: fmt.Sprintf("simhash_threshold=%d", cfg.Dedup.SimHashThreshold)}
+		params: docParams(cfg.Dedup)}
 	return nil
 }

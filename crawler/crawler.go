@@ -308,62 +308,10 @@ func (o *Options) setDefaults() {
 	}
 }
 
-// newScope builds the crawl's scope (scope.*; the seeds' hosts when
-// scope.allowed_hosts is empty).
-func newScope(canon *urlfilter.Canonicalizer, cfg *configs.Config) (*urlfilter.Scope, error) {
-	allowed := cfg.Scope.AllowedHosts
-	var seedHosts []string
-	for i, s := range cfg.Seeds {
-		u, err := canon.Canonicalize(nil, s)
-		if err != nil {
-			return nil, fmt.Errorf("crawler: seeds[%d] %q: %w", i, s, err)
-		}
-		seedHosts = append(seedHosts, u.Host)
-	}
-	if len(allowed) == 0 {
-		allowed = seedHosts
-	}
-	scope, err := urlfilter.NewScope(urlfilter.ScopeOptions{
-		AllowedHosts: allowed,
-		DeniedHosts:  cfg.Scope.DeniedHosts,
-		Include:      cfg.Scope.Include,
-		Exclude:      cfg.Scope.Exclude,
-		MaxURLLength: cfg.Scope.MaxURLLength,
-	})
-	if err != nil {
-		return nil, fmt.Errorf("crawler: scope: %w", err)
-	}
-	return scope, nil
-}
-
 // newFrontier builds the frontier over the store's queue, testing URLs
-// against seen (confirmed against the store with dedup.verify).
+// against seen (frontierOptions).
 func (c *Crawler) newFrontier(seen seenSet) (*frontier.Frontier, error) {
-	o, cfg := c.o, c.cfg
-	fo := frontier.Options{
-		Seen:               seen,
-		Store:              queueAdapter{o.Store},
-		Window:             o.Window,
-		PerHostParallelism: cfg.Politeness.PerHostParallelism,
-		Delay:              time.Duration(cfg.Politeness.Delay),
-		MaxDepth:           cfg.Scope.MaxDepth,
-		MaxPerHost:         cfg.Scope.MaxPagesPerHost,
-		MaxTotal:           cfg.Scope.MaxPages,
-		// a host's Crawl-delay is known once its robots.txt is read, while
-		// its first URL is fetched
-		HoldNewHosts: cfg.Politeness.ObeyRobots,
-		Continuous:   cfg.Recrawl.Continuous,
-	}
-	if cfg.Dedup.Verify {
-		// The filter's "seen" answers are confirmed against the store's
-		// URL records and queue entries (dedup.verify).
-		fo.Confirm = o.Store
-		fo.RecentBytes = int(cfg.Dedup.VerifyCacheBytes)
-		if d, ok := o.Store.(interface{ Dir() string }); ok && o.MappedArrays {
-			fo.SpillDir = d.Dir() // the cache's arrays: page cache, not heap
-		}
-	}
-	front, err := frontier.New(fo)
+	front, err := frontier.New(frontierOptions(c.cfg, seen, c.o.Store, c.o.Window, c.o.MappedArrays))
 	if err != nil {
 		return nil, fmt.Errorf("crawler: %w", err)
 	}
