@@ -169,7 +169,6 @@ func (c *Crawler) newRedisBackend() error {
 	if err := CheckCluster(cfg); err != nil {
 		return fmt.Errorf("crawler: %w", err)
 	}
-	o.Seen, o.Audit, o.FalsePositives = admitAll{}, false, nil
 	front, err := c.newFrontier(admitAll{})
 	if err != nil {
 		return err

@@ -70,7 +70,8 @@ type Options struct {
 	// Config is the crawl configuration. Required; it must pass Validate.
 	// Seen and Dedup, when nil, are built from its dedup section
 	// (NewSeenFilter, NewDeduper); the caller opens Store, with
-	// StoreOptions(Config.Store) and Config.Store.Dir.
+	// StoreOptions(Config.Store) and Config.Store.Dir. Every component
+	// built from a Config is built in components.go.
 	Config *configs.Config
 	// Store persists pages, URL records, the queue and the URL trace.
 	// Required (a *storage.DB).
