@@ -94,8 +94,8 @@ const (
 	featureFilterVariant                // dedup.filter other than the default
 )
 
-// checkFeatures refuses, naming the option, what cfg asks for and q does
-// not support.
+// checkFeatures refuses, naming the option, what cfg asks for and a
+// backend does not support (supports: its urlQueue.supports).
 func checkFeatures(supports func(feature) bool, cfg *configs.Config) error {
 	s := cfg.Scope
 	switch {

@@ -84,7 +84,7 @@ func newRedisQueue(node clusterState, front *frontier.Frontier, store pageStore,
 func (q *redisQueue) next(ctx context.Context) (frontier.Entry, error) { return q.front.Next(ctx) }
 
 // supports: what the cluster does not share yet is each node's own.
-func (q *redisQueue) supports(f feature) bool { return false }
+func (q *redisQueue) supports(feature) bool { return false }
 
 func (q *redisQueue) report(s *Stats) {
 	ls := q.node.State()
