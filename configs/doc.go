@@ -35,7 +35,10 @@
 //
 // Parse does not require seeds, because the crawl command can take them from
 // --seed; Validate does. The URL filter variants accepted by dedup.filter
-// and the dedup defaults are read from packages urlfilter and contentdedup,
-// which own them; package crawler turns a Config into those components
-// (crawler.NewSeenFilter, crawler.DedupOptions, crawler.StoreOptions).
+// and the dedup defaults are read from packages urlfilter, contentdedup and
+// frontier (dedup.verify_cache_bytes), which own them and import nothing of
+// configs; package crawler turns a Config into those components, in one
+// file (crawler/components.go: crawler.StoreOptions, NewCrawlDeduper,
+// NewSeenFilter, ArchiveOptions, ClusterOptions, and the scope and frontier
+// New builds).
 package configs

@@ -2,14 +2,11 @@ package crawler
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"sync"
 
 	"github.com/bloomcrawl/bloomcrawl/cluster"
 	"github.com/bloomcrawl/bloomcrawl/contentdedup"
-	"github.com/bloomcrawl/bloomcrawl/frontier"
-	"github.com/bloomcrawl/bloomcrawl/storage"
 )
 
 // docLog is the part of *cluster.Node that content dedup across nodes
@@ -145,7 +142,7 @@ func (cd *clusterDedup) apply(e cluster.DocEntry, sim contentdedup.Similarity) (
 	}
 	// the node that stores the document: the one whose page was new,
 	// or the one that fetched a document's first URL again (its first
-	// node died before acknowledging it; judgeCluster stores it there)
+	// node died before acknowledging it; redisDocs.judge stores it there)
 	if !v.Duplicate || v.Reason == contentdedup.ReasonURL && v.MatchURL == e.URL {
 		i, ok := cd.index[e.Node]
 		if !ok {
@@ -157,39 +154,6 @@ func (cd *clusterDedup) apply(e cluster.DocEntry, sim contentdedup.Similarity) (
 			cd.index[e.Node] = i
 		}
 		cd.owner[v.DocID] = i
-	}
-	return v, nil
-}
-
-// judgeCluster is judge's decision in cluster mode: the page is signed
-// here and decided through the document log (clusterDedup.check). A
-// duplicate of a document another node stored names that node in rec.
-// A page whose verdict is its own URL's document (the URL step matched
-// the document's first URL: the node that first judged it died before
-// acknowledging it, and the page was fetched again) is stored here as
-// that document, unless this store already has it.
-func (c *Crawler) judgeCluster(ctx context.Context, e frontier.Entry, j *job, rec *storage.URLRecord, doc *Document) (contentdedup.Verdict, error) {
-	sig, sim := c.o.Dedup.Prepare(doc.Title, doc.Text)
-	var aliases []string
-	for _, u := range j.chain {
-		if a := u.String(); a != e.URL {
-			aliases = append(aliases, a)
-		}
-	}
-	v, node, err := c.cdd.check(context.WithoutCancel(ctx), e.URL, rec.Hints.Canonical, sig, sim, aliases)
-	if err != nil {
-		return v, fmt.Errorf("crawler: content dedup of %s: %w", e.URL, err)
-	}
-	if v.Duplicate && v.Reason == contentdedup.ReasonURL && v.MatchURL == e.URL {
-		if _, err := c.o.Store.Page(storage.DocID(v.DocID)); errors.Is(err, storage.ErrNotFound) {
-			v.Duplicate, v.Reason, v.MatchURL, v.Similar = false, contentdedup.ReasonNew, "", sim
-			return v, nil
-		} else if err != nil {
-			return v, fmt.Errorf("crawler: content dedup of %s: %w", e.URL, err)
-		}
-	}
-	if v.Duplicate && node != c.cdd.node {
-		rec.Node = node
 	}
 	return v, nil
 }

@@ -76,7 +76,7 @@ func testNode(t *testing.T, addr, prefix, name string) *clusterDedup {
 	return cd
 }
 
-// clusterCheck judges doc on node cd as judgeCluster does.
+// clusterCheck judges doc on node cd as redisDocs.judge does.
 func clusterCheck(t *testing.T, cd *clusterDedup, d dedupeval.Doc) contentdedup.Verdict {
 	sig, sim := cd.dd.Prepare(d.Title, d.Text)
 	v, _, err := cd.check(context.Background(), d.URL, "", sig, sim, nil)
@@ -206,7 +206,7 @@ func lastID(es []cluster.DocEntry) string {
 // TestClusterDedupRefetchAfterCrash: node a judges page P (a new
 // document in the log) and dies before storing it; P is fetched again by
 // node b, whose verdict is then P's own document by the URL step: b
-// stores P under that docId (judgeCluster makes it new again), every
+// stores P under that docId (redisDocs.judge makes it new again), every
 // node's replay records b as the node storing it, so a near-duplicate
 // judged later on node c names b. Once b's store has the page, a third
 // fetch of P is not stored again.
@@ -224,10 +224,10 @@ func TestClusterDedupRefetchAfterCrash(t *testing.T) {
 	}
 	defer db.Close()
 	b := testNode(t, addr, "crash", "b")
-	c := &Crawler{o: Options{Dedup: b.dd, Store: db}, cdd: b}
+	d := &redisDocs{cd: b, dd: b.dd, store: db}
 	judge := func() (contentdedup.Verdict, storage.URLRecord) {
 		var rec storage.URLRecord
-		v, err := c.judgeCluster(context.Background(), frontier.Entry{URL: "https://x.example/p"}, &job{}, &rec, &Document{Title: "P", Text: text})
+		v, err := d.judge(context.Background(), frontier.Entry{URL: "https://x.example/p"}, &job{}, &rec, &Document{Title: "P", Text: text})
 		if err != nil {
 			t.Fatal(err)
 		}

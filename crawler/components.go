@@ -4,16 +4,21 @@ import (
 	"fmt"
 	"time"
 
+	"github.com/bloomcrawl/bloomcrawl/archive"
+	"github.com/bloomcrawl/bloomcrawl/cluster"
 	"github.com/bloomcrawl/bloomcrawl/configs"
 	"github.com/bloomcrawl/bloomcrawl/contentdedup"
+	"github.com/bloomcrawl/bloomcrawl/frontier"
 	"github.com/bloomcrawl/bloomcrawl/storage"
 	"github.com/bloomcrawl/bloomcrawl/urlfilter"
 )
 
 // This file is the one place that turns a configs.Config into the
-// components of a crawl: the URL seen-filter, the content deduper, the
-// store options. Every command (crawl, serve, dedup, demo, the benchmarks)
-// and the tests build them here; New calls them for the Options left nil.
+// components of a crawl: the store options, the content deduper, the URL
+// seen-filter, the archive and cluster options, the scope and the
+// frontier. Every command (crawl, serve, dedup, demo, the benchmarks) and
+// the tests build them here; New calls them for the Options left nil and
+// for the parts it builds itself (scope, frontier).
 
 // NewSeenFilter builds the URL seen-filter that d describes (dedup.filter,
 // dedup.capacity, dedup.target_fp; a chain filter rotates every
@@ -60,4 +65,107 @@ func NewDeduper(d configs.Dedup) (*contentdedup.Deduper, error) {
 // Badger's share of the process's memory small.
 func StoreOptions(s configs.Store) *storage.Options {
 	return &storage.Options{MemTableSize: 32 << 20, BlockCacheSize: 16 << 20, Compression: s.Compression, MinFreeBytes: s.MinFreeBytes}
+}
+
+// NewCrawlDeduper builds the content deduper of a crawl into cfg's store
+// (DedupOptions(cfg.Dedup)): its sketches and first URLs wait in an
+// unlinked file beside the store instead of the heap (only a lookup's few
+// candidates are read back), and with mapArrays its index's arrays are
+// memory-mapped there too (contentdedup.Options.MapArrays). Close it after
+// the crawl.
+func NewCrawlDeduper(cfg *configs.Config, mapArrays bool) (*contentdedup.Deduper, error) {
+	do := DedupOptions(cfg.Dedup)
+	do.SpillDir = cfg.Store.Dir
+	do.MapArrays = mapArrays
+	dd, err := contentdedup.New(do)
+	if err != nil {
+		return nil, fmt.Errorf("dedup.simhash_threshold: %w", err)
+	}
+	return dd, nil
+}
+
+// ArchiveOptions returns the options of the WARC writer of a crawl into
+// cfg.Store.WARCDir (store.warc_max_bytes; its warcinfo names the robots
+// policy and the user agent), remembering its records in index (the
+// crawl's store).
+func ArchiveOptions(cfg *configs.Config, index archive.Index) archive.Options {
+	robots := "obey"
+	if !cfg.Politeness.ObeyRobots {
+		robots = "ignore"
+	}
+	return archive.Options{Dir: cfg.Store.WARCDir, MaxBytes: cfg.Store.WARCMaxBytes, Index: index, Secrets: cfg.Store.WARCSecrets,
+		Info: map[string]string{"robots": robots, "http-header-user-agent": cfg.Politeness.UserAgent}}
+}
+
+// ClusterOptions returns o (the command line's cluster options) with the
+// cluster-wide seen-state sized and confirmed as d says (dedup.capacity,
+// dedup.target_fp, dedup.verify).
+func ClusterOptions(d configs.Dedup, o cluster.Options) cluster.Options {
+	o.Capacity, o.TargetFP, o.Verify = uint64(d.Capacity), d.TargetFP, d.Verify
+	return o
+}
+
+// docParams are the content-dedup rules every node of a cluster must
+// share (cluster.Node.CheckDocParams).
+func docParams(d configs.Dedup) string {
+	return fmt.Sprintf("simhash_threshold=%d", d.SimHashThreshold)
+}
+
+// newScope builds the crawl's scope (scope.*; the seeds' hosts when
+// scope.allowed_hosts is empty).
+func newScope(canon *urlfilter.Canonicalizer, cfg *configs.Config) (*urlfilter.Scope, error) {
+	allowed := cfg.Scope.AllowedHosts
+	var seedHosts []string
+	for i, s := range cfg.Seeds {
+		u, err := canon.Canonicalize(nil, s)
+		if err != nil {
+			return nil, fmt.Errorf("crawler: seeds[%d] %q: %w", i, s, err)
+		}
+		seedHosts = append(seedHosts, u.Host)
+	}
+	if len(allowed) == 0 {
+		allowed = seedHosts
+	}
+	scope, err := urlfilter.NewScope(urlfilter.ScopeOptions{
+		AllowedHosts: allowed,
+		DeniedHosts:  cfg.Scope.DeniedHosts,
+		Include:      cfg.Scope.Include,
+		Exclude:      cfg.Scope.Exclude,
+		MaxURLLength: cfg.Scope.MaxURLLength,
+	})
+	if err != nil {
+		return nil, fmt.Errorf("crawler: scope: %w", err)
+	}
+	return scope, nil
+}
+
+// frontierOptions returns the options of the crawl's frontier over store,
+// testing URLs against seen: politeness and scope limits from cfg, and with
+// dedup.verify the filter's "seen" answers confirmed against the store's
+// URL records and queue entries, remembering dedup.verify_cache_bytes of
+// recent URLs (in the store's directory with mapArrays: page cache, not
+// heap).
+func frontierOptions(cfg *configs.Config, seen seenSet, store pageStore, window int, mapArrays bool) frontier.Options {
+	fo := frontier.Options{
+		Seen:               seen,
+		Store:              queueAdapter{store},
+		Window:             window,
+		PerHostParallelism: cfg.Politeness.PerHostParallelism,
+		Delay:              time.Duration(cfg.Politeness.Delay),
+		MaxDepth:           cfg.Scope.MaxDepth,
+		MaxPerHost:         cfg.Scope.MaxPagesPerHost,
+		MaxTotal:           cfg.Scope.MaxPages,
+		// a host's Crawl-delay is known once its robots.txt is read, while
+		// its first URL is fetched
+		HoldNewHosts: cfg.Politeness.ObeyRobots,
+		Continuous:   cfg.Recrawl.Continuous,
+	}
+	if cfg.Dedup.Verify {
+		fo.Confirm = store
+		fo.RecentBytes = int(cfg.Dedup.VerifyCacheBytes)
+		if d, ok := store.(interface{ Dir() string }); ok && mapArrays {
+			fo.SpillDir = d.Dir()
+		}
+	}
+	return fo
 }

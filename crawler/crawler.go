@@ -23,7 +23,6 @@ import (
 	"golang.org/x/sync/semaphore"
 
 	"github.com/bloomcrawl/bloomcrawl/archive"
-	"github.com/bloomcrawl/bloomcrawl/cluster"
 	"github.com/bloomcrawl/bloomcrawl/configs"
 	"github.com/bloomcrawl/bloomcrawl/contentdedup"
 	"github.com/bloomcrawl/bloomcrawl/frontier"
@@ -70,7 +69,8 @@ type Options struct {
 	// Config is the crawl configuration. Required; it must pass Validate.
 	// Seen and Dedup, when nil, are built from its dedup section
 	// (NewSeenFilter, NewDeduper); the caller opens Store, with
-	// StoreOptions(Config.Store) and Config.Store.Dir.
+	// StoreOptions(Config.Store) and Config.Store.Dir. Every component
+	// built from a Config is built in components.go.
 	Config *configs.Config
 	// Store persists pages, URL records, the queue and the URL trace.
 	// Required (a *storage.DB).
@@ -138,71 +138,6 @@ type Options struct {
 	MappedArrays bool
 }
 
-// Stats are a crawl's counters. Counters cover this run only, except
-// Resumed* which describe what the store held when the run started.
-type Stats struct {
-	Fetched    int64 `json:"fetched"`     // page URLs requested that got an HTTP response (not robots.txt, not sitemaps)
-	Stored     int64 `json:"stored"`      // new documents stored
-	Duplicates int64 `json:"duplicates"`  // pages mapped to an existing document
-	Errors     int64 `json:"errors"`      // network errors, HTTP >= 400, undecodable pages
-	NonHTML    int64 `json:"non_html"`    // responses recorded and skipped for their content type
-	Robots     int64 `json:"robots"`      // URLs not fetched because robots.txt disallows them
-	Redirected int64 `json:"redirected"`  // fetches that followed at least one redirect
-	Retries    int64 `json:"retries"`     // requests tried again after a transient failure (fetch.retries)
-	Queued     int64 `json:"queued_left"` // entries pending in the queue
-	// NoIndex are pages fetched, their links followed, not stored (robots
-	// meta / X-Robots-Tag noindex); Sitemaps the sitemap files read (any
-	// outcome, scope.sitemaps; not a guessed /sitemap.xml that is
-	// missing) and SitemapURLs the URLs they listed (before scope and the
-	// seen-filter).
-	NoIndex     int64 `json:"noindex"`
-	Sitemaps    int64 `json:"sitemaps"`
-	SitemapURLs int64 `json:"sitemap_urls"`
-	// FalsePositives are the URL filter's false positives: "seen" answers
-	// for URLs never admitted before, counted with dedup.verify (the store
-	// did not know them: they were crawled anyway) or Options.Audit (the
-	// shadow set disagreed: crawled anyway); nil with neither.
-	FalsePositives *uint64 `json:"filter_false_positives,omitempty"`
-	// FilterStoreReads and FilterStoreKeys count, with dedup.verify, the
-	// store read batches (at most one per page) and the URLs looked up in
-	// them to confirm the filter's "seen" answers; the others were
-	// confirmed in memory (URLs admitted recently), FilterMemoryHits of
-	// them (in flight, or in the cache of dedup.verify_cache_bytes).
-	FilterStoreReads uint64 `json:"filter_store_reads,omitempty"`
-	FilterStoreKeys  uint64 `json:"filter_store_keys,omitempty"`
-	FilterMemoryHits uint64 `json:"filter_memory_hits,omitempty"`
-	// Continuous crawling (recrawl): Refreshed are the scheduled refreshes
-	// fetched (any response); BehindSchedule those fetched more than one
-	// interval after they were due (the host cannot keep up);
-	// RefreshScheduled the URLs on the refresh schedule and RefreshDue
-	// those due and not yet queued.
-	Refreshed        int64 `json:"refreshed"`
-	NotModified      int64 `json:"not_modified"` // refreshes answered 304 Not Modified (conditional GET): nothing rewritten
-	Changed          int64 `json:"changed"`      // refreshes whose title or text changed: the stored page replaced by the new text
-	NewVersions      int64 `json:"new_versions"` // changes that were no near-duplicate of the stored text: new versions (the rest of Changed are edits in place)
-	BehindSchedule   int64 `json:"behind_schedule"`
-	LastModDue       int64 `json:"lastmod_due,omitempty"` // refreshes queued because a sitemap's lastmod was newer than the URL's last fetch
-	RefreshScheduled int   `json:"refresh_scheduled,omitempty"`
-	RefreshDue       int   `json:"refresh_due,omitempty"`
-	// DiscoveryDelayMedian and DiscoveryDelayP99 are the delay, in
-	// seconds, from a URL's discovery (its link queued in this run) to its
-	// fetch, within 5%; 0 before any such fetch.
-	DiscoveryDelayMedian float64       `json:"discovery_delay_median_s"`
-	DiscoveryDelayP99    float64       `json:"discovery_delay_p99_s"`
-	ResumedURLs          int64         `json:"resumed_urls,omitempty"`  // URL records already in the store
-	ResumedQueue         int64         `json:"resumed_queue,omitempty"` // entries pending at start
-	Elapsed              time.Duration `json:"-"`
-	Seconds              float64       `json:"seconds"`
-	PagesPerSecond       float64       `json:"pages_per_second"` // URLs done (any outcome) per second of this run
-	// ClusterPartitions are, in cluster mode, the partitions this node
-	// holds a lease on now (only their hosts are fetched here).
-	ClusterPartitions []int `json:"cluster_partitions,omitempty"`
-	// ClusterLease is, in cluster mode, this node's lease state: renew
-	// failures, leases lost, and the queues of the partitions it holds
-	// (read every lease round).
-	ClusterLease *cluster.LeaseState `json:"cluster_lease,omitempty"`
-}
-
 // Crawler runs one crawl. Create it with New and call Run once.
 type Crawler struct {
 	o     Options
@@ -225,24 +160,18 @@ type Crawler struct {
 	client    *http.Client
 	agent     string // the user agent's product token, lowercase
 
-	fetched, stored, dups, errs, nonHTML, robots, redirected, retries, queued, done atomic.Int64
-	notModified, changed, versions                                                  atomic.Int64
-	noindex, sitemaps, sitemapURLs                                                  atomic.Int64
-	refreshed, behind, lastmodDue                                                   atomic.Int64
+	counters
 	// refresh is the refresh schedule of a continuous crawl (nil: none);
 	// discovery the delays from discovery to fetch.
 	refresh                   *refresher
 	discovery                 delayHist
-	fpBase                    atomic.Uint64 // filter false positives while restoring
 	resumedURLs, resumedQueue int64
 	start                     time.Time
 
-	// cluster mode: the task of each entry fed from the cluster, by seq,
-	// and how many are not yet processed
-	tasks     sync.Map
-	taskCount atomic.Int64
-	// cluster mode: content dedup through the cluster's document log
-	cdd *clusterDedup
+	// the backend: the local one, or a cluster node's (Options.Cluster)
+	queue urlQueue
+	seen  seenState
+	docs  documents
 }
 
 // New checks o and builds a crawler. Errors name the bad option.
@@ -263,40 +192,7 @@ func New(o Options) (*Crawler, error) {
 		}
 		o.Dedup = d
 	}
-	if o.Cluster != nil {
-		if err := CheckCluster(o.Config); err != nil {
-			return nil, fmt.Errorf("crawler: %w", err)
-		}
-		o.Seen, o.Audit, o.FalsePositives = admitAll{}, false, nil
-		if o.Config.Dedup.Verify {
-			// the cluster confirms its Bloom's "seen" answers exactly
-			// (cluster.Options.Verify) and counts the false positives
-			o.FalsePositives = o.Cluster.FalsePositives
-		}
-	}
-	if o.Seen == nil {
-		f, err := NewSeenFilter(o.Config.Dedup)
-		if err != nil {
-			return nil, fmt.Errorf("crawler: %w", err)
-		}
-		o.Seen = f
-		if o.Audit {
-			a := urlfilter.NewAudit(f)
-			o.Seen, o.FalsePositives = a, a.FalsePositives
-		}
-	}
-	if o.Grace <= 0 {
-		o.Grace = 10 * time.Second
-	}
-	if o.ParseBudget <= 0 {
-		o.ParseBudget = 8 << 20
-	}
-	if o.RetryBackoff <= 0 {
-		o.RetryBackoff = time.Second
-	}
-	if o.ProgressEvery <= 0 {
-		o.ProgressEvery = time.Second
-	}
+	o.setDefaults()
 	log := o.Logger
 	if log == nil {
 		log = slog.New(slog.DiscardHandler)
@@ -304,68 +200,15 @@ func New(o Options) (*Crawler, error) {
 	cfg := o.Config
 	c := &Crawler{o: o, cfg: cfg, log: log, canon: &urlfilter.Canonicalizer{},
 		parseMem: semaphore.NewWeighted(o.ParseBudget), parseBudget: o.ParseBudget}
-
-	allowed := cfg.Scope.AllowedHosts
-	var seedHosts []string
-	for i, s := range cfg.Seeds {
-		u, err := c.canon.Canonicalize(nil, s)
-		if err != nil {
-			return nil, fmt.Errorf("crawler: seeds[%d] %q: %w", i, s, err)
-		}
-		seedHosts = append(seedHosts, u.Host)
+	var err error
+	if c.scope, err = newScope(c.canon, cfg); err != nil {
+		return nil, err
 	}
-	if len(allowed) == 0 {
-		allowed = seedHosts
-	}
-	scope, err := urlfilter.NewScope(urlfilter.ScopeOptions{
-		AllowedHosts: allowed,
-		DeniedHosts:  cfg.Scope.DeniedHosts,
-		Include:      cfg.Scope.Include,
-		Exclude:      cfg.Scope.Exclude,
-		MaxURLLength: cfg.Scope.MaxURLLength,
-	})
-	if err != nil {
-		return nil, fmt.Errorf("crawler: scope: %w", err)
-	}
-	c.scope = scope
 	for _, t := range cfg.Fetch.ContentTypes {
 		c.types = append(c.types, strings.ToLower(strings.TrimSpace(t)))
 	}
-
-	par := cfg.Politeness.PerHostParallelism
-	fo := frontier.Options{
-		Seen:               o.Seen,
-		Store:              queueAdapter{o.Store},
-		Window:             o.Window,
-		PerHostParallelism: par,
-		Delay:              time.Duration(cfg.Politeness.Delay),
-		MaxDepth:           cfg.Scope.MaxDepth,
-		MaxPerHost:         cfg.Scope.MaxPagesPerHost,
-		MaxTotal:           cfg.Scope.MaxPages,
-		// a host's Crawl-delay is known once its robots.txt is read, while
-		// its first URL is fetched
-		HoldNewHosts: cfg.Politeness.ObeyRobots,
-		Continuous:   cfg.Recrawl.Continuous,
-	}
-	if cfg.Dedup.Verify {
-		// The filter's "seen" answers are confirmed against the store's
-		// URL records and queue entries (dedup.verify).
-		fo.Confirm = o.Store
-		fo.RecentBytes = int(cfg.Dedup.VerifyCacheBytes)
-		if d, ok := o.Store.(interface{ Dir() string }); ok && o.MappedArrays {
-			fo.SpillDir = d.Dir() // the cache's arrays: page cache, not heap
-		}
-		if fo.RecentBytes == 0 {
-			fo.RecentBytes = -1 // none
-		}
-	}
-	front, err := frontier.New(fo)
-	if err != nil {
-		return nil, fmt.Errorf("crawler: %w", err)
-	}
-	c.front = front
-	if o.Cluster != nil {
-		c.cdd = newClusterDedup(o.Cluster, o.Dedup)
+	if err := c.newBackend(); err != nil {
+		return nil, err
 	}
 	if cfg.Recrawl.Continuous {
 		var seeds []string
@@ -379,6 +222,32 @@ func New(o Options) (*Crawler, error) {
 		}
 	}
 	return c, nil
+}
+
+// setDefaults fills in the defaults of the zero fields.
+func (o *Options) setDefaults() {
+	if o.Grace <= 0 {
+		o.Grace = 10 * time.Second
+	}
+	if o.ParseBudget <= 0 {
+		o.ParseBudget = 8 << 20
+	}
+	if o.RetryBackoff <= 0 {
+		o.RetryBackoff = time.Second
+	}
+	if o.ProgressEvery <= 0 {
+		o.ProgressEvery = time.Second
+	}
+}
+
+// newFrontier builds the frontier over the store's queue, testing URLs
+// against seen (frontierOptions).
+func (c *Crawler) newFrontier(seen seenSet) (*frontier.Frontier, error) {
+	front, err := frontier.New(frontierOptions(c.cfg, seen, c.o.Store, c.o.Window, c.o.MappedArrays))
+	if err != nil {
+		return nil, fmt.Errorf("crawler: %w", err)
+	}
+	return front, nil
 }
 
 // queueAdapter reads storage queue entries as frontier entries.
@@ -734,23 +603,11 @@ func (c *Crawler) Run(ctx context.Context) (Stats, error) {
 	if err := c.restore(ctx); err != nil {
 		return c.Stats(), err
 	}
-	if c.cdd != nil {
-		n, err := c.cdd.start(ctx, fmt.Sprintf("simhash_threshold=%d", c.cfg.Dedup.SimHashThreshold))
-		if err != nil {
-			return c.Stats(), fmt.Errorf("crawler: %w", err)
-		}
-		c.log.Info("cluster document log replayed", "entries", n)
+	if err := c.docs.start(ctx); err != nil {
+		return c.Stats(), err
 	}
-	if c.o.FalsePositives != nil {
-		// Collisions among URLs already fetched lose nothing: not counted.
-		c.fpBase.Store(c.o.FalsePositives())
-	}
-	queueSeeds := c.queueSeeds
-	if c.o.Cluster != nil {
-		queueSeeds = c.clusterSeeds
-		c.o.Cluster.Report(c.clusterCounters)
-	}
-	if err := queueSeeds(ctx); err != nil {
+	c.seen.start()
+	if err := c.queueSeeds(ctx); err != nil {
 		return c.Stats(), err
 	}
 	c.log.Info("crawl started", "seeds", len(c.cfg.Seeds), "queued", c.queued.Load(),
@@ -781,10 +638,7 @@ func (c *Crawler) Run(ctx context.Context) (Stats, error) {
 		}
 	})
 	defer stopOnError()
-	if c.o.Cluster != nil {
-		release := c.front.Hold()
-		g.Go(func() error { return c.feed(crawlCtx, release) })
-	}
+	g.Go(func() error { return c.queue.run(crawlCtx) })
 	for range c.cfg.Politeness.Concurrency {
 		g.Go(func() error { return c.work(crawlCtx, fetchCtx) })
 	}
@@ -835,35 +689,17 @@ func (c *Crawler) Run(ctx context.Context) (Stats, error) {
 // Stats returns the counters so far; safe to call during Run.
 func (c *Crawler) Stats() Stats {
 	el := time.Since(c.start)
-	s := Stats{
-		Fetched: c.fetched.Load(), Stored: c.stored.Load(), Duplicates: c.dups.Load(),
-		Errors: c.errs.Load(), NonHTML: c.nonHTML.Load(), Robots: c.robots.Load(),
-		Redirected: c.redirected.Load(), Retries: c.retries.Load(), Queued: c.queued.Load(),
-		NoIndex: c.noindex.Load(), Sitemaps: c.sitemaps.Load(), SitemapURLs: c.sitemapURLs.Load(),
-		ResumedURLs: c.resumedURLs, ResumedQueue: c.resumedQueue,
-		Refreshed: c.refreshed.Load(), BehindSchedule: c.behind.Load(), NotModified: c.notModified.Load(), Changed: c.changed.Load(), NewVersions: c.versions.Load(), LastModDue: c.lastmodDue.Load(),
-		DiscoveryDelayMedian: c.discovery.quantile(0.5).Seconds(), DiscoveryDelayP99: c.discovery.quantile(0.99).Seconds(),
-		Elapsed: el, Seconds: el.Seconds(),
-	}
+	s := c.counters.stats()
+	s.ResumedURLs, s.ResumedQueue = c.resumedURLs, c.resumedQueue
+	s.DiscoveryDelayMedian, s.DiscoveryDelayP99 = c.discovery.quantile(0.5).Seconds(), c.discovery.quantile(0.99).Seconds()
+	s.Elapsed, s.Seconds = el, el.Seconds()
 	if c.refresh != nil {
 		s.RefreshScheduled, s.RefreshDue = c.refresh.counts(time.Now())
 	}
-	if c.cfg.Dedup.Verify {
-		fs := c.front.Stats()
-		s.FalsePositives = &fs.FalsePositives
-		s.FilterStoreReads, s.FilterStoreKeys, s.FilterMemoryHits = fs.ConfirmReads, fs.ConfirmKeys, fs.RecentHits
-	}
-	if c.o.FalsePositives != nil {
-		// An audited filter answers with the truth: its count is the one.
-		fp := c.o.FalsePositives() - c.fpBase.Load()
-		s.FalsePositives = &fp
-	}
+	c.seen.report(&s)
 	if el > 0 {
 		s.PagesPerSecond = float64(c.done.Load()) / el.Seconds()
 	}
-	if c.o.Cluster != nil {
-		ls := c.o.Cluster.State()
-		s.ClusterPartitions, s.ClusterLease = ls.Held, &ls
-	}
+	c.queue.report(&s)
 	return s
 }

@@ -5,7 +5,8 @@
 //
 // # Pipeline
 //
-// For each URL handed out by the frontier (per-host queues, breadth-first):
+// For each URL handed out by the queue (the frontier's per-host queues,
+// breadth-first):
 //
 //  1. fetch with a shared colly.Collector, synchronously from a fixed pool of
 //     workers (Politeness.Concurrency); colly's visited set is off because
@@ -40,7 +41,9 @@
 //     verdict of step 4, go to the WARC writer before the commit;
 //  7. one storage.Commit: the page (or the URL's record), every URL of the
 //     redirect chain as an alias of the document, the new queue entries, the
-//     dequeue of this URL and the trace of the URLs tested.
+//     dequeue of this URL and the trace of the URLs tested (in cluster
+//     mode the new links go to the cluster first and the entry is
+//     acknowledged after the commit).
 //
 // Because of that single commit a crash (kill -9) loses at most the pages in
 // flight: a stored page's outlinks are always queued, and a queued URL is
@@ -80,20 +83,38 @@
 // Commit.Version) and those beyond recrawl.keep_versions are deleted, in
 // the same commit.
 //
-// # Cluster mode
+// # One core, two backends
 //
-// With Options.Cluster (crawl --cluster; cluster.go) Redis is the queue and
-// the URL seen-state: the seeds and every link found are offered to the
-// cluster (cluster.Node.Admit), this node fetches the entries of the
-// partitions it holds a lease on (Take) and acknowledges each once its
-// page is committed to the local store (Ack). Content dedup goes through
-// the cluster's document log (clusterdedup.go): every page judged is
-// appended to it and decided by replaying the log in order through the
-// local deduper, so every node gives the verdicts one node would on the
-// log's order; a duplicate of a document another node stored names that
-// node in its URL record (storage URLRecord.Node). The deduper is rebuilt
-// from the log on start, never from the local store. Options cluster mode
-// does not support are refused by CheckCluster.
+// The pipeline is written once; what differs between one node and a node
+// of a cluster crawl sits behind three interfaces declared in this package
+// (backend.go), picked once by New (newBackend):
+//
+//   - urlQueue: where URLs are queued, taken, committed with their page and
+//     finished. localQueue (local.go) is the frontier over the store's
+//     queue; redisQueue (redis.go) takes the entries of the partitions
+//     this node holds a lease on (cluster.Node.Take) into the frontier,
+//     which keeps per-host politeness, offers the seeds and every link
+//     found to the cluster (Admit) before the local commit, and
+//     acknowledges an entry once its page is committed (Ack).
+//   - seenState: the URL seen-state beyond the queue's own tests (redirect
+//     aliases, resume, false positives). localSeen is the URL filter
+//     (confirmed against the store with dedup.verify); redisSeen the
+//     cluster's Bloom bits (confirmed exactly by the cluster).
+//   - documents: the document decisions, first seen wins. localDocs is the
+//     content deduper, rebuilt from the store on resume; redisDocs goes
+//     through the cluster's document log (clusterdedup.go): every page
+//     judged is appended to it and decided by replaying the log in order
+//     through the local deduper, so every node gives the verdicts one node
+//     would on the log's order; a duplicate of a document another node
+//     stored names that node in its URL record (storage URLRecord.Node).
+//     The deduper is rebuilt from the log on start, never from the local
+//     store.
+//
+// Crawler.process owns a queue entry's life and finishes it in one place,
+// whatever the outcome. What a backend does not support yet is its own
+// answer (urlQueue.supports): the Redis backend refuses page limits,
+// recrawl.continuous, listed sitemaps and dedup.filter (CheckCluster names
+// the option) and reads no sitemaps with scope.sitemaps auto.
 //
 // # Caveats
 //

@@ -26,15 +26,9 @@ import (
 // or is still queued, because both are written in the same commit), so no
 // filter snapshot is needed.
 func (c *Crawler) restore(ctx context.Context) error {
-	var idx dedupstore.Index = c.o.Dedup
-	if c.cdd != nil {
-		// cluster mode: the deduper is rebuilt from the cluster's
-		// document log (clusterDedup.start), never from this store
-		idx = noIndex{}
-	}
-	err := dedupstore.Restore(ctx, idx, c.o.Store, func(r storage.URLRecord) {
+	err := dedupstore.Restore(ctx, c.docs.index(), c.o.Store, func(r storage.URLRecord) {
 		c.resumedURLs++
-		c.front.Restore(r.URL)
+		c.seen.restored(r.URL)
 		if c.refresh != nil {
 			c.refresh.restored(r)
 		}
@@ -106,48 +100,38 @@ func (c *Crawler) queueSeeds(ctx context.Context) error {
 		cands = append(cands, frontier.Candidate{URL: u})
 	}
 	cands = append(cands, c.sitemapSeeds(ctx)...)
-	fresh, tested, err := c.front.Reserve(ctx, cands)
+	n, err := c.queue.enqueue(ctx, cands)
 	if err != nil {
 		return fmt.Errorf("crawler: queue seeds: %w", err)
 	}
-	if len(tested) == 0 {
-		return nil
-	}
-	if _, err := c.o.Store.Commit(ctx, storage.Commit{Enqueue: queueEntries(fresh), Trace: tested}); err != nil {
-		c.front.Cancel(fresh)
-		return fmt.Errorf("crawler: queue seeds: %w", err)
-	}
-	c.front.Publish(fresh)
-	c.queued.Add(int64(len(fresh)))
+	c.queued.Add(int64(n))
 	return nil
 }
 
-// work takes entries from the frontier until it is exhausted or ctx ends.
+// work takes entries from the queue until it is exhausted or ctx ends.
 func (c *Crawler) work(ctx, fetchCtx context.Context) error {
 	for {
-		e, err := c.front.Next(ctx)
+		e, err := c.queue.next(ctx)
 		switch {
 		case errors.Is(err, frontier.ErrExhausted), ctx.Err() != nil:
 			return nil
 		case err != nil:
 			return fmt.Errorf("crawler: %w", err)
 		}
-		err = c.process(ctx, fetchCtx, e)
-		if c.o.Cluster != nil {
-			c.untask(e)
-		}
-		if err != nil {
+		if err := c.process(ctx, fetchCtx, e); err != nil {
 			return err
 		}
 	}
 }
 
-// process fetches one entry and commits its result, its new links, its
-// dequeue and its URL trace in one store commit: fetch, then record (what
-// the fetch found, as a URL record or a page), then commit.
+// process owns one entry's life: it fetches the entry and commits its
+// result, its new links, its dequeue and its URL trace in one step
+// (fetch, then record what the fetch found, as a URL record or a page,
+// then commit), and finishes the entry in the queue whatever happened
+// (uncommitted, it stays queued).
 func (c *Crawler) process(ctx, fetchCtx context.Context, e frontier.Entry) error {
+	defer c.queue.finish(e)
 	if err := c.archiveErr.Load(); err != nil {
-		c.front.Done(e)
 		return *err
 	}
 	if e.Hints != nil && e.Hints.Sitemap {
@@ -168,7 +152,6 @@ func (c *Crawler) process(ctx, fetchCtx context.Context, e frontier.Entry) error
 		if r, err := c.o.Store.URLRecord(e.URL); err == nil {
 			prev = &r
 		} else if !errors.Is(err, storage.ErrNotFound) {
-			c.front.Done(e)
 			return fmt.Errorf("crawler: refresh %s: %w", e.URL, err)
 		}
 	}
@@ -176,7 +159,6 @@ func (c *Crawler) process(ctx, fetchCtx context.Context, e frontier.Entry) error
 	if j.abandoned || fetchCtx.Err() != nil && j.err != nil {
 		// Aborted at shutdown, or a retry given up because the crawl is
 		// stopping: leave it queued for the next run.
-		c.front.Done(e)
 		return nil
 	}
 	c.countFetch(j)
@@ -192,16 +174,14 @@ func (c *Crawler) process(ctx, fetchCtx context.Context, e frontier.Entry) error
 		c.discovery.add(time.Since(e.Queued))
 	}
 	out, err := c.record(ctx, fetchCtx, e, j)
+	defer c.seen.release(out.claimed) // after the commits, whatever their outcome
 	if err != nil {
-		c.front.Release(out.claimed)
-		c.front.Done(e) // left queued
 		if errors.Is(err, errStopping) {
-			return nil // aborted at shutdown
+			return nil // aborted at shutdown: left queued
 		}
 		return err
 	}
 	if err := c.archive(ctx, j, out.verdict); err != nil {
-		c.front.Done(e)
 		return fmt.Errorf("crawler: archive %s: %w", e.URL, err)
 	}
 	return c.commit(ctx, e, out)
@@ -510,14 +490,9 @@ var errStopping = errors.New("crawler: stopping")
 // (new) or URL record (a duplicate, naming its document). It returns the
 // deduper's verdict, or in cluster mode the document log's error.
 func (c *Crawler) judge(ctx context.Context, e frontier.Entry, j *job, rec *storage.URLRecord, doc *Document, final *url.URL, cm *storage.Commit) (contentdedup.Verdict, error) {
-	var v contentdedup.Verdict
-	if c.cdd != nil {
-		var err error
-		if v, err = c.judgeCluster(ctx, e, j, rec, doc); err != nil {
-			return v, err
-		}
-	} else {
-		v = c.o.Dedup.CheckCanonical(e.URL, rec.Hints.Canonical, doc.Title, doc.Text)
+	v, err := c.docs.judge(ctx, e, j, rec, doc)
+	if err != nil {
+		return v, err
 	}
 	if v.Duplicate {
 		rec.DocID, rec.Duplicate, rec.Reason, rec.Distance = storage.DocID(v.DocID), true, string(v.Reason), v.Distance
@@ -556,7 +531,7 @@ func (c *Crawler) recordAliases(ctx context.Context, e frontier.Entry, j *job, r
 			continue
 		}
 		out.trace = append(out.trace, alias)
-		fresh, err := c.front.Claim(context.WithoutCancel(ctx), alias)
+		fresh, err := c.seen.claim(context.WithoutCancel(ctx), alias)
 		if err != nil {
 			return fmt.Errorf("crawler: redirect alias %s: %w", alias, err)
 		}
@@ -564,10 +539,7 @@ func (c *Crawler) recordAliases(ctx context.Context, e frontier.Entry, j *job, r
 			continue
 		}
 		out.claimed = append(out.claimed, alias)
-		if c.cdd == nil {
-			// (in cluster mode the document log maps the aliases)
-			c.o.Dedup.AddURL(alias, docID)
-		}
+		c.docs.alias(alias, docID)
 		r := &storage.URLRecord{URL: alias, DocID: storage.DocID(docID), Duplicate: true, Reason: "redirect",
 			Status: j.status, ContentType: rec.ContentType, FetchedAt: rec.FetchedAt}
 		if out.cm.URL == nil {
@@ -579,45 +551,25 @@ func (c *Crawler) recordAliases(ctx context.Context, e frontier.Entry, j *job, r
 	return nil
 }
 
-// commit reserves the outcome's new links in the frontier and writes
-// everything in one store commit (extra aliases first, in their own
-// commits: if the process dies before the main commit, they only name a
-// document that is not stored yet, which storage allows, and the page
-// itself stays queued). Then the new links are published and e is done.
+// commit writes the outcome: its extra redirect aliases first, in their
+// own commits (if the process dies before the main commit, they only name
+// a document that is not stored yet, which storage allows, and the page
+// itself stays queued), then the page's record or page with its new links
+// and its dequeue, in one step of the queue (urlQueue.commit).
 func (c *Crawler) commit(ctx context.Context, e frontier.Entry, out outcome) error {
-	if c.o.Cluster != nil {
-		return c.commitCluster(ctx, e, out)
-	}
-	defer c.front.Release(out.claimed) // after the commits, whatever their outcome
+	wctx := context.WithoutCancel(ctx)
 	for _, r := range out.extra {
-		if _, err := c.o.Store.Commit(context.WithoutCancel(ctx), storage.Commit{URL: r}); err != nil {
-			c.front.Done(e)
+		if _, err := c.o.Store.Commit(wctx, storage.Commit{URL: r}); err != nil {
 			return fmt.Errorf("crawler: store redirect alias %s: %w", r.URL, err)
 		}
 	}
 	cm := out.cm
-	fresh, tested, err := c.front.Reserve(context.WithoutCancel(ctx), out.links)
+	cm.Trace = out.trace
+	queued, err := c.queue.commit(wctx, e, cm, out.links)
 	if err != nil {
-		c.front.Done(e)
-		return fmt.Errorf("crawler: links of %s: %w", e.URL, err)
+		return err
 	}
-	cm.Enqueue = queueEntries(fresh)
-	cm.Trace = append(out.trace, tested...)
-	_, err = c.o.Store.Commit(context.WithoutCancel(ctx), cm)
-	if errors.Is(err, storage.ErrTooLarge) && cm.Page != nil {
-		// Keep the text and fingerprints; drop the raw HTML that did not fit.
-		c.log.Warn("page too large to store with its HTML; storing text only", "url", e.URL, "bytes", len(cm.Page.HTML))
-		cm.Page.HTML = nil
-		_, err = c.o.Store.Commit(context.WithoutCancel(ctx), cm)
-	}
-	if err != nil {
-		c.front.Cancel(fresh)
-		c.front.Done(e)
-		return fmt.Errorf("crawler: store %s: %w", e.URL, err)
-	}
-	c.front.Publish(fresh)
-	c.front.Done(e)
-	c.queued.Add(int64(len(fresh)) - 1)
+	c.queued.Add(queued)
 	c.done.Add(1)
 	if c.refresh != nil {
 		c.refresh.fetched(e.URL, time.Now(), e.Hints != nil && e.Hints.Sitemap)

@@ -33,7 +33,7 @@ var sitemapCommitChunk = 10_000 // (a variable for the tests)
 // first run queued them with its seeds, so the sitemaps are read once per
 // store.
 func (c *Crawler) sitemapSeeds(ctx context.Context) []frontier.Candidate {
-	if c.resumedURLs > 0 || c.resumedQueue > 0 || c.o.Cluster != nil {
+	if c.resumedURLs > 0 || c.resumedQueue > 0 || !c.queue.supports(featureSitemaps) {
 		return nil
 	}
 	sm := c.cfg.Scope.Sitemaps
@@ -109,8 +109,7 @@ func (c *Crawler) processSitemap(ctx, fetchCtx context.Context, e frontier.Entry
 	rec := &storage.URLRecord{URL: e.URL, Reason: ReasonSitemap, FetchedAt: time.Now().UTC(), Hints: storageHints(e.Hints)}
 	sm, err := c.readSitemap(fetchCtx, e.URL, rec)
 	if err != nil && fetchCtx.Err() != nil {
-		c.front.Done(e) // aborted at shutdown: left queued
-		return nil
+		return nil // aborted at shutdown: left queued
 	}
 	out := outcome{cm: storage.Commit{URL: rec, Dequeue: []uint64{e.Seq}}}
 	rec.Hints.Probe = false
@@ -138,25 +137,17 @@ func (c *Crawler) processSitemap(ctx, fetchCtx context.Context, e frontier.Entry
 		c.sitemapURLs.Add(int64(len(sm.Entries)))
 		out.links = c.sitemapCandidates(e, sm)
 		if err := c.queueModified(ctx, out.links); err != nil {
-			c.front.Done(e)
 			return err
 		}
 	}
 	for len(out.links) > sitemapCommitChunk {
 		chunk := out.links[:sitemapCommitChunk]
 		out.links = out.links[sitemapCommitChunk:]
-		fresh, tested, err := c.front.Reserve(context.WithoutCancel(ctx), chunk)
+		n, err := c.queue.enqueue(context.WithoutCancel(ctx), chunk)
 		if err != nil {
-			c.front.Done(e)
-			return fmt.Errorf("crawler: URLs of sitemap %s: %w", e.URL, err)
-		}
-		if _, err := c.o.Store.Commit(context.WithoutCancel(ctx), storage.Commit{Enqueue: queueEntries(fresh), Trace: tested}); err != nil {
-			c.front.Cancel(fresh)
-			c.front.Done(e)
 			return fmt.Errorf("crawler: queue URLs of sitemap %s: %w", e.URL, err)
 		}
-		c.front.Publish(fresh)
-		c.queued.Add(int64(len(fresh)))
+		c.queued.Add(int64(n))
 	}
 	return c.commit(ctx, e, out)
 }

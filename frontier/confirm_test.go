@@ -117,7 +117,7 @@ func TestConfirmAdmitsOnce(t *testing.T) {
 func TestConfirmClaimAndError(t *testing.T) {
 	ctx := context.Background()
 	store := &knownMap{m: map[string]bool{"http://a/known": true}}
-	f := mustNew(t, Options{MaxDepth: -1, Seen: &liar{added: 10}, Confirm: store})
+	f := mustNew(t, Options{MaxDepth: -1, Seen: &liar{added: 10}, Confirm: store, RecentBytes: DefaultRecentBytes})
 	if ok, err := f.Claim(ctx, "http://a/known"); ok || err != nil {
 		t.Errorf("Claim(known) = %v, %v; want false, nil", ok, err)
 	}
@@ -149,7 +149,7 @@ func TestConfirmClaimAndError(t *testing.T) {
 func TestConfirmCacheMappedAndClosed(t *testing.T) {
 	ctx := context.Background()
 	store := &knownMap{m: map[string]bool{}}
-	f := mustNew(t, Options{MaxDepth: -1, Seen: &liar{}, Confirm: store, SpillDir: t.TempDir()})
+	f := mustNew(t, Options{MaxDepth: -1, Seen: &liar{}, Confirm: store, RecentBytes: DefaultRecentBytes, SpillDir: t.TempDir()})
 	if f.arrays == nil && runtime.GOOS == "linux" {
 		t.Fatal("no mapped file with SpillDir")
 	}

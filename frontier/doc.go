@@ -31,8 +31,9 @@
 // frontier believes "not seen" at once (no lookup: the common case for new
 // links) and confirms "seen": first against the URLs it holds (admitted,
 // commit not yet published) and the URLs published or confirmed last
-// (kept exactly, their bytes compared, in a cache of Options.RecentBytes:
-// 128 MiB, about 3,200,000 URLs with 20-byte paths), then against the
+// (kept exactly, their bytes compared, in a cache of Options.RecentBytes;
+// a crawl's default, DefaultRecentBytes, is 128 MiB, about 3,200,000 URLs
+// with 20-byte paths), then against the
 // store by key, one batch per Reserve. A URL the store
 // does not know is admitted and counted in Stats.FalsePositives. Holding
 // every admitted URL until Publish is what keeps a URL reserved by one

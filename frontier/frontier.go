@@ -75,10 +75,13 @@ type queueStore interface {
 	QueueScan(after uint64, limit int) ([]Entry, error)
 }
 
-// DefaultRecentBytes is the default Options.RecentBytes: 128 MiB.
+// DefaultRecentBytes is the Options.RecentBytes a crawl uses unless
+// configured otherwise (configs reads it for dedup.verify_cache_bytes):
+// 128 MiB.
 const DefaultRecentBytes = 128 << 20
 
-// Options configures a Frontier. The zero value of every field is its default.
+// Options configures a Frontier. The zero value of every field is its
+// default, except RecentBytes, whose zero is a cache of no bytes.
 type Options struct {
 	// Confirm, if set, makes the seen-set exact: a "seen" answer is
 	// believed only if the URL was admitted by this frontier and not yet
@@ -95,8 +98,10 @@ type Options struct {
 	// plus its path (what follows scheme://host:port, which is stored once
 	// for its URLs, among the 8,192 origins used last) and 11 bytes of hash
 	// table: DefaultRecentBytes holds about 3,200,000 URLs with 20-byte
-	// paths, at most about 4,170,000. Default DefaultRecentBytes; negative
-	// remembers none.
+	// paths, at most about 4,170,000. 0 (or anything under 1 KiB)
+	// remembers none: the size means the same here as in the crawl's
+	// config (dedup.verify_cache_bytes), whose default is
+	// DefaultRecentBytes.
 	RecentBytes int
 	// SpillDir, if set, is a directory where Confirm's cache of recent
 	// URLs keeps its arrays, in an unlinked memory-mapped file (page
@@ -197,9 +202,6 @@ func New(o Options) (*Frontier, error) {
 	}
 	if o.PerHostParallelism <= 0 {
 		o.PerHostParallelism = 2
-	}
-	if o.RecentBytes == 0 {
-		o.RecentBytes = DefaultRecentBytes
 	}
 	if o.Delay < 0 {
 		return nil, fmt.Errorf("frontier: negative Delay %v", o.Delay)

@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"flag"
 	"fmt"
 	"io"
 	"log/slog"
@@ -47,29 +48,59 @@ type stringList []string
 func (s *stringList) String() string     { return strings.Join(*s, ",") }
 func (s *stringList) Set(v string) error { *s = append(*s, v); return nil }
 
-func runCrawlCmd(ctx context.Context, args []string, stdout, stderr io.Writer) error {
+// crawlFlags are the crawl command's flags.
+type crawlFlags struct {
+	seeds        stringList
+	store        *string
+	warcDir      *string
+	wacz         *string
+	asJSON       *bool
+	continuous   *bool
+	refresh      *time.Duration
+	audit        *bool
+	mappedArrays *bool
+	verbose      *bool
+	serveAddr    *string
+	token        *string
+	cpuProfile   *string
+	mutexProfile *string
+	memProfile   *string
+	clusterURL   *string
+	node         *string
+	partitions   *int
+	leaseTTL     *time.Duration
+	memLimit     *int64
+}
+
+// newCrawlFlags declares the crawl command's flags.
+func newCrawlFlags(stderr io.Writer) (*flag.FlagSet, *crawlFlags) {
 	fs := newFlagSet("crawl", "crawl [CONFIG.yaml] [--seed URL ...] [--store DIR] [--warc DIR] [--continuous [--refresh D]] [--json] [--audit] [--serve ADDR [--token T]]", stderr)
-	var seeds stringList
-	fs.Var(&seeds, "seed", "seed URL (repeatable); replaces the config's seeds")
-	store := fs.String("store", "", "store directory (overrides store.dir; default "+configs.DefaultStoreDir+")")
-	warcDir := fs.String("warc", "", "write the crawl as gzipped WARC/1.1 files into this directory (overrides store.warc_dir)")
-	wacz := fs.String("wacz", "", "with --warc: when the crawl ends, package the WARC directory and the store's pages as this new WACZ file")
-	asJSON := fs.Bool("json", false, "print the final summary as JSON on stdout")
-	continuous := fs.Bool("continuous", false, "keep crawling when the queue is empty, waiting for the next refresh, until Ctrl-C (recrawl.continuous)")
-	refresh := fs.Duration("refresh", 0, "with --continuous: fetch the seeds again this often, e.g. 5m (recrawl.seeds_every)")
-	audit := fs.Bool("audit", false, "run an exact shadow set beside the URL filter and count its false positives (nothing is lost)")
-	mappedArrays := fs.Bool("mapped-arrays", true, "keep the dedup index's and the verify cache's large arrays in memory-mapped files in the store directory (page cache, not Go heap; measured at 2M pages: half the RssAnon, the same CPU shares in the code that uses them); --mapped-arrays=false keeps them on the Go heap")
-	verbose := fs.Bool("v", false, "log every failed URL")
-	serveAddr := fs.String("serve", "", "also serve the HTTP API (as 'bloomcrawl serve') on this address while the crawl runs")
-	token := fs.String("token", "", "with --serve: bearer token required on every request except /healthz (default $BLOOMCRAWL_TOKEN); needed for a non-loopback address")
-	cpuProfile := fs.String("cpuprofile", "", "write a CPU profile of the crawl to this file")
-	mutexProfile := fs.String("mutexprofile", "", "write a profile of the crawl's lock contention (1 in 5 contended sync.Mutex waits sampled) to this file when the crawl ends")
-	memProfile := fs.String("memprofile", "", "write a heap profile to this file when the crawl ends (after a GC, with the crawl's state still live), and to FILE.peak whenever the live heap reaches a new high (10% above the last)")
-	clusterURL := fs.String("cluster", "", "crawl as one node of a cluster coordinated through Redis at redis://HOST:PORT/DB, or a Redis Cluster at redis+cluster://HOST:PORT[?addr=HOST:PORT...] (see README, cluster)")
-	node := fs.String("node", "", "with --cluster: this node's name (default HOSTNAME-PID); a node restarted under its name takes back its pending entries")
-	partitions := fs.Int("partitions", 16, "with --cluster: partitions the hosts are spread over (the same on every node, checked); a Redis Cluster spreads at most this many partitions' keys over its shards")
-	leaseTTL := fs.Duration("lease-ttl", 10*time.Second, "with --cluster: how long a partition lease lives unrenewed; a dead node's partitions and pages in flight are taken over after about this long")
-	memLimit := fs.Int64("mem-limit-mb", 300, "soft limit on the Go heap in MiB (runtime/debug.SetMemoryLimit), raised as the crawl's lasting state outgrows it; 0 = none; the GOMEMLIMIT environment variable wins")
+	f := &crawlFlags{}
+	fs.Var(&f.seeds, "seed", "seed URL (repeatable); replaces the config's seeds")
+	f.store = fs.String("store", "", "store directory (overrides store.dir; default "+configs.DefaultStoreDir+")")
+	f.warcDir = fs.String("warc", "", "write the crawl as gzipped WARC/1.1 files into this directory (overrides store.warc_dir)")
+	f.wacz = fs.String("wacz", "", "with --warc: when the crawl ends, package the WARC directory and the store's pages as this new WACZ file")
+	f.asJSON = fs.Bool("json", false, "print the final summary as JSON on stdout")
+	f.continuous = fs.Bool("continuous", false, "keep crawling when the queue is empty, waiting for the next refresh, until Ctrl-C (recrawl.continuous)")
+	f.refresh = fs.Duration("refresh", 0, "with --continuous: fetch the seeds again this often, e.g. 5m (recrawl.seeds_every)")
+	f.audit = fs.Bool("audit", false, "run an exact shadow set beside the URL filter and count its false positives (nothing is lost)")
+	f.mappedArrays = fs.Bool("mapped-arrays", true, "keep the dedup index's and the verify cache's large arrays in memory-mapped files in the store directory (page cache, not Go heap; measured at 2M pages: half the RssAnon, the same CPU shares in the code that uses them); --mapped-arrays=false keeps them on the Go heap")
+	f.verbose = fs.Bool("v", false, "log every failed URL")
+	f.serveAddr = fs.String("serve", "", "also serve the HTTP API (as 'bloomcrawl serve') on this address while the crawl runs")
+	f.token = fs.String("token", "", "with --serve: bearer token required on every request except /healthz (default $BLOOMCRAWL_TOKEN); needed for a non-loopback address")
+	f.cpuProfile = fs.String("cpuprofile", "", "write a CPU profile of the crawl to this file")
+	f.mutexProfile = fs.String("mutexprofile", "", "write a profile of the crawl's lock contention (1 in 5 contended sync.Mutex waits sampled) to this file when the crawl ends")
+	f.memProfile = fs.String("memprofile", "", "write a heap profile to this file when the crawl ends (after a GC, with the crawl's state still live), and to FILE.peak whenever the live heap reaches a new high (10% above the last)")
+	f.clusterURL = fs.String("cluster", "", "crawl as one node of a cluster coordinated through Redis at redis://HOST:PORT/DB, or a Redis Cluster at redis+cluster://HOST:PORT[?addr=HOST:PORT...] (see README, cluster)")
+	f.node = fs.String("node", "", "with --cluster: this node's name (default HOSTNAME-PID); a node restarted under its name takes back its pending entries")
+	f.partitions = fs.Int("partitions", 16, "with --cluster: partitions the hosts are spread over (the same on every node, checked); a Redis Cluster spreads at most this many partitions' keys over its shards")
+	f.leaseTTL = fs.Duration("lease-ttl", 10*time.Second, "with --cluster: how long a partition lease lives unrenewed; a dead node's partitions and pages in flight are taken over after about this long")
+	f.memLimit = fs.Int64("mem-limit-mb", 300, "soft limit on the Go heap in MiB (runtime/debug.SetMemoryLimit), raised as the crawl's lasting state outgrows it; 0 = none; the GOMEMLIMIT environment variable wins")
+	return fs, f
+}
+
+func runCrawlCmd(ctx context.Context, args []string, stdout, stderr io.Writer) error {
+	fs, f := newCrawlFlags(stderr)
 	// Flags may come before and after the config file name.
 	if err := parseFlags(fs, args); err != nil {
 		return err
@@ -85,56 +116,124 @@ func runCrawlCmd(ctx context.Context, args []string, stdout, stderr io.Writer) e
 		}
 	}
 
+	cfg, err := crawlConfig(configPath, f)
+	if err != nil {
+		return err
+	}
+	ln, err := serveListener(ctx, f)
+	if err != nil {
+		return err
+	}
+	if ln != nil {
+		defer ln.Close()
+	}
+	stopProfiling, err := startProfiling(ctx, f, stderr)
+	defer stopProfiling()
+	if err != nil {
+		return err
+	}
+	if *f.partitions < 1 || *f.partitions > cluster.MaxPartitions {
+		return usagef("--partitions %d: want 1 to %d", *f.partitions, cluster.MaxPartitions)
+	}
+	if *f.clusterURL == "" && (*f.node != "") {
+		return usagef("--node needs --cluster")
+	}
+	if *f.clusterURL != "" && *f.audit {
+		return usagef("--audit does not work with --cluster: the cluster's seen-state lives in Redis; with dedup.verify (the default) its false positives are confirmed and counted exactly (filter_false_positives)")
+	}
+	if *f.clusterURL != "" {
+		if err := crawler.CheckCluster(cfg); err != nil {
+			return usagef("--cluster: %v", err)
+		}
+	}
+	st, err := crawlStore(ctx, cfg, crawlRun{wacz: *f.wacz, audit: *f.audit, heapArrays: !*f.mappedArrays, verbose: *f.verbose, stderr: stderr, serve: ln, token: *f.token, memProfile: *f.memProfile,
+		cluster: crawler.ClusterOptions(cfg.Dedup, cluster.Options{URL: *f.clusterURL, Node: *f.node, LeaseTTL: *f.leaseTTL, Partitions: *f.partitions})})
+	if errors.Is(err, context.Canceled) {
+		fmt.Fprintln(stderr, "interrupted: run the same command again to resume")
+	}
+	if st != nil {
+		if *f.asJSON {
+			if jerr := json.NewEncoder(stdout).Encode(st); jerr != nil && err == nil {
+				err = jerr
+			}
+		} else {
+			printSummary(stdout, st, cfg.Store.Dir)
+		}
+	}
+	return err
+}
+
+// crawlConfig loads the config file (configs.Default without one), applies
+// the flags that override it and validates the result.
+func crawlConfig(configPath string, f *crawlFlags) (*configs.Config, error) {
 	cfg := configs.Default()
 	if configPath != "" {
 		var err error
 		if cfg, err = configs.Load(configPath); err != nil {
-			return err
+			return nil, err
 		}
 	}
-	if len(seeds) > 0 {
-		cfg.Seeds = seeds
+	if len(f.seeds) > 0 {
+		cfg.Seeds = f.seeds
 	}
-	if *store != "" {
-		cfg.Store.Dir = *store
+	if *f.store != "" {
+		cfg.Store.Dir = *f.store
 	}
-	if *warcDir != "" {
-		cfg.Store.WARCDir = *warcDir
+	if *f.warcDir != "" {
+		cfg.Store.WARCDir = *f.warcDir
 	}
-	if *continuous {
+	if *f.continuous {
 		cfg.Recrawl.Continuous = true
 	}
-	if *refresh != 0 {
-		cfg.Recrawl.SeedsEvery = configs.Duration(*refresh)
+	if *f.refresh != 0 {
+		cfg.Recrawl.SeedsEvery = configs.Duration(*f.refresh)
 	}
-	if *wacz != "" && cfg.Store.WARCDir == "" {
-		return usagef("--wacz needs --warc DIR (or store.warc_dir)")
+	if *f.wacz != "" && cfg.Store.WARCDir == "" {
+		return nil, usagef("--wacz needs --warc DIR (or store.warc_dir)")
 	}
 	if len(cfg.Seeds) == 0 {
-		return usagef("no seeds: give a config file with seeds, or --seed URL")
+		return nil, usagef("no seeds: give a config file with seeds, or --seed URL")
 	}
 	if err := cfg.Validate(); err != nil {
-		return err
+		return nil, err
 	}
-	var ln net.Listener
-	if *serveAddr != "" {
-		if *token == "" {
-			*token = os.Getenv("BLOOMCRAWL_TOKEN")
+	return cfg, nil
+}
+
+// serveListener listens on --serve's address (nil without --serve) before
+// the crawl starts, so that a busy port is an error now, not after the
+// crawl has begun.
+func serveListener(ctx context.Context, f *crawlFlags) (net.Listener, error) {
+	if *f.serveAddr == "" {
+		return nil, nil
+	}
+	if *f.token == "" {
+		*f.token = os.Getenv("BLOOMCRAWL_TOKEN")
+	}
+	if err := api.CheckAddr(*f.serveAddr, *f.token != ""); err != nil {
+		if errors.Is(err, api.ErrNeedToken) {
+			return nil, usagef("--serve %s is not a loopback address: pass --token T (or set BLOOMCRAWL_TOKEN)", *f.serveAddr)
 		}
-		if err := api.CheckAddr(*serveAddr, *token != ""); err != nil {
-			if errors.Is(err, api.ErrNeedToken) {
-				return usagef("--serve %s is not a loopback address: pass --token T (or set BLOOMCRAWL_TOKEN)", *serveAddr)
-			}
-			return usagef("--serve: %v", err)
+		return nil, usagef("--serve: %v", err)
+	}
+	var lc net.ListenConfig
+	ln, err := lc.Listen(ctx, "tcp", *f.serveAddr)
+	if err != nil {
+		return nil, fmt.Errorf("--serve %s: %w", *f.serveAddr, err)
+	}
+	return ln, nil
+}
+
+// startProfiling starts what watches the crawl's memory and CPU
+// (--mem-limit-mb, --memprofile's peaks, --cpuprofile, --mutexprofile).
+// stop, to be called even when err is set, ends them and writes the
+// profiles.
+func startProfiling(ctx context.Context, f *crawlFlags, stderr io.Writer) (stop func(), err error) {
+	var stops []func()
+	stop = func() {
+		for i := len(stops) - 1; i >= 0; i-- {
+			stops[i]()
 		}
-		// Listen before the crawl starts so that a busy port is an error
-		// now, not after the crawl has begun.
-		var lc net.ListenConfig
-		var err error
-		if ln, err = lc.Listen(ctx, "tcp", *serveAddr); err != nil {
-			return fmt.Errorf("--serve %s: %w", *serveAddr, err)
-		}
-		defer ln.Close()
 	}
 	// Without a limit the GC lets the heap grow to twice the live heap, and
 	// a multi-MB page parsed into a DOM makes that peak high.
@@ -144,68 +243,40 @@ func runCrawlCmd(ctx context.Context, args []string, stdout, stderr io.Writer) e
 	samplers, stopSamplers := context.WithCancel(ctx)
 	var sampling sync.WaitGroup
 	memLimitBefore := debug.SetMemoryLimit(-1)
-	defer func() { stopSamplers(); sampling.Wait(); debug.SetMemoryLimit(memLimitBefore) }()
-	if *memLimit > 0 && os.Getenv("GOMEMLIMIT") == "" {
+	stops = append(stops, func() { stopSamplers(); sampling.Wait(); debug.SetMemoryLimit(memLimitBefore) })
+	if *f.memLimit > 0 && os.Getenv("GOMEMLIMIT") == "" {
 		ceiling, source := memCeiling()
 		warn := slog.New(slog.NewTextHandler(stderr, nil)).With("memory_ceiling_from", source).Warn
-		sampling.Go(func() { followMemLimit(samplers, *memLimit<<20, ceiling, time.Second, warn) })
+		sampling.Go(func() { followMemLimit(samplers, *f.memLimit<<20, ceiling, time.Second, warn) })
 	}
-	if *memProfile != "" {
-		sampling.Go(func() { profileHeapPeaks(samplers, *memProfile+".peak", 5*time.Second) })
+	if *f.memProfile != "" {
+		sampling.Go(func() { profileHeapPeaks(samplers, *f.memProfile+".peak", 5*time.Second) })
 	}
-	if *cpuProfile != "" {
-		f, err := os.Create(*cpuProfile)
+	if *f.cpuProfile != "" {
+		cf, err := os.Create(*f.cpuProfile)
 		if err != nil {
-			return err
+			return stop, err
 		}
-		defer f.Close()
-		if err := pprof.StartCPUProfile(f); err != nil {
-			return err
+		stops = append(stops, func() { cf.Close() })
+		if err := pprof.StartCPUProfile(cf); err != nil {
+			return stop, err
 		}
-		defer pprof.StopCPUProfile()
+		stops = append(stops, pprof.StopCPUProfile)
 	}
-	if *mutexProfile != "" {
-		f, err := os.Create(*mutexProfile)
+	if *f.mutexProfile != "" {
+		mf, err := os.Create(*f.mutexProfile)
 		if err != nil {
-			return err
+			return stop, err
 		}
-		defer f.Close()
+		stops = append(stops, func() { mf.Close() })
 		runtime.SetMutexProfileFraction(5)
-		defer func() {
-			if err := pprof.Lookup("mutex").WriteTo(f, 0); err != nil {
-				fmt.Fprintf(stderr, "write mutex profile %s: %v\n", *mutexProfile, err)
+		stops = append(stops, func() {
+			if err := pprof.Lookup("mutex").WriteTo(mf, 0); err != nil {
+				fmt.Fprintf(stderr, "write mutex profile %s: %v\n", *f.mutexProfile, err)
 			}
-		}()
+		})
 	}
-	if *partitions < 1 || *partitions > cluster.MaxPartitions {
-		return usagef("--partitions %d: want 1 to %d", *partitions, cluster.MaxPartitions)
-	}
-	if *clusterURL == "" && (*node != "") {
-		return usagef("--node needs --cluster")
-	}
-	if *clusterURL != "" && *audit {
-		return usagef("--audit does not work with --cluster: the cluster's seen-state lives in Redis; with dedup.verify (the default) its false positives are confirmed and counted exactly (filter_false_positives)")
-	}
-	if *clusterURL != "" {
-		if err := crawler.CheckCluster(cfg); err != nil {
-			return usagef("--cluster: %v", err)
-		}
-	}
-	st, err := crawlStore(ctx, cfg, crawlRun{wacz: *wacz, audit: *audit, heapArrays: !*mappedArrays, verbose: *verbose, stderr: stderr, serve: ln, token: *token, memProfile: *memProfile,
-		cluster: cluster.Options{URL: *clusterURL, Node: *node, LeaseTTL: *leaseTTL, Partitions: *partitions, Capacity: uint64(cfg.Dedup.Capacity), TargetFP: cfg.Dedup.TargetFP, Verify: cfg.Dedup.Verify}})
-	if errors.Is(err, context.Canceled) {
-		fmt.Fprintln(stderr, "interrupted: run the same command again to resume")
-	}
-	if st != nil {
-		if *asJSON {
-			if jerr := json.NewEncoder(stdout).Encode(st); jerr != nil && err == nil {
-				err = jerr
-			}
-		} else {
-			printSummary(stdout, st, cfg.Store.Dir)
-		}
-	}
-	return err
+	return stop, nil
 }
 
 // crawlRun holds the command-line choices of one crawl.
@@ -256,15 +327,10 @@ func crawlStore(ctx context.Context, cfg *configs.Config, r crawlRun) (st *crawl
 		}
 	}()
 	// The deduper is built here, not by crawler.New, because --serve
-	// shares it with the API. Its sketches and first URLs wait in an
-	// unlinked file beside the store instead of the heap: only a lookup's
-	// few candidates are read back.
-	do := crawler.DedupOptions(cfg.Dedup)
-	do.SpillDir = cfg.Store.Dir
-	do.MapArrays = !r.heapArrays
-	dd, err := contentdedup.New(do)
+	// shares it with the API.
+	dd, err := crawler.NewCrawlDeduper(cfg, !r.heapArrays)
 	if err != nil {
-		return nil, fmt.Errorf("dedup.simhash_threshold: %w", err)
+		return nil, err
 	}
 	defer dd.Close()
 	opts := crawler.Options{Config: cfg, Store: db, Dedup: dd, Audit: r.audit, MappedArrays: !r.heapArrays}
@@ -281,12 +347,7 @@ func crawlStore(ctx context.Context, cfg *configs.Config, r crawlRun) (st *crawl
 		opts.Cluster = node
 	}
 	if cfg.Store.WARCDir != "" {
-		robots := "obey"
-		if !cfg.Politeness.ObeyRobots {
-			robots = "ignore"
-		}
-		aw, err := archive.Open(archive.Options{Dir: cfg.Store.WARCDir, MaxBytes: cfg.Store.WARCMaxBytes, Index: db, Secrets: cfg.Store.WARCSecrets,
-			Info: map[string]string{"robots": robots, "http-header-user-agent": cfg.Politeness.UserAgent}})
+		aw, err := archive.Open(crawler.ArchiveOptions(cfg, db))
 		if err != nil {
 			return nil, err
 		}
@@ -309,80 +370,21 @@ func crawlStore(ctx context.Context, cfg *configs.Config, r crawlRun) (st *crawl
 	if f, ok := r.stderr.(*os.File); ok && term.IsTerminal(int(f.Fd())) {
 		live = true
 	}
-	switch {
-	case r.quiet:
-	case live:
-		opts.Progress = func(s crawler.Stats) { fmt.Fprintf(r.stderr, "\r\033[K%s%s", progressLine(s), lowDiskNote(db)) }
-	default:
-		opts.ProgressEvery = 10 * time.Second
-		opts.Progress = func(s crawler.Stats) {
-			args := []any{"fetched", s.Fetched, "stored", s.Stored, "duplicates", s.Duplicates,
-				"errors", s.Errors, "queued", s.Queued, "pages_per_s", fmt.Sprintf("%.0f", s.PagesPerSecond)}
-			if sp, err := db.Space(); err == nil && sp.Low() {
-				args = append(args, "disk_free", storage.FormatBytes(sp.Free), "stops_below", storage.FormatBytes(sp.Need()))
-			}
-			if s.FalsePositives != nil {
-				args = append(args, "filter_false_positives", *s.FalsePositives)
-			}
-			if s.RefreshScheduled > 0 {
-				args = append(args, "refreshed", s.Refreshed, "not_modified", s.NotModified, "changed", s.Changed,
-					"refresh_due", s.RefreshDue, "behind_schedule", s.BehindSchedule)
-			}
-			if l := s.ClusterLease; l != nil {
-				length, pending := clusterQueues(l)
-				args = append(args, "cluster_partitions", fmt.Sprint(l.Held), "cluster_queue", length, "cluster_pending", pending,
-					"cluster_leases_lost", l.LeasesLost, "cluster_renew_failures", l.RenewFailures)
-			}
-			log.Info("progress", args...)
-		}
+	if !r.quiet {
+		opts.Progress, opts.ProgressEvery = progressReporter(r.stderr, db, log, live)
 	}
-	if !live {
-		opts.Logger = log
-	} else if r.verbose {
+	if !live || r.verbose {
 		opts.Logger = log
 	}
 	var c *crawler.Crawler // set before Run, which calls Started
-	serveDone := make(chan error, 1)
-	serving := false // set by Started, which Run calls before it returns
 	if r.serve != nil {
-		// The API shares the crawl's Deduper (already rebuilt by Run when
-		// Started is called) and store, so one process owns the directory.
-		serveCtx, stopServe := context.WithCancel(ctx)
+		started, wait := serveAPI(ctx, r, dd, db, log, &c)
+		opts.Started = started
 		defer func() {
-			stopServe()
-			if !serving {
-				return
-			}
-			if serr := <-serveDone; serr != nil && err == nil {
+			if serr := wait(); serr != nil && err == nil {
 				err = fmt.Errorf("--serve: %w", serr)
 			}
 		}()
-		opts.Started = func() {
-			serving = true
-			svc, serr := api.NewService(serveCtx, dd, db, &api.ServiceOptions{Restored: true, Logger: log})
-			if serr != nil {
-				serveDone <- serr
-				return
-			}
-			recs, serr := seen.New(db, nil) // seen-records with seed 001's defaults
-			if serr != nil {
-				serveDone <- serr
-				return
-			}
-			ho := api.HandlerOptions{Token: r.token, Logger: log, Seen: recs, Collectors: crawlMetrics(c)}
-			if r.cluster.URL != "" {
-				// a document decided here, outside the cluster's document
-				// log, would make this node's dedup index differ from the
-				// other nodes'
-				ho.NoDocID = "this crawl is a cluster node: documents are decided through the cluster's document log, not submitted here"
-			}
-			h := api.NewHandler(svc, db, ho)
-			go func() {
-				serveDone <- api.Serve(serveCtx, r.serve, h, api.ServerOptions{Logger: log, OnListen: func(a net.Addr) {
-					log.Info("serving the HTTP API during the crawl", "url", "http://"+a.String()+"/")
-				}})
-			}()
-		}
 	}
 	if c, err = crawler.New(opts); err != nil {
 		return nil, err
@@ -402,6 +404,80 @@ func crawlStore(ctx context.Context, cfg *configs.Config, r crawlRun) (st *crawl
 		runtime.KeepAlive(dd)
 	}
 	return &stats, err
+}
+
+// serveAPI prepares crawl --serve: started (Options.Started) serves the
+// HTTP API on r.serve from the crawl's deduper (already rebuilt by Run when
+// it calls Started) and store, so one process owns the directory; wait
+// stops serving and returns the server's error (nil if it never started).
+// *c is the crawl, set before Run.
+func serveAPI(ctx context.Context, r crawlRun, dd *contentdedup.Deduper, db *storage.DB, log *slog.Logger, c **crawler.Crawler) (started func(), wait func() error) {
+	serveCtx, stopServe := context.WithCancel(ctx)
+	serveDone := make(chan error, 1)
+	serving := false // set by started, which Run calls before it returns
+	started = func() {
+		serving = true
+		svc, serr := api.NewService(serveCtx, dd, db, &api.ServiceOptions{Restored: true, Logger: log})
+		if serr != nil {
+			serveDone <- serr
+			return
+		}
+		recs, serr := seen.New(db, nil) // seen-records with seed 001's defaults
+		if serr != nil {
+			serveDone <- serr
+			return
+		}
+		ho := api.HandlerOptions{Token: r.token, Logger: log, Seen: recs, Collectors: crawlMetrics(*c)}
+		if r.cluster.URL != "" {
+			// a document decided here, outside the cluster's document
+			// log, would make this node's dedup index differ from the
+			// other nodes'
+			ho.NoDocID = "this crawl is a cluster node: documents are decided through the cluster's document log, not submitted here"
+		}
+		h := api.NewHandler(svc, db, ho)
+		go func() {
+			serveDone <- api.Serve(serveCtx, r.serve, h, api.ServerOptions{Logger: log, OnListen: func(a net.Addr) {
+				log.Info("serving the HTTP API during the crawl", "url", "http://"+a.String()+"/")
+			}})
+		}()
+	}
+	wait = func() error {
+		stopServe()
+		if !serving {
+			return nil
+		}
+		return <-serveDone
+	}
+	return started, wait
+}
+
+// progressReporter returns the crawl's progress callback and its period: a
+// line rewritten in place on a terminal (live), else a log line every 10
+// seconds.
+func progressReporter(stderr io.Writer, db *storage.DB, log *slog.Logger, live bool) (func(crawler.Stats), time.Duration) {
+	if live {
+		return func(s crawler.Stats) { fmt.Fprintf(stderr, "\r\033[K%s%s", progressLine(s), lowDiskNote(db)) }, 0
+	}
+	return func(s crawler.Stats) {
+		args := []any{"fetched", s.Fetched, "stored", s.Stored, "duplicates", s.Duplicates,
+			"errors", s.Errors, "queued", s.Queued, "pages_per_s", fmt.Sprintf("%.0f", s.PagesPerSecond)}
+		if sp, err := db.Space(); err == nil && sp.Low() {
+			args = append(args, "disk_free", storage.FormatBytes(sp.Free), "stops_below", storage.FormatBytes(sp.Need()))
+		}
+		if s.FalsePositives != nil {
+			args = append(args, "filter_false_positives", *s.FalsePositives)
+		}
+		if s.RefreshScheduled > 0 {
+			args = append(args, "refreshed", s.Refreshed, "not_modified", s.NotModified, "changed", s.Changed,
+				"refresh_due", s.RefreshDue, "behind_schedule", s.BehindSchedule)
+		}
+		if l := s.ClusterLease; l != nil {
+			length, pending := clusterQueues(l)
+			args = append(args, "cluster_partitions", fmt.Sprint(l.Held), "cluster_queue", length, "cluster_pending", pending,
+				"cluster_leases_lost", l.LeasesLost, "cluster_renew_failures", l.RenewFailures)
+		}
+		log.Info("progress", args...)
+	}, 10 * time.Second
 }
 
 // writeHeapProfile collects garbage and writes the heap profile to path.

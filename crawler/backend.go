@@ -1,0 +1,185 @@
+package crawler
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"log/slog"
+
+	"github.com/bloomcrawl/bloomcrawl/cluster"
+	"github.com/bloomcrawl/bloomcrawl/configs"
+	"github.com/bloomcrawl/bloomcrawl/contentdedup"
+	"github.com/bloomcrawl/bloomcrawl/frontier"
+	"github.com/bloomcrawl/bloomcrawl/internal/dedupstore"
+	"github.com/bloomcrawl/bloomcrawl/storage"
+	"github.com/bloomcrawl/bloomcrawl/urlfilter"
+)
+
+// What differs between a crawl on one node and a node of a cluster crawl
+// sits behind three interfaces, each with a local implementation
+// (local.go) and a Redis one (redis.go, over package cluster). The
+// pipeline (fetch → record → commit) is written once against them.
+
+// urlQueue is where a crawl's URLs are queued, taken and finished: the
+// frontier over the store's queue (localQueue), or the cluster's partition
+// streams feeding the frontier, which keeps per-host politeness
+// (redisQueue).
+type urlQueue interface {
+	// next hands out the next entry to process; frontier.ErrExhausted
+	// when there is none left. Every entry it hands out is passed to
+	// finish exactly once.
+	next(ctx context.Context) (frontier.Entry, error)
+	// enqueue queues candidates outside a page's commit (seeds, a
+	// sitemap's URLs), tested against the seen-state; it returns how many
+	// entries it queued on this node.
+	enqueue(ctx context.Context, cands []frontier.Candidate) (int, error)
+	// commit writes a processed entry's outcome in one step per store:
+	// cm (its record or page), with links tested against the seen-state
+	// and the new ones queued, and e dequeued (acknowledged). It returns
+	// the change in the entries pending on this node.
+	commit(ctx context.Context, e frontier.Entry, cm storage.Commit, links []frontier.Candidate) (int64, error)
+	// finish ends e's life on this node, committed or not (then it stays
+	// queued for a later run or another node).
+	finish(e frontier.Entry)
+	// run moves work to this node until the queue is finished or ctx
+	// ends; the local queue has nothing to move and returns at once.
+	run(ctx context.Context) error
+	// supports reports whether the queue supports a feature.
+	supports(f feature) bool
+	// report adds the queue's own state to s.
+	report(s *Stats)
+}
+
+// seenState is the URL seen-state beyond what enqueue and commit test:
+// the redirect aliases claimed while recording a page, the URLs a resumed
+// crawl had recorded, and the filter's false positives.
+type seenState interface {
+	// claim admits a URL recorded without being queued (a redirect
+	// alias); false: it was seen, and is not recorded again.
+	claim(ctx context.Context, url string) (bool, error)
+	// release ends the holds of claimed URLs once their commit returned.
+	release(urls []string)
+	// restored adds a URL the store recorded (resuming).
+	restored(url string)
+	// start marks the end of the resume rebuild: false positives among
+	// the URLs already recorded are not counted.
+	start()
+	// report adds the false-positive counters to s.
+	report(s *Stats)
+}
+
+// documents makes the document decisions (first seen wins): whether a
+// parsed page is a new document or a duplicate of which one.
+type documents interface {
+	// index is what a resumed crawl rebuilds from the store's
+	// fingerprints and URL records.
+	index() dedupstore.Index
+	// start readies the decisions after the resume rebuild.
+	start(ctx context.Context) error
+	// judge decides doc, fetched for e with record rec (rec.Node is set
+	// for a duplicate of another node's document).
+	judge(ctx context.Context, e frontier.Entry, j *job, rec *storage.URLRecord, doc *Document) (contentdedup.Verdict, error)
+	// alias maps a redirect alias to its page's document.
+	alias(url string, docID uint64)
+}
+
+// feature is a crawl feature that a backend may not support yet.
+type feature int
+
+const (
+	featureContinuous    feature = iota // recrawl.continuous
+	featureMaxPages                     // scope.max_pages
+	featureMaxPagesHost                 // scope.max_pages_per_host
+	featureSitemaps                     // scope.sitemaps
+	featureFilterVariant                // dedup.filter other than the default
+)
+
+// checkFeatures refuses, naming the option, what cfg asks for and a
+// backend does not support (supports: its urlQueue.supports).
+func checkFeatures(supports func(feature) bool, cfg *configs.Config) error {
+	s := cfg.Scope
+	switch {
+	case cfg.Recrawl.Continuous && !supports(featureContinuous):
+		return errors.New("recrawl.continuous (--continuous) is not supported in cluster mode yet (the refresh schedule is each node's own)")
+	case s.MaxPages > 0 && !supports(featureMaxPages):
+		return errors.New("scope.max_pages is not supported in cluster mode yet (each node would count only its own pages)")
+	case s.MaxPagesPerHost > 0 && !supports(featureMaxPagesHost):
+		return errors.New("scope.max_pages_per_host is not supported in cluster mode yet (the count is not shared by the nodes)")
+	case len(s.Sitemaps.URLs) > 0 && !supports(featureSitemaps):
+		return errors.New("scope.sitemaps: sitemaps are not read in cluster mode yet: set it to off (auto reads none in cluster mode)")
+	case cfg.Dedup.Filter != configs.DefaultFilter && !supports(featureFilterVariant):
+		return fmt.Errorf("dedup.filter %s does not apply in cluster mode: the URL seen-state is Bloom bits in Redis (sized by dedup.capacity and dedup.target_fp); remove dedup.filter", cfg.Dedup.Filter)
+	}
+	return nil
+}
+
+// commitPage writes cm to store; a page too large to store with its HTML
+// is stored with its text and fingerprints only.
+func commitPage(ctx context.Context, store pageStore, log *slog.Logger, cm storage.Commit) error {
+	_, err := store.Commit(ctx, cm)
+	if errors.Is(err, storage.ErrTooLarge) && cm.Page != nil {
+		// Keep the text and fingerprints; drop the raw HTML that did not fit.
+		log.Warn("page too large to store with its HTML; storing text only", "url", cm.Page.URL, "bytes", len(cm.Page.HTML))
+		cm.Page.HTML = nil
+		_, err = store.Commit(ctx, cm)
+	}
+	return err
+}
+
+// newBackend builds the crawl's frontier and backend from the options: a
+// cluster node's when Options.Cluster is set, else the local one. It is
+// the one place where the two modes differ.
+func (c *Crawler) newBackend() error {
+	if c.o.Cluster != nil {
+		return c.newRedisBackend()
+	}
+	return c.newLocalBackend()
+}
+
+// newLocalBackend: the frontier tests URLs against Options.Seen (default
+// NewSeenFilter, audited with Options.Audit).
+func (c *Crawler) newLocalBackend() error {
+	o := &c.o
+	if o.Seen == nil {
+		f, err := NewSeenFilter(c.cfg.Dedup)
+		if err != nil {
+			return fmt.Errorf("crawler: %w", err)
+		}
+		o.Seen = f
+		if o.Audit {
+			a := urlfilter.NewAudit(f)
+			o.Seen, o.FalsePositives = a, a.FalsePositives
+		}
+	}
+	front, err := c.newFrontier(o.Seen)
+	if err != nil {
+		return err
+	}
+	c.front = front
+	c.queue = &localQueue{front: front, store: o.Store, log: c.log}
+	c.seen = &localSeen{front: front, verify: c.cfg.Dedup.Verify, fp: o.FalsePositives}
+	c.docs = localDocs{o.Dedup}
+	return nil
+}
+
+// newRedisBackend: the cluster is the queue and the seen-state (Seen,
+// Audit and FalsePositives are ignored), after CheckCluster.
+func (c *Crawler) newRedisBackend() error {
+	o, cfg := &c.o, c.cfg
+	if err := CheckCluster(cfg); err != nil {
+		return fmt.Errorf("crawler: %w", err)
+	}
+	front, err := c.newFrontier(admitAll{})
+	if err != nil {
+		return err
+	}
+	c.front = front
+	o.Cluster.Report(func() cluster.Counters {
+		return cluster.Counters{Pages: c.fetched.Load(), Stored: c.stored.Load(), Duplicates: c.dups.Load(), Errors: c.errs.Load()}
+	})
+	c.queue = newRedisQueue(o.Cluster, front, o.Store, c.log, cfg.Politeness.Concurrency, cfg.Scope.MaxDepth)
+	c.seen = &redisSeen{front: front, verify: cfg.Dedup.Verify, node: o.Cluster}
+	c.docs = &redisDocs{cd: newClusterDedup(o.Cluster, o.Dedup), dd: o.Dedup, store: o.Store, log: c.log,
+		params: docParams(cfg.Dedup)}
+	return nil
+}

@@ -1,0 +1,314 @@
+package crawler
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"log/slog"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"github.com/bloomcrawl/bloomcrawl/cluster"
+	"github.com/bloomcrawl/bloomcrawl/configs"
+	"github.com/bloomcrawl/bloomcrawl/contentdedup"
+	"github.com/bloomcrawl/bloomcrawl/frontier"
+	"github.com/bloomcrawl/bloomcrawl/internal/dedupstore"
+	"github.com/bloomcrawl/bloomcrawl/storage"
+)
+
+// clusterState is the part of *cluster.Node the crawler needs in cluster
+// mode (Options.Cluster).
+type clusterState interface {
+	Admit(ctx context.Context, items []cluster.Item) (int, error)
+	Take(ctx context.Context, limit int) ([]cluster.Task, error)
+	Ack(ctx context.Context, t cluster.Task) error
+	Release(t cluster.Task)
+	Finished(ctx context.Context) (bool, error)
+	Held() []int
+	// FalsePositives counts the false positives of the cluster's Bloom
+	// seen-state this node caught (and queued) with dedup.verify.
+	FalsePositives() uint64
+	State() cluster.LeaseState
+	Report(func() cluster.Counters)
+	docLog
+}
+
+// The Redis backend: in cluster mode the cluster (Redis) is the queue and
+// the seen-state: the URLs a page links to go to Cluster.Admit instead of
+// the local queue, and a feeder takes entries of the partitions this node
+// holds a lease on and passes them through the local frontier, which keeps
+// doing per-host politeness. Every entry handed out was admitted once
+// cluster-wide, so the local frontier admits whatever it is given
+// (admitAll). The document decisions go through the cluster's document
+// log (clusterDedup).
+
+// admitAll is the local frontier's seen-set in cluster mode.
+type admitAll struct{}
+
+func (admitAll) TestAndAdd(string) bool { return false }
+
+// CheckCluster refuses, naming the option, what cluster mode does not
+// support: each node would apply it to its own share only (page limits),
+// it needs a schedule the cluster does not share (recrawl.continuous), or
+// the cluster's seen-state in Redis replaces it (dedup.filter). Sitemaps
+// listed in scope.sitemaps are refused too; "auto" (the default) reads
+// none in cluster mode.
+func CheckCluster(cfg *configs.Config) error {
+	return checkFeatures((*redisQueue)(nil).supports, cfg)
+}
+
+// redisQueue is the urlQueue of a cluster node: the partition streams of
+// the partitions it holds a lease on, fed into the local frontier.
+type redisQueue struct {
+	node        clusterState
+	front       *frontier.Frontier
+	store       pageStore
+	log         *slog.Logger
+	concurrency int // politeness.concurrency
+	maxDepth    int // scope.max_depth (negative: none)
+	release     func()
+
+	// the task of each entry fed from the cluster, by seq, and how many
+	// are not yet finished
+	tasks     sync.Map
+	taskCount atomic.Int64
+}
+
+// newRedisQueue holds front open (Frontier.Hold) until run sees the
+// cluster finished.
+func newRedisQueue(node clusterState, front *frontier.Frontier, store pageStore, log *slog.Logger, concurrency, maxDepth int) *redisQueue {
+	return &redisQueue{node: node, front: front, store: store, log: log, concurrency: concurrency, maxDepth: maxDepth, release: front.Hold()}
+}
+
+func (q *redisQueue) next(ctx context.Context) (frontier.Entry, error) { return q.front.Next(ctx) }
+
+// supports: what the cluster does not share yet is each node's own.
+func (q *redisQueue) supports(feature) bool { return false }
+
+func (q *redisQueue) report(s *Stats) {
+	ls := q.node.State()
+	s.ClusterPartitions, s.ClusterLease = ls.Held, &ls
+}
+
+// enqueue admits cands to the cluster (every node offers the seeds; they
+// are queued once). None is queued on this node directly.
+func (q *redisQueue) enqueue(ctx context.Context, cands []frontier.Candidate) (int, error) {
+	items := make([]cluster.Item, 0, len(cands))
+	for _, c := range cands {
+		items = append(items, cluster.Item{URL: c.URL, Depth: c.Depth, Referrer: c.Referrer})
+	}
+	_, err := q.node.Admit(ctx, items)
+	return 0, err
+}
+
+// run moves entries from the cluster into the local frontier, at most
+// 2×concurrency not yet done at a time, until the cluster is finished
+// (then it releases the frontier's hold, and the workers end when the
+// local queue is empty) or ctx ends. When the cluster has nothing for this
+// node it polls again after a wait that doubles from 20 ms to 320 ms, and
+// asks whether the cluster is finished at most every 320 ms: an idle node
+// costs Redis a few round trips a second.
+func (q *redisQueue) run(ctx context.Context) error {
+	defer q.release()
+	limit := 2 * q.concurrency
+	const minIdle, maxIdle = 20 * time.Millisecond, 320 * time.Millisecond
+	idle := minIdle
+	var askedDone time.Time
+	for ctx.Err() == nil {
+		out := int(q.taskCount.Load())
+		if room := limit - out; room > 0 {
+			tasks, err := q.node.Take(ctx, room)
+			if err != nil {
+				if ctx.Err() != nil {
+					return nil
+				}
+				return fmt.Errorf("crawler: %w", err)
+			}
+			if len(tasks) > 0 {
+				if err := q.feed(ctx, tasks); err != nil {
+					return err
+				}
+				idle = minIdle
+				continue
+			}
+			if out == 0 && time.Since(askedDone) >= maxIdle {
+				askedDone = time.Now()
+				done, err := q.node.Finished(ctx)
+				if err != nil {
+					if ctx.Err() != nil {
+						return nil
+					}
+					return fmt.Errorf("crawler: %w", err)
+				}
+				if done {
+					return nil
+				}
+			}
+		} else {
+			idle = minIdle // busy: look again soon
+		}
+		t := time.NewTimer(idle)
+		select {
+		case <-ctx.Done():
+		case <-t.C:
+		}
+		t.Stop()
+		idle = min(2*idle, maxIdle)
+	}
+	return nil
+}
+
+// feed reserves and publishes tasks in the local frontier, remembering
+// each entry's task for the ack.
+func (q *redisQueue) feed(ctx context.Context, tasks []cluster.Task) error {
+	cands := make([]frontier.Candidate, len(tasks))
+	for i, t := range tasks {
+		cands[i] = frontier.Candidate{URL: t.URL, Depth: t.Depth, Referrer: t.Referrer}
+	}
+	fresh, _, err := q.front.Reserve(context.WithoutCancel(ctx), cands)
+	if err != nil {
+		for _, t := range tasks {
+			q.node.Release(t)
+		}
+		return fmt.Errorf("crawler: %w", err)
+	}
+	j := 0
+	for _, t := range tasks {
+		if j < len(fresh) && fresh[j].URL == t.URL {
+			q.tasks.Store(fresh[j].Seq, t)
+			q.taskCount.Add(1)
+			j++
+			continue
+		}
+		q.node.Release(t) // dropped (too deep): pending, redelivered after the lease TTL
+	}
+	q.front.Publish(fresh)
+	return nil
+}
+
+// finish forgets e's task: acked by commit, or left pending in the
+// cluster (a failed or abandoned fetch).
+func (q *redisQueue) finish(e frontier.Entry) {
+	q.front.Done(e)
+	if v, ok := q.tasks.LoadAndDelete(e.Seq); ok {
+		q.node.Release(v.(cluster.Task))
+		q.taskCount.Add(-1)
+	}
+}
+
+// commit: the page's links go to the cluster (tested against the
+// cluster-wide seen-state and queued in one step, before the local
+// commit: a crash in between re-fetches the page and finds them seen),
+// then the page is committed locally, then its entry is acked.
+func (q *redisQueue) commit(ctx context.Context, e frontier.Entry, cm storage.Commit, links []frontier.Candidate) (int64, error) {
+	var items []cluster.Item
+	for _, l := range links {
+		if q.maxDepth >= 0 && l.Depth > q.maxDepth {
+			continue
+		}
+		items = append(items, cluster.Item{URL: l.URL, Depth: l.Depth, Referrer: l.Referrer})
+		cm.Trace = append(cm.Trace, l.URL)
+	}
+	if _, err := q.node.Admit(ctx, items); err != nil {
+		return 0, fmt.Errorf("crawler: links of %s: %w", e.URL, err)
+	}
+	if err := commitPage(ctx, q.store, q.log, cm); err != nil {
+		return 0, fmt.Errorf("crawler: store %s: %w", e.URL, err)
+	}
+	if v, ok := q.tasks.Load(e.Seq); ok {
+		if err := q.node.Ack(ctx, v.(cluster.Task)); err != nil {
+			return 0, fmt.Errorf("crawler: %w", err)
+		}
+	}
+	return 0, nil
+}
+
+// redisSeen is the seen-state of a cluster node: the cluster's Bloom bits,
+// tested by Admit (the local frontier admits all: admitAll); with
+// dedup.verify the cluster confirms their "seen" answers exactly and
+// counts the false positives.
+type redisSeen struct {
+	front  *frontier.Frontier
+	verify bool
+	node   clusterState
+	fpBase atomic.Uint64
+}
+
+func (s *redisSeen) claim(ctx context.Context, url string) (bool, error) {
+	return s.front.Claim(ctx, url)
+}
+func (s *redisSeen) release(urls []string) { s.front.Release(urls) }
+func (s *redisSeen) restored(url string)   { s.front.Restore(url) }
+
+func (s *redisSeen) start() {
+	if s.verify {
+		s.fpBase.Store(s.node.FalsePositives())
+	}
+}
+
+func (s *redisSeen) report(st *Stats) {
+	if s.verify {
+		fs := s.front.Stats()
+		st.FilterStoreReads, st.FilterStoreKeys, st.FilterMemoryHits = fs.ConfirmReads, fs.ConfirmKeys, fs.RecentHits
+		fp := s.node.FalsePositives() - s.fpBase.Load()
+		st.FalsePositives = &fp
+	}
+}
+
+// redisDocs are the document decisions of a cluster node: through the
+// cluster's document log (clusterDedup), never rebuilt from this store.
+type redisDocs struct {
+	cd     *clusterDedup
+	dd     deduper
+	store  pageStore
+	params string // the rules every node must share (CheckDocParams)
+	log    *slog.Logger
+}
+
+func (d *redisDocs) index() dedupstore.Index { return noIndex{} }
+
+// alias: the document log maps the aliases (judge passes them).
+func (d *redisDocs) alias(string, uint64) {}
+
+func (d *redisDocs) start(ctx context.Context) error {
+	n, err := d.cd.start(ctx, d.params)
+	if err != nil {
+		return fmt.Errorf("crawler: %w", err)
+	}
+	d.log.Info("cluster document log replayed", "entries", n)
+	return nil
+}
+
+// judge signs the page here and decides it through the document log
+// (clusterDedup.check). A duplicate of a document another node stored
+// names that node in rec. A page whose verdict is its own URL's document
+// (the URL step matched the document's first URL: the node that first
+// judged it died before acknowledging it, and the page was fetched
+// again) is stored here as that document, unless this store already has
+// it.
+func (d *redisDocs) judge(ctx context.Context, e frontier.Entry, j *job, rec *storage.URLRecord, doc *Document) (contentdedup.Verdict, error) {
+	sig, sim := d.dd.Prepare(doc.Title, doc.Text)
+	var aliases []string
+	for _, u := range j.chain {
+		if a := u.String(); a != e.URL {
+			aliases = append(aliases, a)
+		}
+	}
+	v, node, err := d.cd.check(context.WithoutCancel(ctx), e.URL, rec.Hints.Canonical, sig, sim, aliases)
+	if err != nil {
+		return v, fmt.Errorf("crawler: content dedup of %s: %w", e.URL, err)
+	}
+	if v.Duplicate && v.Reason == contentdedup.ReasonURL && v.MatchURL == e.URL {
+		if _, err := d.store.Page(storage.DocID(v.DocID)); errors.Is(err, storage.ErrNotFound) {
+			v.Duplicate, v.Reason, v.MatchURL, v.Similar = false, contentdedup.ReasonNew, "", sim
+			return v, nil
+		} else if err != nil {
+			return v, fmt.Errorf("crawler: content dedup of %s: %w", e.URL, err)
+		}
+	}
+	if v.Duplicate && node != d.cd.node {
+		rec.Node = node
+	}
+	return v, nil
+}
