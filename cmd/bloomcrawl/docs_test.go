@@ -93,7 +93,7 @@ func TestDocsCommandsAndFlags(t *testing.T) {
 	}
 	for name := range benchmarks {
 		cmds = append(cmds, cmdFlags{
-			name:    "bench " + name,
+			name: "bench " + name,
 			// A lab benchmark moves to 'bloomcrawl-lab NAME' (same flags).
 			mention: []string{"bench " + name, "bloomcrawl-lab " + name},
 			flags:   helpFlags(t, "bench", name),
