@@ -103,7 +103,7 @@ func TestDocsCommandsAndFlags(t *testing.T) {
 	for _, sub := range []string{"stats", "doc", "similar", "list", "export"} {
 		cmds = append(cmds, cmdFlags{
 			name:    "query " + sub,
-			mention: []string{"query " + sub},
+			mention: []string{"bloomcrawl query"},
 			flags:   helpFlags(t, "query", sub),
 		})
 	}
@@ -147,9 +147,10 @@ func TestDocsCommandsAndFlags(t *testing.T) {
 	}
 }
 
-// yamlKeys returns the dotted YAML paths of t's fields ("scope.max_depth");
-// the fields of a list's elements are under the list's path plus "[]"
-// ("recrawl.rules[].match").
+// yamlKeys returns the dotted YAML paths of t's leaf fields
+// ("scope.max_depth"; a section such as "scope" is documented by its keys);
+// a list of structs is listed itself and its elements' fields under the
+// list's path plus "[]" ("recrawl.rules[].match").
 func yamlKeys(t reflect.Type, prefix string) []string {
 	var keys []string
 	for i := 0; i < t.NumField(); i++ {
@@ -159,19 +160,23 @@ func yamlKeys(t reflect.Type, prefix string) []string {
 			continue
 		}
 		path := prefix + tag
-		keys = append(keys, path)
 		ft := f.Type
 		if ft.Kind() == reflect.Pointer {
 			ft = ft.Elem()
 		}
-		if ft.Kind() == reflect.Slice {
-			if et := ft.Elem(); et.Kind() == reflect.Struct {
-				keys = append(keys, yamlKeys(et, path+"[].")...)
+		switch {
+		case ft.Kind() == reflect.Slice && ft.Elem().Kind() == reflect.Struct:
+			// A list documents itself and its elements' fields.
+			keys = append(keys, path)
+			keys = append(keys, yamlKeys(ft.Elem(), path+"[].")...)
+		case ft.Kind() == reflect.Struct:
+			sub := yamlKeys(ft, path+".")
+			if len(sub) == 0 {
+				sub = []string{path} // a struct read as one value (scope.sitemaps)
 			}
-			continue
-		}
-		if ft.Kind() == reflect.Struct {
-			keys = append(keys, yamlKeys(ft, path+".")...)
+			keys = append(keys, sub...)
+		default:
+			keys = append(keys, path)
 		}
 	}
 	return keys
@@ -190,6 +195,7 @@ func TestDocsConfigKeys(t *testing.T) {
 	if len(keys) < 30 {
 		t.Fatalf("found only %d config keys: the Config type changed shape?", len(keys))
 	}
+	t.Logf("%d keys: %s", len(keys), strings.Join(keys, " "))
 	for _, k := range keys {
 		if strings.Contains(ref, "`"+k+"`") {
 			continue
