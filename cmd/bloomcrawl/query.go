@@ -32,7 +32,7 @@ subcommands:
                               pages by host, URL prefix or fetch time (RFC 3339), paginated
   export [--html]             every page as JSON lines (docId order)
   export --warc FILE          the store as a WARC/1.1 file (pages as resource records, duplicates
-                              and failures as metadata; no HTTP headers or raw bytes: see README "WARC")
+                              and failures as metadata; no HTTP headers or raw bytes: see docs/warc.md)
   check                       verify every record and index of the store (reads it all)
 
 The store is opened read-only, so queries can run side by side, but not
