@@ -628,7 +628,7 @@ func (w *Writer) gz(buf *bytes.Buffer) *gowarc.Writer {
 
 // newGzipWriter is a gowarc writer compressing at gzip's fastest level
 // (gowarc.NewWriter uses the default level: 10% smaller files on the
-// handbook corpus, for more CPU per byte; see README "WARC").
+// handbook corpus, for more CPU per byte; see docs/warc.md).
 func newGzipWriter(out io.Writer) *gowarc.Writer {
 	zw, err := gzip.NewWriterLevel(out, gzip.BestSpeed)
 	if err != nil {

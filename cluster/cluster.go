@@ -56,7 +56,7 @@ type Options struct {
 	// seen): a URL the set does not hold is a false positive of the bits,
 	// queued and counted (FalsePositives), so no page is lost to them.
 	// It costs Redis memory per URL queued (the URL's bytes plus the
-	// set's overhead, see README) and one SADD per URL queued inside the
+	// set's overhead, see docs/cluster.md) and one SADD per URL queued inside the
 	// same script (no round trip). crawl --cluster sets it from
 	// dedup.verify (default true). Every node must use the same (checked).
 	Verify bool

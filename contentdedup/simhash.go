@@ -24,8 +24,8 @@ const (
 	FlagContentEmpty
 )
 
-// Defaults of the fingerprint, chosen by `go run ./cmd/bloomcrawl-lab dedup` (see the
-// package README section for the figures).
+// Defaults of the fingerprint, chosen by measurement (`go run
+// ./cmd/bloomcrawl-lab dedup`; figures in docs/content-dedup.md).
 const (
 	// ShingleSize is the number of consecutive words in one content feature.
 	ShingleSize = 1

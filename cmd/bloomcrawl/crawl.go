@@ -91,7 +91,7 @@ func newCrawlFlags(stderr io.Writer) (*flag.FlagSet, *crawlFlags) {
 	f.cpuProfile = fs.String("cpuprofile", "", "write a CPU profile of the crawl to this file")
 	f.mutexProfile = fs.String("mutexprofile", "", "write a profile of the crawl's lock contention (1 in 5 contended sync.Mutex waits sampled) to this file when the crawl ends")
 	f.memProfile = fs.String("memprofile", "", "write a heap profile to this file when the crawl ends (after a GC, with the crawl's state still live), and to FILE.peak whenever the live heap reaches a new high (10% above the last)")
-	f.clusterURL = fs.String("cluster", "", "crawl as one node of a cluster coordinated through Redis at redis://HOST:PORT/DB, or a Redis Cluster at redis+cluster://HOST:PORT[?addr=HOST:PORT...] (see README, cluster)")
+	f.clusterURL = fs.String("cluster", "", "crawl as one node of a cluster coordinated through Redis at redis://HOST:PORT/DB, or a Redis Cluster at redis+cluster://HOST:PORT[?addr=HOST:PORT...] (see docs/cluster.md)")
 	f.node = fs.String("node", "", "with --cluster: this node's name (default HOSTNAME-PID); a node restarted under its name takes back its pending entries")
 	f.partitions = fs.Int("partitions", 16, "with --cluster: partitions the hosts are spread over (the same on every node, checked); a Redis Cluster spreads at most this many partitions' keys over its shards")
 	f.leaseTTL = fs.Duration("lease-ttl", 10*time.Second, "with --cluster: how long a partition lease lives unrenewed; a dead node's partitions and pages in flight are taken over after about this long")

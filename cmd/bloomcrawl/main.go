@@ -1,5 +1,5 @@
 // Command bloomcrawl is a web crawler with URL dedup (Bloom filters) and
-// content dedup (SimHash) built in. See the README for every subcommand.
+// content dedup (SimHash) built in. See the README and docs/ for every subcommand.
 //
 // main stays thin: it parses the subcommand name, sets up a signal context
 // and maps errors to exit codes. Each subcommand lives in its own file and

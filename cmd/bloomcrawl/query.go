@@ -33,7 +33,7 @@ subcommands:
                               pages by host, URL prefix or fetch time (RFC 3339), paginated
   export [--html]             every page as JSON lines (docId order)
   export --warc FILE          the store as a WARC/1.1 file (pages as resource records, duplicates
-                              and failures as metadata; no HTTP headers or raw bytes: see README "WARC")
+                              and failures as metadata; no HTTP headers or raw bytes: see docs/warc.md)
   export --cdxj DIR|FILE      CDXJ index of WARC files (crawl --warc output), sorted; no --store needed
   export --wacz FILE --warc-dir DIR [--text]
                               a WACZ package: the WARC files, their CDXJ index, the store's pages
