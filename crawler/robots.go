@@ -109,22 +109,24 @@ func hostOf(raw string) string {
 	return u.Host
 }
 
-// Fetching robots.txt (RFC 9309 §2.3.1).
-const (
+// Fetching robots.txt (RFC 9309 §2.3.1). Variables for the tests.
+var (
 	// robotsTTL is how long a robots.txt is used before it is read again
 	// (§2.4: at most 24 hours), so a continuous crawl follows its changes.
 	robotsTTL = 24 * time.Hour
 	// robotsRetries is how many times an unreachable robots.txt is tried
 	// again, robotsBackoff after the first failure, doubling up to
-	// robotsMaxBackoff; after the last, the host is left until its entry
-	// expires (robotsTTL), its URLs queued for the next run.
+	// robotsMaxBackoff (1 s, 2 s … 512 s: about 17 minutes in all); after
+	// the last, the host is left until the entry expires (robotsTTL), its
+	// URLs queued for the next run.
 	robotsRetries    = 10
 	robotsBackoff    = time.Second
 	robotsMaxBackoff = 10 * time.Minute
-	// robotsRedirects is how many redirects are followed (§2.3.1.2: at
-	// least five); a robots.txt still redirecting after them is unavailable.
-	robotsRedirects = 5
 )
+
+// robotsRedirects is how many redirects are followed (§2.3.1.2: at least
+// five); a robots.txt still redirecting after them is unavailable.
+const robotsRedirects = 5
 
 // robotsUnreachable is robotsAllow's answer while a host's robots.txt
 // cannot be read (a 5xx or 429, a timeout, a network error): nothing may be
@@ -152,7 +154,7 @@ type robotsCache struct {
 	// been read (a 2xx or an unavailable 4xx).
 	learnt func(u *url.URL, rules *robots.Rules)
 	// ttl, backoff, maxBackoff and retries: robotsTTL, robotsBackoff,
-	// robotsMaxBackoff, robotsRetries (fields so that tests can shorten them).
+	// robotsMaxBackoff, robotsRetries when the cache was made.
 	ttl, backoff, maxBackoff time.Duration
 	retries                  int
 	now                      func() time.Time
