@@ -75,6 +75,15 @@ func (c *Crawler) robotsWait(e frontier.Entry, err error) bool {
 	if !errors.As(err, &ru) {
 		return false
 	}
+	if ru.fetched {
+		if ru.gaveUp {
+			c.log.Warn("robots.txt unreachable, retries exhausted; the host's URLs stay queued for the next run",
+				"host", ru.host, "cause", ru.cause, "next_try", ru.retryAt)
+		} else {
+			c.log.Warn("robots.txt unreachable; host paused until a retry reads it", "host", ru.host, "cause", ru.cause,
+				"retry_in", time.Until(ru.retryAt).Round(time.Millisecond))
+		}
+	}
 	if c.o.Cluster == nil && !ru.gaveUp {
 		c.front.Defer(e, ru.retryAt)
 	}
@@ -136,6 +145,7 @@ type robotsUnreachable struct {
 	cause   string    // what the last try got
 	retryAt time.Time // when robots.txt is tried again
 	gaveUp  bool      // retries exhausted: tried again at retryAt (the entry's expiry) only
+	fetched bool      // this answer comes from the fetch that failed (not the cache)
 }
 
 func (e *robotsUnreachable) Error() string {
@@ -229,13 +239,21 @@ func (rc *robotsCache) get(ctx context.Context, u *url.URL) (*robots.Rules, erro
 				e.expires = now.Add(min(rc.backoff<<(e.failures-1), rc.maxBackoff))
 			}
 		}
+		var failed *robotsUnreachable
+		if err == nil && rules == nil {
+			failed = e.unreachable(u.Host, rc.retries)
+			failed.fetched = true
+		}
 		close(e.fetching)
 		e.fetching = nil
 		rc.mu.Unlock()
 		if err != nil {
 			return nil, err
 		}
-		if rules != nil && rc.learnt != nil {
+		if failed != nil {
+			return nil, failed
+		}
+		if rc.learnt != nil {
 			rc.learnt(u, rules)
 		}
 	}
@@ -246,7 +264,12 @@ func (e *robotsEntry) answer(host string, retries int) (*robots.Rules, error) {
 	if e.rules != nil {
 		return e.rules, nil
 	}
-	return nil, &robotsUnreachable{host: host, cause: e.cause, retryAt: e.expires, gaveUp: e.failures > retries}
+	return nil, e.unreachable(host, retries)
+}
+
+// unreachable is the answer of an entry without rules. Holds rc.mu.
+func (e *robotsEntry) unreachable(host string, retries int) *robotsUnreachable {
+	return &robotsUnreachable{host: host, cause: e.cause, retryAt: e.expires, gaveUp: e.failures > retries}
 }
 
 // fetch reads origin's robots.txt and returns its rules: parsed from a 2xx;

@@ -250,3 +250,42 @@ func TestRequestTarget(t *testing.T) {
 		}
 	}
 }
+
+// TestRobots503MidCrawlPausesHost: in a continuous crawl, a host whose
+// robots.txt starts answering 503 is paused once its cached copy expires,
+// and crawled again when robots.txt answers 200 again.
+func TestRobots503MidCrawlPausesHost(t *testing.T) {
+	shortRobotsTiming(t, 300*time.Millisecond, 20*time.Millisecond, 1000)
+	site := newRobotsSite(t, http.StatusOK, "User-agent: *\nDisallow: /private/\n")
+	cfg := robotsConfig(site.srv.URL)
+	cfg.Recrawl.Continuous = true
+	cfg.Recrawl.SeedsEvery = configs.Duration(100 * time.Millisecond)
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	done := make(chan crawlResult, 1)
+	go func() { done <- crawlInto(t, ctx, cfg, t.TempDir(), nil, nil) }()
+	waitFor(t, "the seed refreshed", func() bool { return site.count("/") >= 3 })
+	site.set(http.StatusServiceUnavailable, "")
+	waitFor(t, "a 503 robots.txt", func() bool {
+		site.mu.Lock()
+		defer site.mu.Unlock()
+		return site.lastRobots == http.StatusServiceUnavailable
+	})
+	paused := site.count("/")
+	time.Sleep(500 * time.Millisecond) // five seed refreshes
+	if n := site.count("/") - paused; n != 0 {
+		t.Errorf("/ requested %d times while robots.txt answered 503", n)
+	}
+	site.set(http.StatusOK, "User-agent: *\nDisallow: /private/\n")
+	waitFor(t, "the seed fetched again after a 200", func() bool { return site.count("/") > paused })
+	cancel()
+	r := <-done
+	site.mu.Lock()
+	defer site.mu.Unlock()
+	if site.pageWhileBlocked != 0 {
+		t.Errorf("%d pages requested while robots.txt answered 503", site.pageWhileBlocked)
+	}
+	if r.stats.Errors != 0 {
+		t.Errorf("stats %+v: waiting URLs recorded as errors", r.stats)
+	}
+}
