@@ -18,6 +18,7 @@ func googleCases() []conformanceCase {
 	const fishPhp = "user-agent: FooBot\ndisallow: /\nallow: /fish*.php\n"
 	const index = "User-Agent: *\nAllow: /allowed-slash/index.html\nDisallow: /\n"
 	const space = "User-Agent: *\nDisallow: /\nUser-Agent: Foo Bar\nAllow: /x/\nDisallow: /\n"
+	const fooSlash = "user-agent: FooBot\ndisallow: /\n"
 	cases := []conformanceCase{
 		{"GoogleOnly_SystemTest", "", "FooBot", "", true},
 		{"GoogleOnly_SystemTest", fooSlash, "", "", true},
