@@ -369,3 +369,59 @@ var endToEndCanonical = []string{
 	// rule written as %62%61%7A does not match
 	"http://foo.bar/foo/bar/%62%61%7A",
 }
+
+// TestRobotsFetchStatus: how each answer to a robots.txt request is taken
+// (RFC 9309 §2.3.1): a 2xx is parsed, a 4xx (but 429) allows everything,
+// a 5xx, 429, timeout or network error disallows the host, and a
+// robots.txt still redirecting after 5 redirects is unavailable.
+func TestRobotsFetchStatus(t *testing.T) {
+	mux := http.NewServeMux()
+	mux.HandleFunc("/ok/robots.txt", func(w http.ResponseWriter, r *http.Request) {
+		fmt.Fprint(w, "User-agent: *\nDisallow: /private\n")
+	})
+	for _, s := range []int{403, 404, 410, 429, 500, 503} {
+		mux.HandleFunc(fmt.Sprintf("/%d/robots.txt", s), func(w http.ResponseWriter, r *http.Request) {
+			http.Error(w, "no", s)
+		})
+	}
+	mux.HandleFunc("/slow/robots.txt", func(w http.ResponseWriter, r *http.Request) {
+		time.Sleep(300 * time.Millisecond)
+	})
+	mux.HandleFunc("/loop/", func(w http.ResponseWriter, r *http.Request) {
+		http.Redirect(w, r, r.URL.Path+"x", http.StatusFound)
+	})
+	srv := httptest.NewServer(mux)
+	defer srv.Close()
+	closed := httptest.NewServer(http.NotFoundHandler())
+	closed.Close()
+
+	rc := newRobotsCache(&http.Client{Timeout: 100 * time.Millisecond}, "bot/1.0", nil)
+	for _, c := range []struct {
+		origin      string
+		unreachable bool
+		private     bool // /private allowed
+	}{
+		{srv.URL + "/ok", false, false},
+		{srv.URL + "/403", false, true},
+		{srv.URL + "/404", false, true},
+		{srv.URL + "/410", false, true},
+		{srv.URL + "/429", true, false},
+		{srv.URL + "/500", true, false},
+		{srv.URL + "/503", true, false},
+		{srv.URL + "/slow", true, false},
+		{srv.URL + "/loop", false, true},
+		{closed.URL, true, false},
+	} {
+		rules, cause, err := rc.fetch(context.Background(), c.origin)
+		if err != nil {
+			t.Fatalf("%s: %v", c.origin, err)
+		}
+		if (rules == nil) != c.unreachable {
+			t.Errorf("%s: rules %v (%s), want unreachable %v", c.origin, rules, cause, c.unreachable)
+			continue
+		}
+		if rules != nil && rules.Allowed("bot", "/private") != c.private {
+			t.Errorf("%s: /private allowed %v, want %v", c.origin, !c.private, c.private)
+		}
+	}
+}
