@@ -98,8 +98,10 @@ type Scope struct {
 	// MaxPagesPerHost stops crawling a host after this many fetched pages.
 	// Default 0, unlimited; must be >= 0.
 	MaxPagesPerHost int `yaml:"max_pages_per_host"`
-	// MaxURLLength skips URLs longer than this many bytes. Default 2048;
-	// must be > 0.
+	// MaxURLLength skips URLs longer than this many bytes; a seed or
+	// sitemap URL longer fails validation. Default 2048; must be > 0 and
+	// at most storage.MaxURLBytes (16384), the longest URL the store
+	// accepts.
 	MaxURLLength int `yaml:"max_url_length"`
 	// Sitemaps says which sitemaps are read: "auto" (the default: the
 	// Sitemap: lines of each seed host's robots.txt and its /sitemap.xml,

@@ -2,6 +2,7 @@ package configs
 
 import (
 	"github.com/bloomcrawl/bloomcrawl/contentdedup"
+	"github.com/bloomcrawl/bloomcrawl/storage"
 
 	"errors"
 	"fmt"
@@ -39,7 +40,9 @@ func (c *Config) check(requireSeeds bool) []*Error {
 		bad("seeds", "at least one seed URL is required")
 	}
 	for i, s := range c.Seeds {
-		if err := checkSeed(s); err != "" {
+		if msg := checkURLLength(s, c.Scope.MaxURLLength); msg != "" {
+			bad(fmt.Sprintf("seeds[%d]", i), "%s", msg)
+		} else if err := checkSeed(s); err != "" {
 			bad(fmt.Sprintf("seeds[%d]", i), "%q %s", s, err)
 		}
 	}
@@ -76,12 +79,16 @@ func (c *Config) check(requireSeeds bool) []*Error {
 	}
 	if s.MaxURLLength <= 0 {
 		bad("scope.max_url_length", "must be > 0")
+	} else if s.MaxURLLength > storage.MaxURLBytes {
+		bad("scope.max_url_length", "%d is more than the store accepts (%d bytes)", s.MaxURLLength, storage.MaxURLBytes)
 	}
 	if s.Sitemaps.Off && len(s.Sitemaps.URLs) > 0 {
 		bad("scope.sitemaps", "off and a list of URLs at once")
 	}
 	for i, u := range s.Sitemaps.URLs {
-		if err := checkSeed(u); err != "" {
+		if msg := checkURLLength(u, s.MaxURLLength); msg != "" {
+			bad(fmt.Sprintf("scope.sitemaps[%d]", i), "%s", msg)
+		} else if err := checkSeed(u); err != "" {
 			bad(fmt.Sprintf("scope.sitemaps[%d]", i), "%q %s", u, err)
 		}
 	}
@@ -213,6 +220,20 @@ func checkSeed(s string) string {
 		return "has no host"
 	}
 	return ""
+}
+
+// checkURLLength returns why u is too long to crawl, or "": longer than
+// scope.max_url_length (max; not checked when max is not positive), or
+// than the store accepts. The URL is shown by its start only.
+func checkURLLength(u string, max int) string {
+	limit, what := max, "scope.max_url_length"
+	if limit <= 0 || limit > storage.MaxURLBytes {
+		limit, what = storage.MaxURLBytes, "the store's limit"
+	}
+	if len(u) <= limit {
+		return ""
+	}
+	return fmt.Sprintf("%.60q... is %d bytes, longer than %s (%d)", u, len(u), what, limit)
 }
 
 // checkHost returns why h is not a host name (optionally host:port), or

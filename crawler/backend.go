@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
+	"time"
 
 	"github.com/bloomcrawl/bloomcrawl/cluster"
 	"github.com/bloomcrawl/bloomcrawl/configs"
@@ -41,6 +42,10 @@ type urlQueue interface {
 	// finish ends e's life on this node, committed or not (then it stays
 	// queued for a later run or another node).
 	finish(e frontier.Entry)
+	// wait puts e back, unfinished, to be handed out again no earlier
+	// than until, with the rest of its host (a host whose robots.txt
+	// cannot be read yet); finish must still follow.
+	wait(e frontier.Entry, until time.Time)
 	// run moves work to this node until the queue is finished or ctx
 	// ends; the local queue has nothing to move and returns at once.
 	run(ctx context.Context) error

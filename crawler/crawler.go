@@ -561,6 +561,7 @@ func (c *Crawler) fetchOnce(fetchCtx context.Context, e frontier.Entry, prev *st
 	if c.cfg.Politeness.ObeyRobots {
 		if err := c.robotsAllow(fetchCtx, e.URL); err != nil {
 			j.err = err
+			j.abandoned = c.robotsWait(e, err) // robots.txt unreachable: e waits
 			return j
 		}
 	}

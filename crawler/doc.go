@@ -11,9 +11,13 @@
 //  1. fetch with a shared colly.Collector, synchronously from a fixed pool of
 //     workers (Politeness.Concurrency); colly's visited set is off because
 //     the frontier already deduplicates; robots.txt, when
-//     politeness.obey_robots, read by the crawler itself (once per host,
-//     before the host's first page; its Crawl-delay becomes the host's
-//     frontier delay, capped by politeness.max_crawl_delay); redirects counted (fetch.max_redirects), kept
+//     politeness.obey_robots, read by the crawler itself (package robots,
+//     RFC 9309; before the host's first page, again after 24 hours; tested
+//     on the request target colly sends; a 4xx allows everything, a 5xx,
+//     429 or network error disallows the whole host, whose URLs wait in the
+//     frontier until a retry succeeds; its Crawl-delay becomes the host's
+//     frontier delay, capped by politeness.max_crawl_delay; see
+//     docs/robots.md); redirects counted (fetch.max_redirects), kept
 //     in scope, loops stopped, and the chain recorded; network errors and
 //     408/429/500/502/503/504 tried again fetch.retries times (backoff
 //     doubling from Options.RetryBackoff, or Retry-After; never sooner than

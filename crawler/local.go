@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"log/slog"
 	"sync/atomic"
+	"time"
 
 	"github.com/bloomcrawl/bloomcrawl/contentdedup"
 	"github.com/bloomcrawl/bloomcrawl/frontier"
@@ -59,10 +60,13 @@ func (q *localQueue) commit(ctx context.Context, e frontier.Entry, cm storage.Co
 	return int64(len(fresh)) - 1, nil
 }
 
-func (q *localQueue) finish(e frontier.Entry)   { q.front.Done(e) }
-func (q *localQueue) run(context.Context) error { return nil }
-func (q *localQueue) supports(feature) bool     { return true }
-func (q *localQueue) report(*Stats)             {}
+func (q *localQueue) finish(e frontier.Entry) { q.front.Done(e) }
+
+// wait holds e's host in the frontier until then (Done then does nothing).
+func (q *localQueue) wait(e frontier.Entry, until time.Time) { q.front.Defer(e, until) }
+func (q *localQueue) run(context.Context) error              { return nil }
+func (q *localQueue) supports(feature) bool                  { return true }
+func (q *localQueue) report(*Stats)                          {}
 
 // localSeen is the seen-state of a crawl on one node: the frontier's
 // seen-filter (Options.Seen), its answers confirmed against the store with

@@ -593,7 +593,7 @@ func (c *Crawler) links(e frontier.Entry, doc *Document, canonical string) []fro
 	var out []frontier.Candidate
 	for _, href := range hrefs {
 		u, err := c.canon.Canonicalize(doc.Base, href)
-		if err != nil || c.scope.Check(u) != nil {
+		if err != nil || c.checkLink(e.URL, u) != nil {
 			continue
 		}
 		s := u.String()

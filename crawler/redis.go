@@ -189,6 +189,10 @@ func (q *redisQueue) feed(ctx context.Context, tasks []cluster.Task) error {
 
 // finish forgets e's task: acked by commit, or left pending in the
 // cluster (a failed or abandoned fetch).
+// wait does nothing: finish releases e's task to the cluster, which hands
+// it out again (after the partition's owner has read robots.txt).
+func (q *redisQueue) wait(frontier.Entry, time.Time) {}
+
 func (q *redisQueue) finish(e frontier.Entry) {
 	q.front.Done(e)
 	if v, ok := q.tasks.LoadAndDelete(e.Seq); ok {

@@ -145,6 +145,11 @@ func TestRetryWaitEndsWithTheCrawl(t *testing.T) {
 			fmt.Fprint(w, `<html><body><p>home page text</p><a href="/busy">busy</a></body></html>`)
 			return
 		}
+		if r.URL.Path == "/robots.txt" {
+			// (a 503 robots.txt would disallow the whole host, RFC 9309 §2.3.1.4)
+			http.NotFound(w, r)
+			return
+		}
 		select {
 		case asked <- struct{}{}:
 		default:

@@ -2,6 +2,7 @@ package crawler
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"io"
 	"net/http"
@@ -11,36 +12,92 @@ import (
 	"time"
 
 	"github.com/gocolly/colly/v2"
-	"github.com/temoto/robotstxt"
+	whatwg "github.com/nlnwa/whatwg-url/url"
+
+	"github.com/bloomcrawl/bloomcrawl/frontier"
+	"github.com/bloomcrawl/bloomcrawl/robots"
 )
 
 // robotsAllow returns nil when robots.txt lets us fetch rawURL,
-// colly.ErrRobotsTxtBlocked when it does not, or the error that kept
-// robots.txt from being read.
+// colly.ErrRobotsTxtBlocked when it does not, a *robotsUnreachable while
+// the host's robots.txt cannot be read (complete disallow, RFC 9309
+// §2.3.1.4), or ctx's error. The rules are tested on the request target
+// exactly as colly will send it (requestTarget).
 func (c *Crawler) robotsAllow(ctx context.Context, rawURL string) error {
 	u, err := url.Parse(rawURL)
 	if err != nil {
 		return err
 	}
-	data, err := c.robotsTxt.get(ctx, u)
+	rules, err := c.robotsTxt.get(ctx, u)
 	if err != nil {
 		return err
 	}
-	if !c.robotsTxt.allowed(data, u) {
+	target, err := requestTarget(rawURL)
+	if err != nil {
+		return err
+	}
+	if !rules.Allowed(c.agent, target) {
 		return colly.ErrRobotsTxtBlocked
 	}
 	return nil
 }
 
-// learnHost applies what a host's robots.txt asks (data nil: it could not
-// be read): its Crawl-delay, when robots.txt is obeyed and
-// politeness.max_crawl_delay is not 0, capped by it, becomes the host's
-// delay if longer than politeness.delay. Either way the frontier learns
-// that the host's delay is known (HoldNewHosts).
-func (c *Crawler) learnHost(u *url.URL, data *robotstxt.RobotsData) {
+// collyURLs parses URLs as colly does before a request.
+var collyURLs = whatwg.NewParser(whatwg.WithPercentEncodeSinglePercentSign())
+
+// requestTarget returns the path and query the request for rawURL will
+// send: the URL parsed as colly parses it (WHATWG), then as net/http does,
+// then url.URL.RequestURI, which is what goes on the request line.
+func requestTarget(rawURL string) (string, error) {
+	w, err := collyURLs.Parse(rawURL)
+	if err != nil {
+		return "", err
+	}
+	u, err := url.Parse(w.Href(false))
+	if err != nil {
+		return "", err
+	}
+	if u, err = url.Parse(u.String()); err != nil {
+		return "", err
+	}
+	return u.RequestURI(), nil
+}
+
+// robotsWait makes entry e wait when err says its host's robots.txt is
+// unreachable, and reports whether it did (then e is neither fetched nor
+// recorded, and the caller leaves it as an abandoned fetch: Done). While
+// retries remain, e goes back to the frontier, which holds the whole host
+// until the next robots.txt retry (frontier.Defer). After the last retry,
+// or in cluster mode (the cluster hands the task out again), e stays
+// queued in the store, for the next run.
+func (c *Crawler) robotsWait(e frontier.Entry, err error) bool {
+	var ru *robotsUnreachable
+	if !errors.As(err, &ru) {
+		return false
+	}
+	if ru.fetched {
+		if ru.gaveUp {
+			c.log.Warn("robots.txt unreachable, retries exhausted; the host's URLs stay queued for the next run",
+				"host", ru.host, "cause", ru.cause, "next_try", ru.retryAt)
+		} else {
+			c.log.Warn("robots.txt unreachable; host paused until a retry reads it", "host", ru.host, "cause", ru.cause,
+				"retry_in", time.Until(ru.retryAt).Round(time.Millisecond))
+		}
+	}
+	if !ru.gaveUp {
+		c.queue.wait(e, ru.retryAt)
+	}
+	return true
+}
+
+// learnHost applies what a host's robots.txt asks: its Crawl-delay, when
+// robots.txt is obeyed and politeness.max_crawl_delay is not 0, capped by
+// it, becomes the host's delay if longer than politeness.delay. Either way
+// the frontier learns that the host's delay is known (HoldNewHosts).
+func (c *Crawler) learnHost(u *url.URL, rules *robots.Rules) {
 	var d time.Duration
 	if c.cfg.Politeness.ObeyRobots && c.cfg.Politeness.MaxCrawlDelay > 0 {
-		d = c.robotsTxt.crawlDelay(data)
+		d, _ = rules.CrawlDelay(c.agent)
 		if limit := c.cfg.Politeness.MaxCrawlDelay.Std(); d > limit {
 			c.log.Warn("robots.txt Crawl-delay above politeness.max_crawl_delay; using the cap", "host", u.Host, "crawl_delay", d, "max_crawl_delay", limit)
 			d = limit
@@ -61,113 +118,194 @@ func hostOf(raw string) string {
 	return u.Host
 }
 
-// maxRobotsBytes is the part of a robots.txt that is read (Google reads
-// 500 KiB).
-const maxRobotsBytes = 512 << 10
+// Fetching robots.txt (RFC 9309 §2.3.1). Variables for the tests.
+var (
+	// robotsTTL is how long a robots.txt is used before it is read again
+	// (§2.4: at most 24 hours), so a continuous crawl follows its changes.
+	robotsTTL = 24 * time.Hour
+	// robotsRetries is how many times an unreachable robots.txt is tried
+	// again, robotsBackoff after the first failure, doubling up to
+	// robotsMaxBackoff (1 s, 2 s … 512 s: about 17 minutes in all); after
+	// the last, the host is left until the entry expires (robotsTTL), its
+	// URLs queued for the next run.
+	robotsRetries    = 10
+	robotsBackoff    = time.Second
+	robotsMaxBackoff = 10 * time.Minute
+)
 
-// robotsCache fetches each host's robots.txt once (concurrent callers for
-// one host wait for the same fetch) and keeps it for the crawl. A fetch
-// that fails without a response is not kept: the next caller tries again.
-// The crawler does this itself rather than through colly, so that it can
-// read Crawl-delay and Sitemap: lines, which colly does not expose.
+// robotsRedirects is how many redirects are followed (§2.3.1.2: at least
+// five); a robots.txt still redirecting after them is unavailable.
+const robotsRedirects = 5
+
+// robotsUnreachable is robotsAllow's answer while a host's robots.txt
+// cannot be read (a 5xx or 429, a timeout, a network error): nothing may be
+// fetched from it (§2.3.1.4).
+type robotsUnreachable struct {
+	host    string
+	cause   string    // what the last try got
+	retryAt time.Time // when robots.txt is tried again
+	gaveUp  bool      // retries exhausted: tried again at retryAt (the entry's expiry) only
+	fetched bool      // this answer comes from the fetch that failed (not the cache)
+}
+
+func (e *robotsUnreachable) Error() string {
+	return fmt.Sprintf("robots.txt of %s unreachable (%s): host disallowed until %s", e.host, e.cause, e.retryAt.UTC().Format(time.RFC3339))
+}
+
+// robotsCache fetches each origin's robots.txt (concurrent callers for one
+// origin wait for the same fetch) and keeps it for ttl. An unreachable
+// robots.txt is kept as a complete disallow until its next retry. The
+// crawler does this itself rather than through colly, to read Crawl-delay
+// and Sitemap: lines and to follow §2.3.1's status rules.
 type robotsCache struct {
 	client *http.Client
 	agent  string
-	// learnt is called once per host (scheme://host:port) when its
-	// robots.txt has been read, with nil data after a failed fetch.
-	learnt func(u *url.URL, data *robotstxt.RobotsData)
+	// learnt is called with an origin's rules each time its robots.txt has
+	// been read (a 2xx or an unavailable 4xx).
+	learnt func(u *url.URL, rules *robots.Rules)
+	// ttl, backoff, maxBackoff and retries: robotsTTL, robotsBackoff,
+	// robotsMaxBackoff, robotsRetries when the cache was made.
+	ttl, backoff, maxBackoff time.Duration
+	retries                  int
+	now                      func() time.Time
 
 	mu    sync.Mutex
 	hosts map[string]*robotsEntry
 }
 
 type robotsEntry struct {
-	ready chan struct{}
-	data  *robotstxt.RobotsData
-	err   error
+	fetching chan struct{} // non-nil while a fetch runs; closed at its end
+	rules    *robots.Rules // nil: unreachable
+	expires  time.Time     // fetch again from then on
+	failures int           // consecutive unreachable answers
+	cause    string
 }
 
-func newRobotsCache(client *http.Client, agent string, learnt func(*url.URL, *robotstxt.RobotsData)) *robotsCache {
-	return &robotsCache{client: client, agent: agent, learnt: learnt, hosts: map[string]*robotsEntry{}}
+func newRobotsCache(client *http.Client, agent string, learnt func(*url.URL, *robots.Rules)) *robotsCache {
+	rc := &robotsCache{agent: agent, learnt: learnt, hosts: map[string]*robotsEntry{},
+		ttl: robotsTTL, backoff: robotsBackoff, maxBackoff: robotsMaxBackoff, retries: robotsRetries, now: time.Now}
+	cl := *client
+	cl.CheckRedirect = func(req *http.Request, via []*http.Request) error {
+		if len(via) > robotsRedirects {
+			return http.ErrUseLastResponse // the 3xx itself: unavailable
+		}
+		return nil
+	}
+	rc.client = &cl
+	return rc
 }
 
-// get returns the robots.txt of u's host, fetching it on first use. Like
-// colly (and Google): a 4xx means no rules; a 5xx disallows everything.
-func (rc *robotsCache) get(ctx context.Context, u *url.URL) (*robotstxt.RobotsData, error) {
+// get returns the robots.txt rules of u's origin, reading it when the
+// cached copy is missing or expired; a *robotsUnreachable while it cannot
+// be read; or ctx's error.
+func (rc *robotsCache) get(ctx context.Context, u *url.URL) (*robots.Rules, error) {
 	key := u.Scheme + "://" + u.Host
-	rc.mu.Lock()
-	e := rc.hosts[key]
-	if e == nil {
-		e = &robotsEntry{ready: make(chan struct{})}
-		rc.hosts[key] = e
-		rc.mu.Unlock()
-		e.data, e.err = rc.fetch(ctx, key)
-		if e.err != nil {
-			rc.mu.Lock()
-			delete(rc.hosts, key) // try again next time
+	for {
+		rc.mu.Lock()
+		e := rc.hosts[key]
+		if e == nil {
+			e = &robotsEntry{}
+			rc.hosts[key] = e
+		}
+		if ch := e.fetching; ch != nil {
 			rc.mu.Unlock()
+			select {
+			case <-ch:
+				continue
+			case <-ctx.Done():
+				return nil, ctx.Err()
+			}
+		}
+		if now := rc.now(); now.Before(e.expires) {
+			defer rc.mu.Unlock()
+			return e.answer(u.Host, rc.retries)
+		}
+		e.fetching = make(chan struct{})
+		rc.mu.Unlock()
+
+		rules, cause, err := rc.fetch(ctx, key)
+		now := rc.now()
+		rc.mu.Lock()
+		switch {
+		case err != nil: // ctx ended: nothing learnt
+		case rules != nil:
+			e.rules, e.failures, e.cause, e.expires = rules, 0, "", now.Add(rc.ttl)
+		default:
+			e.rules, e.cause = nil, cause
+			e.failures++
+			if e.failures > rc.retries {
+				e.expires = now.Add(rc.ttl)
+			} else {
+				e.expires = now.Add(min(rc.backoff<<(e.failures-1), rc.maxBackoff))
+			}
+		}
+		var failed *robotsUnreachable
+		if err == nil && rules == nil {
+			failed = e.unreachable(u.Host, rc.retries)
+			failed.fetched = true
+		}
+		close(e.fetching)
+		e.fetching = nil
+		rc.mu.Unlock()
+		if err != nil {
+			return nil, err
+		}
+		if failed != nil {
+			return nil, failed
 		}
 		if rc.learnt != nil {
-			rc.learnt(u, e.data)
+			rc.learnt(u, rules)
 		}
-		close(e.ready)
-		return e.data, e.err
-	}
-	rc.mu.Unlock()
-	select {
-	case <-e.ready:
-		return e.data, e.err
-	case <-ctx.Done():
-		return nil, ctx.Err()
 	}
 }
 
-func (rc *robotsCache) fetch(ctx context.Context, origin string) (*robotstxt.RobotsData, error) {
+// answer is what a cached entry says. Holds rc.mu.
+func (e *robotsEntry) answer(host string, retries int) (*robots.Rules, error) {
+	if e.rules != nil {
+		return e.rules, nil
+	}
+	return nil, e.unreachable(host, retries)
+}
+
+// unreachable is the answer of an entry without rules. Holds rc.mu.
+func (e *robotsEntry) unreachable(host string, retries int) *robotsUnreachable {
+	return &robotsUnreachable{host: host, cause: e.cause, retryAt: e.expires, gaveUp: e.failures > retries}
+}
+
+// fetch reads origin's robots.txt and returns its rules: parsed from a 2xx;
+// none (allow all) for an unavailable one (a 4xx other than 429, or still
+// redirecting after robotsRedirects). rules is nil when it is unreachable
+// (a 5xx or 429, a timeout, a network error), with what happened; err is
+// set only when ctx ended.
+func (rc *robotsCache) fetch(ctx context.Context, origin string) (rules *robots.Rules, cause string, err error) {
 	req, err := http.NewRequestWithContext(ctx, http.MethodGet, origin+"/robots.txt", nil)
 	if err != nil {
-		return nil, err
+		return nil, err.Error(), nil
 	}
 	req.Header.Set("User-Agent", rc.agent)
 	resp, err := rc.client.Do(req)
+	if ctx.Err() != nil {
+		return nil, "", ctx.Err()
+	}
 	if err != nil {
-		return nil, fmt.Errorf("robots.txt: %w", err)
+		return nil, errText(err), nil
 	}
 	defer resp.Body.Close()
-	body, err := io.ReadAll(io.LimitReader(resp.Body, maxRobotsBytes))
-	if err != nil {
-		return nil, fmt.Errorf("robots.txt: %w", err)
+	switch s := resp.StatusCode; {
+	case s >= 200 && s < 300:
+		body, err := io.ReadAll(io.LimitReader(resp.Body, robots.MaxBytes))
+		if ctx.Err() != nil {
+			return nil, "", ctx.Err()
+		}
+		if err != nil {
+			return nil, "reading the body: " + errText(err), nil
+		}
+		return robots.Parse(body), "", nil
+	case s == http.StatusTooManyRequests || s >= 500 || s < 200:
+		return nil, fmt.Sprintf("HTTP %d", s), nil
+	default: // 3xx after robotsRedirects, 4xx: unavailable, no rules
+		return &robots.Rules{}, "", nil
 	}
-	data, err := robotstxt.FromStatusAndBytes(resp.StatusCode, body)
-	if err != nil {
-		return nil, fmt.Errorf("robots.txt: %w", err)
-	}
-	return data, nil
-}
-
-// allowed reports whether robots.txt lets our agent fetch u (tested as
-// colly tests it: escaped path and the query re-encoded).
-func (rc *robotsCache) allowed(data *robotstxt.RobotsData, u *url.URL) bool {
-	g := data.FindGroup(rc.agent)
-	if g == nil {
-		return true
-	}
-	p := u.EscapedPath()
-	if u.RawQuery != "" {
-		p += "?" + u.Query().Encode()
-	}
-	return g.Test(p)
-}
-
-// crawlDelay returns the Crawl-delay robots.txt asks of our agent (its own
-// group, else *), 0 if none.
-func (rc *robotsCache) crawlDelay(data *robotstxt.RobotsData) time.Duration {
-	if data == nil {
-		return 0
-	}
-	if g := data.FindGroup(rc.agent); g != nil {
-		return g.CrawlDelay
-	}
-	return 0
 }
 
 // agentToken is the product token of a User-Agent string, lowercased

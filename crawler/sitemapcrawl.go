@@ -62,12 +62,12 @@ func (c *Crawler) sitemapSeeds(ctx context.Context) []frontier.Candidate {
 		g.SetLimit(c.cfg.Politeness.Concurrency)
 		for i, u := range hosts {
 			g.Go(func() error {
-				data, err := c.robotsTxt.get(ctx, u)
+				rules, err := c.robotsTxt.get(ctx, u)
 				if err != nil {
 					c.log.Warn("robots.txt unreadable; its Sitemap: lines are not read", "host", u.Host, "err", err)
 					return nil
 				}
-				lines[i] = data.Sitemaps
+				lines[i] = rules.Sitemaps
 				return nil
 			})
 		}
@@ -108,8 +108,8 @@ func (c *Crawler) sitemapSeeds(ctx context.Context) []frontier.Candidate {
 func (c *Crawler) processSitemap(ctx, fetchCtx context.Context, e frontier.Entry) error {
 	rec := &storage.URLRecord{URL: e.URL, Reason: ReasonSitemap, FetchedAt: time.Now().UTC(), Hints: storageHints(e.Hints)}
 	sm, err := c.readSitemap(fetchCtx, e.URL, rec)
-	if err != nil && fetchCtx.Err() != nil {
-		return nil // aborted at shutdown: left queued
+	if err != nil && (fetchCtx.Err() != nil || c.robotsWait(e, err)) {
+		return nil // aborted at shutdown, or waiting for robots.txt: left queued
 	}
 	out := outcome{cm: storage.Commit{URL: rec, Dequeue: []uint64{e.Seq}}}
 	rec.Hints.Probe = false

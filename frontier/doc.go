@@ -61,7 +61,9 @@
 // each handed out at least the delay after the previous one's Done. With
 // Options.HoldNewHosts a host gets one entry at a time until SetHostDelay
 // has been called for it, so a delay learnt while its first entry is
-// fetched holds from the second on. Entries carry Hints (what a sitemap
+// fetched holds from the second on. Defer puts an entry handed out back
+// at the head of its host's queue and holds the whole host until a given
+// time (a host whose robots.txt cannot be read yet). Entries carry Hints (what a sitemap
 // said about the URL) that the frontier passes along without reading.
 //
 // # Caveats

@@ -781,6 +781,31 @@ func (f *Frontier) Done(e Entry) {
 	f.broadcast()
 }
 
+// Defer puts e, handed out by Next, back at the head of its host's queue
+// and holds the whole host until until: none of the host's entries is
+// handed out before then (a host whose robots.txt cannot be read yet). It
+// ends e's hand-out as Done does; a later Done for e does nothing.
+func (f *Frontier) Defer(e Entry, until time.Time) {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	host, ok := f.inflight[e.Seq]
+	if !ok {
+		return
+	}
+	delete(f.inflight, e.Seq)
+	h := f.hosts[host]
+	if h == nil {
+		h = &hostQueue{name: host, index: -1}
+		f.hosts[host] = h
+	}
+	h.active--
+	h.q = append([]Entry{e}, h.q...)
+	f.mem[e.Seq] = struct{}{}
+	h.readyAt = maxTime(h.readyAt, until)
+	f.fix(h, time.Now())
+	f.broadcast()
+}
+
 // Hold keeps Next from returning ErrExhausted until release is called
 // (once; later calls do nothing): a caller that will still Reserve and
 // Publish entries coming from elsewhere (a cluster node's feeder) holds the

@@ -595,3 +595,42 @@ func TestHoldKeepsNextWaiting(t *testing.T) {
 		t.Errorf("released, empty: Next = %v, want ErrExhausted", err)
 	}
 }
+
+// TestDeferHoldsHost: a deferred entry goes back to the head of its host's
+// queue and no entry of that host is handed out before the time given;
+// other hosts go on; a Done after Defer does nothing.
+func TestDeferHoldsHost(t *testing.T) {
+	f := mustNew(t, Options{MaxDepth: -1, PerHostParallelism: 2})
+	add(f, nil, 0, "", "http://a/1", "http://a/2", "http://b/1")
+	ctx := context.Background()
+	e, err := f.Next(ctx)
+	if err != nil || e.URL != "http://a/1" {
+		t.Fatalf("Next = %v, %v", e.URL, err)
+	}
+	const wait = 80 * time.Millisecond
+	until := time.Now().Add(wait)
+	f.Defer(e, until)
+	f.Done(e) // does nothing
+	var got []string
+	for {
+		e, err := f.Next(ctx)
+		if errors.Is(err, ErrExhausted) {
+			break
+		}
+		if err != nil {
+			t.Fatal(err)
+		}
+		if hostOf(e.URL) == "a" && time.Now().Before(until) {
+			t.Errorf("%s handed out %v before the deferral ended", e.URL, time.Until(until))
+		}
+		got = append(got, e.URL)
+		f.Done(e)
+	}
+	want := []string{"http://b/1", "http://a/1", "http://a/2"}
+	if fmt.Sprint(got) != fmt.Sprint(want) {
+		t.Errorf("order %v, want %v", got, want)
+	}
+	if s := f.Stats(); s.InFlight != 0 || s.InMemory != 0 {
+		t.Errorf("stats %+v after the run", s)
+	}
+}

@@ -382,16 +382,18 @@ func validateCommit(c *Commit) error {
 	return nil
 }
 
-// maxURLBytes bounds URLs so that index keys stay well under Badger's
-// 64 KiB key limit.
-const maxURLBytes = 16 << 10
+// MaxURLBytes is the longest URL a Commit accepts (16 KiB), so that index
+// keys stay well under Badger's 64 KiB key limit. A longer one fails the
+// commit; crawls keep their URLs under it (scope.max_url_length is capped
+// at it).
+const MaxURLBytes = 16 << 10
 
 func checkURL(what, u string) error {
 	switch {
 	case u == "":
 		return fmt.Errorf("storage: commit: %s is empty", what)
-	case len(u) > maxURLBytes:
-		return fmt.Errorf("storage: commit: %s is %d bytes (limit %d): %.80q...", what, len(u), maxURLBytes, u)
+	case len(u) > MaxURLBytes:
+		return fmt.Errorf("storage: commit: %s is %d bytes (limit %d): %.80q...", what, len(u), MaxURLBytes, u)
 	case strings.ContainsAny(u, "\x00\n"):
 		return fmt.Errorf("storage: commit: %s %q contains a NUL or newline", what, u)
 	}

@@ -219,3 +219,21 @@ func TestCrawlMutexProfile(t *testing.T) {
 		t.Errorf("mutex profile: %d bytes, %v", len(b), err)
 	}
 }
+
+// TestCrawlRefusesOverlongSeed: a 20,000-byte seed is refused with the
+// field and the limit before the store is opened, not a crash mid-crawl.
+func TestCrawlRefusesOverlongSeed(t *testing.T) {
+	var out, errb bytes.Buffer
+	seed := "http://127.0.0.1:1/" + strings.Repeat("x", 20_000-len("http://127.0.0.1:1/"))
+	dir := filepath.Join(t.TempDir(), "store")
+	code := run(context.Background(), []string{"crawl", "--seed", seed, "--store", dir}, &out, &errb)
+	if code == 0 || !strings.Contains(errb.String(), "seeds[0]") || !strings.Contains(errb.String(), "is 20000 bytes, longer than scope.max_url_length (2048)") {
+		t.Fatalf("exit %d, stderr %.300q; want a refusal naming seeds[0] and the limit", code, errb.String())
+	}
+	if len(errb.String()) > 1000 {
+		t.Errorf("the refusal is %d bytes long: the seed is shown whole", errb.Len())
+	}
+	if _, err := os.Stat(dir); !os.IsNotExist(err) {
+		t.Errorf("store created for a refused seed: %v", err)
+	}
+}

@@ -17,10 +17,11 @@ import (
 	"time"
 	"unicode/utf8"
 
-	"github.com/temoto/robotstxt"
 	"golang.org/x/net/html"
 	"golang.org/x/net/html/charset"
 	"golang.org/x/text/encoding/simplifiedchinese"
+
+	"github.com/bloomcrawl/bloomcrawl/robots"
 )
 
 // noRedirect is a client that reports redirects instead of following them.
@@ -126,11 +127,7 @@ func crawl(t *testing.T, base string, maxDepth int) crawlResult {
 	t.Helper()
 	baseURL, _ := url.Parse(base)
 	_, robotsBody := get(t, base+"/robots.txt")
-	robots, err := robotstxt.FromBytes(robotsBody)
-	if err != nil {
-		t.Fatal(err)
-	}
-	group := robots.FindGroup("bloomcrawl")
+	rules := robots.Parse(robotsBody)
 	res := crawlResult{pages: map[string]parsed{}, depth: map[string]int{"/": 0}, status: map[string]int{},
 		ctype: map[string]string{}, redirects: map[string]string{}, aliases: map[string]string{}}
 	type item struct {
@@ -175,7 +172,7 @@ func crawl(t *testing.T, base string, maxDepth int) crawlResult {
 	for len(queue) > 0 {
 		it := queue[0]
 		queue = queue[1:]
-		if !group.Test(it.path) {
+		if !rules.Allowed("bloomcrawl", it.path) {
 			res.disallowed = append(res.disallowed, it.path)
 			continue
 		}
