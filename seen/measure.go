@@ -69,11 +69,49 @@ func measureID(prefix string, i, n int) string {
 	return s
 }
 
+// The keys Measure writes: the seen-record and the plain id list.
+const measureBloomKey, measurePlainKey = "measure/bloom", "measure/plain"
+
 // Measure records o.IDs ids under one key of st with options ro and
 // measures the cost and accuracy of seen-records against a plain id list
 // stored in the same Store (see Measurement). It writes keys beginning
 // "measure/" to st and deletes them at the end.
 func Measure(ctx context.Context, st Store, ro Options, o MeasureOptions) (Measurement, error) {
+	o = o.withDefaults()
+	ro.Audit = false
+	r, err := New(st, &ro)
+	if err != nil {
+		return Measurement{}, err
+	}
+	ro = r.o
+	o.Batch = min(o.Batch, ro.MaxIDs)
+	ms := &measurer{st: st, r: r, ro: ro, o: o,
+		m: Measurement{Options: ro, IDs: o.IDs, IDLen: o.IDLen, Batch: o.Batch, Probes: o.Probes, TargetFP: ro.FP,
+			BlockBits: r.bits, BlockK: r.k}}
+	defer func() {
+		r.Delete(context.WithoutCancel(ctx), measureBloomKey)
+		st.UpdateSeenRecord(context.WithoutCancel(ctx), measurePlainKey, 0, func([]byte) ([]byte, error) { return nil, nil })
+	}()
+	r.Delete(ctx, measureBloomKey)
+
+	added, rec, err := ms.record(ctx)
+	if err != nil {
+		return ms.m, err
+	}
+	if err := ms.timing(ctx, added); err != nil {
+		return ms.m, err
+	}
+	if err := ms.falsePositives(ctx, rec); err != nil {
+		return ms.m, err
+	}
+	if err := ms.window(ctx); err != nil {
+		return ms.m, err
+	}
+	return ms.m, nil
+}
+
+// withDefaults returns o with its zero fields set to their defaults.
+func (o MeasureOptions) withDefaults() MeasureOptions {
 	def := func(v *int, d int) {
 		if *v <= 0 {
 			*v = d
@@ -88,50 +126,56 @@ func Measure(ctx context.Context, st Store, ro Options, o MeasureOptions) (Measu
 	if len(o.After) == 0 {
 		o.After = []int{1000, 4000, 4500, 5000, 5001, 6000, 7500, 10000}
 	}
-	ro.Audit = false
-	r, err := New(st, &ro)
-	if err != nil {
-		return Measurement{}, err
-	}
-	ro = r.o
-	o.Batch = min(o.Batch, ro.MaxIDs)
-	m := Measurement{Options: ro, IDs: o.IDs, IDLen: o.IDLen, Batch: o.Batch, Probes: o.Probes, TargetFP: ro.FP,
-		BlockBits: r.bits, BlockK: r.k}
-	const bloomKey, plainKey = "measure/bloom", "measure/plain"
-	defer func() {
-		r.Delete(context.WithoutCancel(ctx), bloomKey)
-		st.UpdateSeenRecord(context.WithoutCancel(ctx), plainKey, 0, func([]byte) ([]byte, error) { return nil, nil })
-	}()
-	r.Delete(ctx, bloomKey)
+	return o
+}
 
-	added := make([]string, o.IDs)
+// measurer runs the steps of Measure; each step fills in its part of m.
+type measurer struct {
+	st Store
+	r  *Records
+	ro Options // r's options, defaults applied
+	o  MeasureOptions
+	m  Measurement
+}
+
+// record adds o.IDs ids to the seen-record and stores them as a plain
+// list, and notes the sizes of both. It returns the ids and the record.
+func (ms *measurer) record(ctx context.Context) ([]string, Record, error) {
+	r, m := ms.r, &ms.m
+	added := make([]string, ms.o.IDs)
 	for i := range added {
-		added[i] = measureID("id", i, o.IDLen)
+		added[i] = measureID("id", i, ms.o.IDLen)
 	}
-	for c := range slices.Chunk(added, ro.MaxIDs) {
-		if _, err := r.Add(ctx, bloomKey, c); err != nil {
-			return m, err
+	for c := range slices.Chunk(added, ms.ro.MaxIDs) {
+		if _, err := r.Add(ctx, measureBloomKey, c); err != nil {
+			return nil, Record{}, err
 		}
 	}
 	plain := strings.Join(added, "\n")
-	if err := st.UpdateSeenRecord(ctx, plainKey, ro.TTL, func([]byte) ([]byte, error) { return []byte(plain), nil }); err != nil {
-		return m, err
+	if err := ms.st.UpdateSeenRecord(ctx, measurePlainKey, ms.ro.TTL, func([]byte) ([]byte, error) { return []byte(plain), nil }); err != nil {
+		return nil, Record{}, err
 	}
-	val, _, err := st.SeenRecord(ctx, bloomKey)
+	val, _, err := ms.st.SeenRecord(ctx, measureBloomKey)
 	if err != nil {
-		return m, err
+		return nil, Record{}, err
 	}
 	m.BloomBytes, m.PlainBytes = len(val), len(plain)
-	rec, err := r.Show(ctx, bloomKey, true)
+	rec, err := r.Show(ctx, measureBloomKey, true)
 	if err != nil {
-		return m, err
+		return nil, Record{}, err
 	}
 	m.RecordBlocks = len(rec.Blocks)
 	for _, b := range rec.Blocks {
 		m.BloomSeedBytes += len(b.Seed)
 	}
+	return added, rec, nil
+}
 
-	// Timing: each call tests Batch ids, half recorded, half fresh.
+// timing times test calls of o.Batch ids, half of them recorded (from
+// added), half fresh, against the seen-record and the plain list, in
+// o.Rounds interleaved rounds.
+func (ms *measurer) timing(ctx context.Context, added []string) error {
+	o, m := ms.o, &ms.m
 	batch := make([]string, o.Batch)
 	for i := range batch {
 		if i%2 == 0 {
@@ -140,32 +184,17 @@ func Measure(ctx context.Context, st Store, ro Options, o MeasureOptions) (Measu
 			batch[i] = measureID("nx", i, o.IDLen)
 		}
 	}
-	plainTest := func() ([]bool, error) {
-		v, _, err := st.SeenRecord(ctx, plainKey)
-		if err != nil {
-			return nil, err
-		}
-		set := make(map[string]struct{}, o.IDs)
-		for id := range strings.SplitSeq(string(v), "\n") {
-			set[id] = struct{}{}
-		}
-		out := make([]bool, len(batch))
-		for i, id := range batch {
-			_, out[i] = set[id]
-		}
-		return out, nil
-	}
 	for range o.Rounds {
 		t0 := time.Now()
 		for range o.Calls {
-			if _, err := r.Test(ctx, bloomKey, batch); err != nil {
-				return m, err
+			if _, err := ms.r.Test(ctx, measureBloomKey, batch); err != nil {
+				return err
 			}
 		}
 		t1 := time.Now()
 		for range o.Calls {
-			if _, err := plainTest(); err != nil {
-				return m, err
+			if _, err := ms.plainTest(ctx, batch); err != nil {
+				return err
 			}
 		}
 		t2 := time.Now()
@@ -173,16 +202,39 @@ func Measure(ctx context.Context, st Store, ro Options, o MeasureOptions) (Measu
 		m.PlainRoundNs = append(m.PlainRoundNs, float64(t2.Sub(t1).Nanoseconds())/float64(o.Calls))
 	}
 	m.BloomTestNs, m.PlainTestNs = median(m.BloomRoundNs), median(m.PlainRoundNs)
+	return nil
+}
 
-	// False positives against exact truth: ids never added.
-	probes := make([]string, o.Probes)
-	for i := range probes {
-		probes[i] = measureID("fp", i, o.IDLen)
+// plainTest is the plain list's test call: it loads the list, builds a set
+// and looks up each id of batch.
+func (ms *measurer) plainTest(ctx context.Context, batch []string) ([]bool, error) {
+	v, _, err := ms.st.SeenRecord(ctx, measurePlainKey)
+	if err != nil {
+		return nil, err
 	}
-	for c := range slices.Chunk(probes, ro.MaxIDs) {
-		got, err := r.Test(ctx, bloomKey, c)
+	set := make(map[string]struct{}, ms.o.IDs)
+	for id := range strings.SplitSeq(string(v), "\n") {
+		set[id] = struct{}{}
+	}
+	out := make([]bool, len(batch))
+	for i, id := range batch {
+		_, out[i] = set[id]
+	}
+	return out, nil
+}
+
+// falsePositives tests o.Probes ids never added, against exact truth, and
+// predicts the rate from rec's blocks.
+func (ms *measurer) falsePositives(ctx context.Context, rec Record) error {
+	m := &ms.m
+	probes := make([]string, ms.o.Probes)
+	for i := range probes {
+		probes[i] = measureID("fp", i, ms.o.IDLen)
+	}
+	for c := range slices.Chunk(probes, ms.ro.MaxIDs) {
+		got, err := ms.r.Test(ctx, measureBloomKey, c)
 		if err != nil {
-			return m, err
+			return err
 		}
 		for _, s := range got {
 			if s {
@@ -190,61 +242,76 @@ func Measure(ctx context.Context, st Store, ro Options, o MeasureOptions) (Measu
 			}
 		}
 	}
-	m.MeasuredFP = float64(m.FalsePositives) / float64(o.Probes)
+	m.MeasuredFP = float64(m.FalsePositives) / float64(ms.o.Probes)
 	miss := 1.0
 	for _, b := range rec.Blocks {
 		miss *= 1 - urlfilter.ClassicFP(b.Bits, b.K, b.Count)
 	}
 	m.PredictedFP = 1 - miss
+	return nil
+}
 
-	// The window: one key fed a longer stream, looked at after each After.
-	if _, err := r.Delete(ctx, bloomKey); err != nil {
-		return m, err
+// window feeds the emptied key a longer stream and looks at it after each
+// of o.After ids, appending a WindowPoint for each to m.Window.
+func (ms *measurer) window(ctx context.Context) error {
+	if _, err := ms.r.Delete(ctx, measureBloomKey); err != nil {
+		return err
 	}
-	after := slices.Clone(o.After)
+	after := slices.Clone(ms.o.After)
 	slices.Sort(after)
 	stream := make([]string, 0, after[len(after)-1])
 	for _, n := range after {
 		for len(stream) < n {
-			stream = append(stream, measureID("w", len(stream), o.IDLen))
+			stream = append(stream, measureID("w", len(stream), ms.o.IDLen))
 		}
-		for c := range slices.Chunk(stream[len(stream)-(n-lastAfter(m.Window)):], ro.MaxIDs) {
-			if _, err := r.Add(ctx, bloomKey, c); err != nil {
-				return m, err
+		for c := range slices.Chunk(stream[len(stream)-(n-lastAfter(ms.m.Window)):], ms.ro.MaxIDs) {
+			if _, err := ms.r.Add(ctx, measureBloomKey, c); err != nil {
+				return err
 			}
 		}
-		p := WindowPoint{After: n, Last: min(n, (ro.Blocks-1)*ro.Capacity)}
-		hits := make([]bool, 0, n)
-		for c := range slices.Chunk(stream, ro.MaxIDs) {
-			got, err := r.Test(ctx, bloomKey, c)
-			if err != nil {
-				return m, err
-			}
-			hits = append(hits, got...)
-		}
-		for i := n - p.Last; i < n; i++ {
-			if hits[i] {
-				p.LastHit++
-			}
-		}
-		for age := 0; age < n; age += ro.Capacity {
-			hit, tot := 0, 0
-			for a := age; a < min(n, age+ro.Capacity); a++ {
-				tot++
-				if hits[n-1-a] {
-					hit++
-				}
-			}
-			p.ByAge = append(p.ByAge, float64(hit)/float64(tot))
-		}
-		rec, err := r.Show(ctx, bloomKey, false)
+		p, err := ms.windowPoint(ctx, stream, n)
 		if err != nil {
-			return m, err
+			return err
 		}
-		p.Blocks = len(rec.Blocks)
-		m.Window = append(m.Window, p)
+		ms.m.Window = append(ms.m.Window, p)
 	}
-	return m, nil
+	return nil
+}
+
+// windowPoint tests every id of stream, the first n ids fed to the key,
+// and says which of them the key remembers.
+func (ms *measurer) windowPoint(ctx context.Context, stream []string, n int) (WindowPoint, error) {
+	ro := ms.ro
+	p := WindowPoint{After: n, Last: min(n, (ro.Blocks-1)*ro.Capacity)}
+	hits := make([]bool, 0, n)
+	for c := range slices.Chunk(stream, ro.MaxIDs) {
+		got, err := ms.r.Test(ctx, measureBloomKey, c)
+		if err != nil {
+			return p, err
+		}
+		hits = append(hits, got...)
+	}
+	for i := n - p.Last; i < n; i++ {
+		if hits[i] {
+			p.LastHit++
+		}
+	}
+	for age := 0; age < n; age += ro.Capacity {
+		hit, tot := 0, 0
+		for a := age; a < min(n, age+ro.Capacity); a++ {
+			tot++
+			if hits[n-1-a] {
+				hit++
+			}
+		}
+		p.ByAge = append(p.ByAge, float64(hit)/float64(tot))
+	}
+	rec, err := ms.r.Show(ctx, measureBloomKey, false)
+	if err != nil {
+		return p, err
+	}
+	p.Blocks = len(rec.Blocks)
+	return p, nil
 }
 
 func lastAfter(w []WindowPoint) int {

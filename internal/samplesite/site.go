@@ -201,8 +201,36 @@ func (s *Site) serveCalendar(w http.ResponseWriter, r *http.Request) {
 	writePage(w, &page{contentType: "text/html; charset=utf-8", body: b.Bytes()})
 }
 
+// siteBuilder generates the site's pages in named steps; its fields carry
+// what a later step needs from an earlier one.
+type siteBuilder struct {
+	s      *Site
+	en, zh map[string]article
+	byLang map[string]map[string]article
+	mains  map[string][]string
+
+	articleDocs map[string]*Doc // by path
+	introDocs   []*Doc
+
+	slow, gbk, gb                article
+	privatePath, gbkPath, gbPath string
+}
+
 // build generates every page, redirect and the Manifest.
 func (s *Site) build() {
+	b := newSiteBuilder(s)
+	b.articles()
+	b.intros()
+	b.slowAndPrivate()
+	b.legacyCharsets()
+	b.otherResponses()
+	b.home()
+	docs := b.manifest()
+	b.depths(docs)
+}
+
+// newSiteBuilder loads every article the site serves.
+func newSiteBuilder(s *Site) *siteBuilder {
 	en := map[string]article{}
 	zh := map[string]article{}
 	for _, slug := range slices.Concat(enMain, enIntro, []string{enSlow, enPrivate}) {
@@ -211,101 +239,126 @@ func (s *Site) build() {
 	for _, slug := range slices.Concat(zhMain, []string{zhGBK, zhGB18030}) {
 		zh[slug] = loadArticle("zh", slug)
 	}
-	byLang := map[string]map[string]article{"en": en, "zh": zh}
-	mains := map[string][]string{"en": enMain, "zh": zhMain}
-	m := &s.manifest
-	var docs []*Doc // in Manifest order; depths filled in at the end
+	return &siteBuilder{
+		s:           s,
+		en:          en,
+		zh:          zh,
+		byLang:      map[string]map[string]article{"en": en, "zh": zh},
+		mains:       map[string][]string{"en": enMain, "zh": zhMain},
+		articleDocs: map[string]*Doc{},
+	}
+}
 
-	// Articles, their print views, syndicated and mirrored copies.
-	articleDocs := map[string]*Doc{} // by path
+// articles renders the articles, their print views, syndicated and mirrored
+// copies and old addresses, and records each article's Doc.
+func (b *siteBuilder) articles() {
 	for _, lang := range []string{"en", "zh"} {
-		list := mains[lang]
-		for i, slug := range list {
-			a := byLang[lang][slug]
-			path := articlePath(lang, slug)
-			printPath := "/print" + path
-			other := "en"
-			if lang == "en" {
-				other = "zh"
-			}
-			next1 := byLang[lang][list[(i+1)%len(list)]]
-			next2 := byLang[lang][list[(i+2)%len(list)]]
-			cross := byLang[other][mains[other][i]]
-			related := []link{
-				{Href: "../" + lang + "/" + next1.Slug + "?utm_source=related&utm_medium=web", Text: next1.Title},
-				{Href: next2.Slug + "#comments", Text: next2.Title},
-				{Href: "../" + other + "/" + cross.Slug, Text: cross.Title},
-			}
-			s.html(path, "article", articleData{L: langLabels[lang], MetaCharset: "utf-8", Title: a.Title, Paras: a.Paras, PrintHref: printPath, Related: related})
-			s.html(printPath, "print", articleData{L: langLabels[lang], MetaCharset: "utf-8", Title: a.Title, Paras: a.Paras, Canonical: path})
-			d := &Doc{Path: path, Kind: KindArticle, Lang: lang, Title: a.Title, Charset: "utf-8", Snippet: snippet(a.Paras),
-				Copies: []Copy{{Path: printPath, Kind: CopyPrint, SameText: true}}}
-			switch i {
-			case 0, 1:
-				sp := "/syndicated/" + lang + "/" + slug
-				s.html(sp, "syndicated", articleData{L: langLabels[lang], MetaCharset: "utf-8", Title: a.Title, Paras: a.Paras})
-				d.Copies = append(d.Copies, Copy{Path: sp, Kind: CopySyndicated, Extra: langLabels[lang].Dateline})
-			case 2:
-				mp := "/mirror/" + lang + "/" + slug
-				paras, note := editCopy(lang, a.Paras)
-				s.html(mp, "article", articleData{L: langLabels[lang], MetaCharset: "utf-8", Title: a.Title, Paras: paras})
-				d.Copies = append(d.Copies, Copy{Path: mp, Kind: CopyEdited, Note: note})
-			case 3:
-				old := "/old/" + lang + "/" + slug
-				if lang == "en" {
-					s.redirect(old, path, http.StatusMovedPermanently)
-					d.Redirects = []string{old}
-				} else {
-					// Two hops: a permanent move, then a temporary one.
-					mid := "/archive/2024/" + slug
-					s.redirect(old, mid, http.StatusMovedPermanently)
-					s.redirect(mid, path, http.StatusFound)
-					d.Redirects = []string{old, mid}
-				}
-			}
-			articleDocs[path] = d
+		for i, slug := range b.mains[lang] {
+			b.article(lang, i, slug)
 		}
 	}
+}
 
-	// Four different articles, all titled "Introduction".
-	var introDocs []*Doc
+// article renders the i-th main article of lang, its print view and the
+// copy or redirects its position calls for, and records its Doc.
+func (b *siteBuilder) article(lang string, i int, slug string) {
+	s := b.s
+	list := b.mains[lang]
+	a := b.byLang[lang][slug]
+	path := articlePath(lang, slug)
+	printPath := "/print" + path
+	other := "en"
+	if lang == "en" {
+		other = "zh"
+	}
+	next1 := b.byLang[lang][list[(i+1)%len(list)]]
+	next2 := b.byLang[lang][list[(i+2)%len(list)]]
+	cross := b.byLang[other][b.mains[other][i]]
+	related := []link{
+		{Href: "../" + lang + "/" + next1.Slug + "?utm_source=related&utm_medium=web", Text: next1.Title},
+		{Href: next2.Slug + "#comments", Text: next2.Title},
+		{Href: "../" + other + "/" + cross.Slug, Text: cross.Title},
+	}
+	s.html(path, "article", articleData{L: langLabels[lang], MetaCharset: "utf-8", Title: a.Title, Paras: a.Paras, PrintHref: printPath, Related: related})
+	s.html(printPath, "print", articleData{L: langLabels[lang], MetaCharset: "utf-8", Title: a.Title, Paras: a.Paras, Canonical: path})
+	d := &Doc{Path: path, Kind: KindArticle, Lang: lang, Title: a.Title, Charset: "utf-8", Snippet: snippet(a.Paras),
+		Copies: []Copy{{Path: printPath, Kind: CopyPrint, SameText: true}}}
+	switch i {
+	case 0, 1:
+		sp := "/syndicated/" + lang + "/" + slug
+		s.html(sp, "syndicated", articleData{L: langLabels[lang], MetaCharset: "utf-8", Title: a.Title, Paras: a.Paras})
+		d.Copies = append(d.Copies, Copy{Path: sp, Kind: CopySyndicated, Extra: langLabels[lang].Dateline})
+	case 2:
+		mp := "/mirror/" + lang + "/" + slug
+		paras, note := editCopy(lang, a.Paras)
+		s.html(mp, "article", articleData{L: langLabels[lang], MetaCharset: "utf-8", Title: a.Title, Paras: paras})
+		d.Copies = append(d.Copies, Copy{Path: mp, Kind: CopyEdited, Note: note})
+	case 3:
+		old := "/old/" + lang + "/" + slug
+		if lang == "en" {
+			s.redirect(old, path, http.StatusMovedPermanently)
+			d.Redirects = []string{old}
+		} else {
+			// Two hops: a permanent move, then a temporary one.
+			mid := "/archive/2024/" + slug
+			s.redirect(old, mid, http.StatusMovedPermanently)
+			s.redirect(mid, path, http.StatusFound)
+			d.Redirects = []string{old, mid}
+		}
+	}
+	b.articleDocs[path] = d
+}
+
+// intros renders four different articles, all titled "Introduction", and
+// the listing that links them, and records their Docs.
+func (b *siteBuilder) intros() {
 	var introEntries []link
 	for i, slug := range enIntro {
-		a := en[slug]
+		a := b.en[slug]
 		path := "/intro/" + strconv.Itoa(i+1)
-		s.html(path, "article", articleData{L: langLabels["en"], MetaCharset: "utf-8", Title: "Introduction", Paras: a.Paras})
-		introDocs = append(introDocs, &Doc{Path: path, Kind: KindIntro, Lang: "en", Title: "Introduction", Charset: "utf-8", Snippet: snippet(a.Paras)})
+		b.s.html(path, "article", articleData{L: langLabels["en"], MetaCharset: "utf-8", Title: "Introduction", Paras: a.Paras})
+		b.introDocs = append(b.introDocs, &Doc{Path: path, Kind: KindIntro, Lang: "en", Title: "Introduction", Charset: "utf-8", Snippet: snippet(a.Paras)})
 		introEntries = append(introEntries, link{Href: strconv.Itoa(i + 1), Text: "Introduction", Note: a.Title})
 	}
-	s.html("/intro/", "listing", listingData{L: langLabels["en"], Title: "Introductions",
+	b.s.html("/intro/", "listing", listingData{L: langLabels["en"], Title: "Introductions",
 		Intro: "Every chapter of our guide starts with an introduction. They share a title, not their content.", Entries: introEntries})
+}
 
-	// The slow page and the private page.
-	slow := en[enSlow]
-	s.html("/slow", "article", articleData{L: langLabels["en"], MetaCharset: "utf-8", Title: slow.Title, Paras: slow.Paras})
-	priv := en[enPrivate]
-	privatePath := "/private/" + enPrivate
-	s.html(privatePath, "article", articleData{L: langLabels["en"], MetaCharset: "utf-8", Title: priv.Title, Paras: priv.Paras})
+// slowAndPrivate renders the slow page and the page robots.txt disallows.
+func (b *siteBuilder) slowAndPrivate() {
+	b.slow = b.en[enSlow]
+	b.s.html("/slow", "article", articleData{L: langLabels["en"], MetaCharset: "utf-8", Title: b.slow.Title, Paras: b.slow.Paras})
+	priv := b.en[enPrivate]
+	b.privatePath = "/private/" + enPrivate
+	b.s.html(b.privatePath, "article", articleData{L: langLabels["en"], MetaCharset: "utf-8", Title: priv.Title, Paras: priv.Paras})
+}
 
-	// Chinese pages in legacy encodings.
-	gbk := zh[zhGBK]
-	gbkPath := "/gbk/" + zhGBK
-	s.encoded(gbkPath, "text/html; charset=GBK", simplifiedchinese.GBK,
-		articleData{L: langLabels["zh"], Title: gbk.Title, Paras: gbk.Paras})
-	gb := zh[zhGB18030]
-	gbPath := "/gb18030/" + zhGB18030
-	s.encoded(gbPath, "text/html", simplifiedchinese.GB18030,
-		articleData{L: langLabels["zh"], MetaCharset: "gb18030", Title: gb.Title, Paras: gb.Paras})
+// legacyCharsets renders the Chinese pages served in GBK and GB18030.
+func (b *siteBuilder) legacyCharsets() {
+	b.gbk = b.zh[zhGBK]
+	b.gbkPath = "/gbk/" + zhGBK
+	b.s.encoded(b.gbkPath, "text/html; charset=GBK", simplifiedchinese.GBK,
+		articleData{L: langLabels["zh"], Title: b.gbk.Title, Paras: b.gbk.Paras})
+	b.gb = b.zh[zhGB18030]
+	b.gbPath = "/gb18030/" + zhGB18030
+	b.s.encoded(b.gbPath, "text/html", simplifiedchinese.GB18030,
+		articleData{L: langLabels["zh"], MetaCharset: "gb18030", Title: b.gb.Title, Paras: b.gb.Paras})
+}
 
-	// Other responses.
+// otherResponses adds robots.txt, the PDF, the image and the redirect loop.
+func (b *siteBuilder) otherResponses() {
+	s := b.s
 	s.pages["/robots.txt"] = &page{contentType: "text/plain; charset=utf-8",
 		body: []byte("# Sample News\nUser-agent: *\nDisallow: /private/\n")}
 	s.pages["/files/debian-faq.pdf"] = &page{contentType: "application/pdf", body: samplePDF()}
 	s.pages["/images/logo.png"] = &page{contentType: "image/png", body: samplePNG()}
 	s.redirect("/loop/a", "/loop/b", http.StatusFound)
 	s.redirect("/loop/b", "/loop/a", http.StatusFound)
+}
 
-	// The home page, served at "/" and "/index.html".
+// home renders the home page, served at "/" and "/index.html".
+func (b *siteBuilder) home() {
+	en, zh := b.en, b.zh
 	var enLinks, zhLinks []link
 	for i, slug := range enMain {
 		href := articlePath("en", slug)
@@ -346,41 +399,45 @@ func (s *Site) build() {
 		{Heading: "More", Links: []link{
 			{Href: "/intro/", Text: "Introductions"},
 			{Href: CalendarPath(1), Text: "Events calendar"},
-			{Href: "/slow", Text: slow.Title, Note: "(a slow page)"},
-			{Href: gbkPath, Text: gbk.Title, Note: "(GBK)"},
-			{Href: gbPath, Text: gb.Title, Note: "(GB18030)"},
-			{Href: privatePath, Text: "Staff only", Note: "(disallowed by robots.txt)"},
+			{Href: "/slow", Text: b.slow.Title, Note: "(a slow page)"},
+			{Href: b.gbkPath, Text: b.gbk.Title, Note: "(GBK)"},
+			{Href: b.gbPath, Text: b.gb.Title, Note: "(GB18030)"},
+			{Href: b.privatePath, Text: "Staff only", Note: "(disallowed by robots.txt)"},
 			{Href: "/files/debian-faq.pdf", Text: "The FAQ as a PDF"},
 			{Href: "/images/logo.png", Text: "Our logo"},
 			{Href: "https://www.debian.org/", Text: "Debian"},
 			{Href: "mailto:editors@samplesite.invalid", Text: "Write to the editors"},
 		}},
 	}}
-	s.html("/", "home", home)
-	s.pages["/index.html"] = s.pages["/"]
+	b.s.html("/", "home", home)
+	b.s.pages["/index.html"] = b.s.pages["/"]
+}
 
-	// The Manifest.
-	docs = append(docs,
-		&Doc{Path: "/", Kind: KindListing, Lang: "en", Title: "Sample News", Charset: "utf-8",
+// manifest fills in the Manifest's fields other than Docs and the depths,
+// and returns the Docs in Manifest order, their depths not yet known.
+func (b *siteBuilder) manifest() []*Doc {
+	m := &b.s.manifest
+	docs := []*Doc{
+		{Path: "/", Kind: KindListing, Lang: "en", Title: "Sample News", Charset: "utf-8",
 			Snippet: "Articles in English and Chinese, with their copies elsewhere on the web.",
 			Copies:  []Copy{{Path: "/index.html", Kind: CopyIdentical, SameText: true}}},
-		&Doc{Path: "/intro/", Kind: KindListing, Lang: "en", Title: "Introductions", Charset: "utf-8",
+		{Path: "/intro/", Kind: KindListing, Lang: "en", Title: "Introductions", Charset: "utf-8",
 			Snippet: "Every chapter of our guide starts with an introduction."},
-	)
+	}
 	for _, lang := range []string{"en", "zh"} {
-		for _, slug := range mains[lang] {
-			docs = append(docs, articleDocs[articlePath(lang, slug)])
+		for _, slug := range b.mains[lang] {
+			docs = append(docs, b.articleDocs[articlePath(lang, slug)])
 		}
 	}
-	docs = append(docs, introDocs...)
+	docs = append(docs, b.introDocs...)
 	docs = append(docs,
-		&Doc{Path: "/slow", Kind: KindSlow, Lang: "en", Title: slow.Title, Charset: "utf-8", Snippet: snippet(slow.Paras)},
-		&Doc{Path: gbkPath, Kind: KindCharset, Lang: "zh", Title: gbk.Title, Charset: "gbk", Snippet: snippet(gbk.Paras)},
-		&Doc{Path: gbPath, Kind: KindCharset, Lang: "zh", Title: gb.Title, Charset: "gb18030", Snippet: snippet(gb.Paras)},
+		&Doc{Path: "/slow", Kind: KindSlow, Lang: "en", Title: b.slow.Title, Charset: "utf-8", Snippet: snippet(b.slow.Paras)},
+		&Doc{Path: b.gbkPath, Kind: KindCharset, Lang: "zh", Title: b.gbk.Title, Charset: "gbk", Snippet: snippet(b.gbk.Paras)},
+		&Doc{Path: b.gbPath, Kind: KindCharset, Lang: "zh", Title: b.gb.Title, Charset: "gb18030", Snippet: snippet(b.gb.Paras)},
 	)
 	m.RobotsTxt = "/robots.txt"
 	m.Slow = "/slow"
-	m.Disallowed = []string{privatePath}
+	m.Disallowed = []string{b.privatePath}
 	m.Errors = []Failure{
 		{Path: "/articles/en/removed-story", Status: http.StatusNotFound, Reason: "not found"},
 		{Path: "/loop/a", Status: http.StatusFound, Reason: "redirect loop"},
@@ -390,12 +447,18 @@ func (s *Site) build() {
 		{Path: "/images/logo.png", ContentType: "image/png"},
 	}
 	m.Trap = Trap{First: CalendarPath(1), Exclude: `/calendar\?`, MaxMonth: maxMonth}
-	for _, from := range slices.Sorted(maps.Keys(s.redirects)) {
-		m.Redirects = append(m.Redirects, s.redirects[from])
+	for _, from := range slices.Sorted(maps.Keys(b.s.redirects)) {
+		m.Redirects = append(m.Redirects, b.s.redirects[from])
 	}
+	return docs
+}
 
-	// Depths, aliases and external links from the link graph.
-	depth, aliases, external := s.crawlGraph()
+// depths walks the link graph, sets the depth of docs, their copies, the
+// errors, resources and trap, appends docs to the Manifest, and records
+// its aliases and external links.
+func (b *siteBuilder) depths(docs []*Doc) {
+	m := &b.s.manifest
+	depth, aliases, external := b.s.crawlGraph()
 	for _, d := range docs {
 		d.Depth = depth[d.Path]
 		for i := range d.Copies {

@@ -89,59 +89,89 @@ func Canonical(ctx context.Context, o CanonicalOptions) (CanonicalResult, error)
 	if err != nil {
 		return CanonicalResult{}, err
 	}
-	type page struct {
-		sig    contentdedup.Signature
-		shings []uint64
-	}
-	sign := func(title, text string) (page, bool) {
-		sig := d.Sign(title, text)
-		if sig.Flags&contentdedup.FlagContentEmpty != 0 {
-			return page{}, false
-		}
-		return page{sig: sig, shings: dedupeval.Shingles(text, 4)}, true
-	}
-	res := CanonicalResult{Dir: o.Dir, Home: o.Home}
-	var pages []page
+	c := &canonicalRun{d: d, res: CanonicalResult{Dir: o.Dir, Home: o.Home}}
+	var pages []canonicalPage
 	for _, p := range corpus {
-		if pg, ok := sign(p.Title, p.Text); ok {
+		if pg, ok := c.sign(p.Title, p.Text); ok {
 			pages = append(pages, pg)
 		}
 	}
-	res.Pages = len(pages)
+	c.res.Pages = len(pages)
 	for _, t := range canonicalSweep {
-		res.Sweep = append(res.Sweep, CanonicalSweepRow{Jaccard: t})
+		c.res.Sweep = append(c.res.Sweep, CanonicalSweepRow{Jaccard: t})
 	}
-	judge := func(a, b page) (accepted, same, near, bad bool) {
-		_, accepted = d.CanonicalAgrees(a.sig, b.sig)
-		j := dedupeval.Jaccard(a.shings, b.shings)
-		return accepted, j >= 0.5, j >= 0.9, accepted && j < 0.5
+	if err := c.pairs(ctx, pages); err != nil {
+		return c.res, err
 	}
-	sweep := func(a, b page, same bool) {
-		est, n := contentdedup.SketchJaccard(&a.sig.Sketch, &b.sig.Sketch)
-		if n == 0 {
-			return
+	if err := c.home(filepath.Join(o.Dir, o.Home), pages); err != nil {
+		return c.res, err
+	}
+	return c.res, nil
+}
+
+// canonicalPage is a page of Canonical: its signature and its word
+// 4-shingles.
+type canonicalPage struct {
+	sig    contentdedup.Signature
+	shings []uint64
+}
+
+// canonicalRun counts into res what the guard of d does.
+type canonicalRun struct {
+	d   *contentdedup.Deduper
+	res CanonicalResult
+}
+
+// sign signs a page; false means it has no text.
+func (c *canonicalRun) sign(title, text string) (canonicalPage, bool) {
+	sig := c.d.Sign(title, text)
+	if sig.Flags&contentdedup.FlagContentEmpty != 0 {
+		return canonicalPage{}, false
+	}
+	return canonicalPage{sig: sig, shings: dedupeval.Shingles(text, 4)}, true
+}
+
+// judge says whether the guard accepts a and b as the same document,
+// whether they are the same document or near-duplicates by exact Jaccard,
+// and whether accepting them is a false merge.
+func (c *canonicalRun) judge(a, b canonicalPage) (accepted, same, near, bad bool) {
+	_, accepted = c.d.CanonicalAgrees(a.sig, b.sig)
+	j := dedupeval.Jaccard(a.shings, b.shings)
+	return accepted, j >= 0.5, j >= 0.9, accepted && j < 0.5
+}
+
+// sweep counts the pair a, b (same: the same document) into each row of
+// res.Sweep, if both pages have a sketch.
+func (c *canonicalRun) sweep(a, b canonicalPage, same bool) {
+	est, n := contentdedup.SketchJaccard(&a.sig.Sketch, &b.sig.Sketch)
+	if n == 0 {
+		return
+	}
+	for i := range c.res.Sweep {
+		r := &c.res.Sweep[i]
+		switch ok := est >= r.Jaccard; {
+		case ok && !same:
+			r.Accepted++
+			r.FalseMerges++
+		case ok:
+			r.Accepted++
+		case same:
+			r.SameMissed++
 		}
-		for i := range res.Sweep {
-			r := &res.Sweep[i]
-			switch ok := est >= r.Jaccard; {
-			case ok && !same:
-				r.Accepted++
-				r.FalseMerges++
-			case ok:
-				r.Accepted++
-			case same:
-				r.SameMissed++
-			}
-		}
 	}
+}
+
+// pairs judges every pair of pages.
+func (c *canonicalRun) pairs(ctx context.Context, pages []canonicalPage) error {
+	res := &c.res
 	for i := range pages {
 		if err := ctx.Err(); err != nil {
-			return res, err
+			return err
 		}
 		for k := i + 1; k < len(pages); k++ {
 			res.Pairs++
-			acc, same, near, bad := judge(pages[i], pages[k])
-			sweep(pages[i], pages[k], same)
+			acc, same, near, bad := c.judge(pages[i], pages[k])
+			c.sweep(pages[i], pages[k], same)
 			if acc {
 				res.Accepted++
 			}
@@ -159,25 +189,31 @@ func Canonical(ctx context.Context, o CanonicalOptions) (CanonicalResult, error)
 			}
 		}
 	}
-	hp := filepath.Join(o.Dir, o.Home)
+	return nil
+}
+
+// home judges every page but the home page at hp as if it declared the
+// home page canonical.
+func (c *canonicalRun) home(hp string, pages []canonicalPage) error {
+	res := &c.res
 	body, err := os.ReadFile(hp)
 	if err != nil {
-		return res, fmt.Errorf("bench canonical: home page: %w", err)
+		return fmt.Errorf("bench canonical: home page: %w", err)
 	}
 	hdoc, err := crawler.Extract(body, "text/html", false, &url.URL{Scheme: "file", Path: hp})
 	if err != nil {
-		return res, fmt.Errorf("bench canonical: home page: %w", err)
+		return fmt.Errorf("bench canonical: home page: %w", err)
 	}
-	home, ok := sign(hdoc.Title, hdoc.Text)
+	home, ok := c.sign(hdoc.Title, hdoc.Text)
 	if !ok {
-		return res, fmt.Errorf("bench canonical: home page %s has no text", hp)
+		return fmt.Errorf("bench canonical: home page %s has no text", hp)
 	}
 	for _, pg := range pages {
 		if pg.sig == home.sig {
 			continue // the home page itself
 		}
 		res.HomeDeclared++
-		acc, _, _, bad := judge(pg, home)
+		acc, _, _, bad := c.judge(pg, home)
 		if acc {
 			res.HomeMerged++
 		}
@@ -185,5 +221,5 @@ func Canonical(ctx context.Context, o CanonicalOptions) (CanonicalResult, error)
 			res.HomeFalseMerges++
 		}
 	}
-	return res, nil
+	return nil
 }

@@ -231,6 +231,8 @@ func redisInfo(ctx context.Context, addrs []string) (map[string]float64, error) 
 	return sums, nil
 }
 
+// clusterOne crawls a fresh multi-host site once with nodes nodes (0: one
+// plain crawl without --cluster) and measures it.
 func clusterOne(ctx context.Context, o ClusterOptions, nodes int) (row ClusterRow, err error) {
 	row.Nodes = nodes
 	if o.Lock != "" {
@@ -251,71 +253,124 @@ func clusterOne(ctx context.Context, o ClusterOptions, nodes int) (row ClusterRo
 	}
 	defer ms.close()
 	row.SitePages = int64(o.Hosts * o.Pages)
+	cr := &clusterRun{o: o, nodes: nodes, dir: dir, site: ms}
 
-	var url string
-	var addrs []string
 	if nodes > 0 {
-		bin, err := redistest.Binary()
-		if err != nil {
-			return row, err
-		}
-		masters := 1
-		if o.RedisCluster {
-			masters = 3
-		}
 		var servers []*redistest.Server
 		defer func() {
 			for _, s := range servers {
 				s.Close()
 			}
 		}()
-		for i := range masters {
-			d := filepath.Join(dir, fmt.Sprintf("redis%d", i))
-			if err := os.Mkdir(d, 0o755); err != nil {
-				return row, err
-			}
-			s, err := redistest.StartServer(bin, d, o.RedisCluster)
-			if err != nil {
-				return row, err
-			}
-			servers = append(servers, s)
-			addrs = append(addrs, s.Addr)
-		}
-		if o.RedisCluster {
-			if err := redistest.CreateCluster(ctx, servers); err != nil {
-				return row, err
-			}
-			url = redistest.ClusterURL(addrs)
-		} else {
-			url = "redis://" + addrs[0] + "/0"
+		servers, err = cr.startRedis(ctx)
+		if err != nil {
+			return row, err
 		}
 	}
-	before, err := redisInfo(ctx, addrs)
+	before, err := redisInfo(ctx, cr.addrs)
 	if err != nil {
 		return row, err
 	}
+	cpu, err := cr.runNodes(ctx)
+	if err != nil {
+		return row, err
+	}
+	if err := cr.countPages(&row); err != nil {
+		return row, err
+	}
+	pages := float64(row.Pages)
+	row.PagesPerSec = pages / row.Seconds
+	row.PerNodePagesPerSec = row.PagesPerSec / float64(max(nodes, 1))
+	row.NodeCPUms = float64(cpu.Milliseconds()) / pages
+	if nodes == 0 {
+		return row, nil
+	}
+	return row, cr.redisCosts(ctx, before, &row)
+}
 
-	procs := max(nodes, 1)
+// clusterRun is one crawl of clusterOne: its options, node count, working
+// directory and site, and the Redis the nodes share once started.
+type clusterRun struct {
+	o     ClusterOptions
+	nodes int
+	dir   string
+	site  *multiSite
+	url   string   // the nodes' --cluster URL ("" without Redis)
+	addrs []string // the Redis servers' addresses
+}
+
+// startRedis starts one redis-server, or a Redis Cluster of three masters
+// when o.RedisCluster, in cr.dir and sets cr.url and cr.addrs. It returns
+// the servers started, also on error: the caller closes them.
+func (cr *clusterRun) startRedis(ctx context.Context) ([]*redistest.Server, error) {
+	bin, err := redistest.Binary()
+	if err != nil {
+		return nil, err
+	}
+	masters := 1
+	if cr.o.RedisCluster {
+		masters = 3
+	}
+	var servers []*redistest.Server
+	for i := range masters {
+		d := filepath.Join(cr.dir, fmt.Sprintf("redis%d", i))
+		if err := os.Mkdir(d, 0o755); err != nil {
+			return servers, err
+		}
+		s, err := redistest.StartServer(bin, d, cr.o.RedisCluster)
+		if err != nil {
+			return servers, err
+		}
+		servers = append(servers, s)
+		cr.addrs = append(cr.addrs, s.Addr)
+	}
+	if cr.o.RedisCluster {
+		if err := redistest.CreateCluster(ctx, servers); err != nil {
+			return servers, err
+		}
+		cr.url = redistest.ClusterURL(cr.addrs)
+	} else {
+		cr.url = "redis://" + cr.addrs[0] + "/0"
+	}
+	return servers, nil
+}
+
+// nodeConfig writes the crawl config of node k into cr.dir and returns its
+// path.
+func (cr *clusterRun) nodeConfig(k int) (string, error) {
+	o := cr.o
+	var cfg strings.Builder
+	cfg.WriteString("seeds:\n")
+	for _, b := range cr.site.bases {
+		fmt.Fprintf(&cfg, "  - %s%s\n", b, synthsite.Path(0))
+	}
+	fmt.Fprintf(&cfg, "scope:\n  max_depth: 1000\n  sitemaps: off\npoliteness:\n  obey_robots: false\n  concurrency: %d\n  per_host_parallelism: %d\n  user_agent: \"bloomcrawl-bench node%d\"\ndedup:\n  capacity: %d\n",
+		o.Concurrency, o.PerHost, k, o.Hosts*o.Pages)
+	path := filepath.Join(cr.dir, fmt.Sprintf("node%d.yaml", k))
+	if err := os.WriteFile(path, []byte(cfg.String()), 0o644); err != nil {
+		return "", err
+	}
+	return path, nil
+}
+
+// runNodes starts the crawl nodes (one when cr.nodes is 0), waits for all
+// of them and returns their CPU time. A node that fails or prints no JSON
+// summary is an error.
+func (cr *clusterRun) runNodes(ctx context.Context) (cpu time.Duration, err error) {
+	procs := max(cr.nodes, 1)
 	cmds := make([]*exec.Cmd, procs)
 	outs := make([]*bytes.Buffer, procs)
 	errs := make([]*bytes.Buffer, procs)
 	for k := range procs {
-		var cfg strings.Builder
-		cfg.WriteString("seeds:\n")
-		for _, b := range ms.bases {
-			fmt.Fprintf(&cfg, "  - %s%s\n", b, synthsite.Path(0))
-		}
-		fmt.Fprintf(&cfg, "scope:\n  max_depth: 1000\n  sitemaps: off\npoliteness:\n  obey_robots: false\n  concurrency: %d\n  per_host_parallelism: %d\n  user_agent: \"bloomcrawl-bench node%d\"\ndedup:\n  capacity: %d\n",
-			o.Concurrency, o.PerHost, k, o.Hosts*o.Pages)
-		path := filepath.Join(dir, fmt.Sprintf("node%d.yaml", k))
-		if err := os.WriteFile(path, []byte(cfg.String()), 0o644); err != nil {
-			return row, err
+		path, err := cr.nodeConfig(k)
+		if err != nil {
+			return 0, err
 		}
 		name := ""
-		if nodes > 0 {
+		if cr.nodes > 0 {
 			name = fmt.Sprintf("node%d", k)
 		}
-		c := o.Node(ctx, path, filepath.Join(dir, fmt.Sprintf("store%d", k)), url, name)
+		c := cr.o.Node(ctx, path, filepath.Join(cr.dir, fmt.Sprintf("store%d", k)), cr.url, name)
 		outs[k], errs[k] = &bytes.Buffer{}, &bytes.Buffer{}
 		c.Stdout = outs[k]
 		if c.Stderr == nil {
@@ -326,11 +381,10 @@ func clusterOne(ctx context.Context, o ClusterOptions, nodes int) (row ClusterRo
 				p.Process.Kill()
 				p.Wait()
 			}
-			return row, err
+			return 0, err
 		}
 		cmds[k] = c
 	}
-	var cpu time.Duration
 	for k, c := range cmds {
 		werr := c.Wait()
 		if werr != nil && err == nil {
@@ -342,10 +396,13 @@ func clusterOne(ctx context.Context, o ClusterOptions, nodes int) (row ClusterRo
 			err = fmt.Errorf("node%d: summary %q: %w", k, outs[k].String(), jerr)
 		}
 	}
-	if err != nil {
-		return row, err
-	}
+	return cpu, err
+}
 
+// countPages sets row's Pages, Twice and Seconds from the site's request
+// counts; a site that served no pages is an error.
+func (cr *clusterRun) countPages(row *ClusterRow) error {
+	ms := cr.site
 	ms.mu.Lock()
 	for _, c := range ms.count {
 		row.Pages++
@@ -356,19 +413,18 @@ func clusterOne(ctx context.Context, o ClusterOptions, nodes int) (row ClusterRo
 	row.Seconds = ms.last.Sub(ms.first).Seconds()
 	ms.mu.Unlock()
 	if row.Pages == 0 || row.Seconds <= 0 {
-		return row, errors.New("the site served no pages")
+		return errors.New("the site served no pages")
 	}
-	pages := float64(row.Pages)
-	row.PagesPerSec = pages / row.Seconds
-	row.PerNodePagesPerSec = row.PagesPerSec / float64(procs)
-	row.NodeCPUms = float64(cpu.Milliseconds()) / pages
-	if nodes == 0 {
-		return row, nil
-	}
+	return nil
+}
 
-	after, err := redisInfo(ctx, addrs)
+// redisCosts sets row's per-page Redis costs (against before, the servers'
+// INFO at the start), its URLs and the memory of the seen-state per URL.
+func (cr *clusterRun) redisCosts(ctx context.Context, before map[string]float64, row *ClusterRow) error {
+	pages := float64(row.Pages)
+	after, err := redisInfo(ctx, cr.addrs)
 	if err != nil {
-		return row, err
+		return err
 	}
 	d := func(k string) float64 { return after[k] - before[k] }
 	row.Commands = d("total_commands_processed") / pages
@@ -377,9 +433,9 @@ func clusterOne(ctx context.Context, o ClusterOptions, nodes int) (row ClusterRo
 	row.RedisCPUms = (d("used_cpu_user") + d("used_cpu_sys")) * 1000 / pages
 	row.UsedMemory = int64(after["used_memory"])
 
-	rep, err := cluster.Inspect(ctx, url, "")
+	rep, err := cluster.Inspect(ctx, cr.url, "")
 	if err != nil {
-		return row, err
+		return err
 	}
 	var trips int64
 	for _, n := range rep.Nodes {
@@ -387,9 +443,9 @@ func clusterOne(ctx context.Context, o ClusterOptions, nodes int) (row ClusterRo
 	}
 	row.RoundTrips = float64(trips) / pages
 	row.URLs = rep.URLs
-	rdb, err := cluster.ParseURL(url)
+	rdb, err := cluster.ParseURL(cr.url)
 	if err != nil {
-		return row, err
+		return err
 	}
 	defer rdb.Close()
 	var bloom, exact int64
@@ -397,7 +453,7 @@ func clusterOne(ctx context.Context, o ClusterOptions, nodes int) (row ClusterRo
 		for kind, sum := range map[string]*int64{"bloom": &bloom, "urls": &exact} {
 			b, err := rdb.MemoryUsage(ctx, fmt.Sprintf("bloomcrawl:{p:%d}:%s", p, kind), 0).Result()
 			if err != nil && !errors.Is(err, redis.Nil) {
-				return row, fmt.Errorf("MEMORY USAGE: %w", err)
+				return fmt.Errorf("MEMORY USAGE: %w", err)
 			}
 			*sum += b
 		}
@@ -406,7 +462,7 @@ func clusterOne(ctx context.Context, o ClusterOptions, nodes int) (row ClusterRo
 		row.BloomPerURL = float64(bloom) / float64(row.URLs)
 		row.ExactPerURL = float64(exact) / float64(row.URLs)
 	}
-	return row, nil
+	return nil
 }
 
 // WriteClusterTable prints the runs, then per node count the medians over

@@ -111,6 +111,27 @@ type neighbour struct {
 // Evaluate computes every pair's exact Jaccard over docs and measures each
 // setting's returned top-K lists against it. Cancelling ctx stops it.
 func Evaluate(ctx context.Context, docs []Doc, o Options) (Report, error) {
+	o = o.withDefaults()
+	rep := Report{Docs: len(docs), K: o.K, HighJaccard: o.HighJaccard}
+
+	// Exact truth.
+	t0 := time.Now()
+	sets := wordHashSets(docs, &rep)
+	all, err := allPairs(ctx, sets, o, &rep)
+	if err != nil {
+		return rep, err
+	}
+	truth, exact := topK(all, o, &rep)
+	rep.ExactTime = time.Since(t0)
+
+	if err := measureSettings(ctx, docs, truth, exact, o, &rep); err != nil {
+		return rep, err
+	}
+	return rep, nil
+}
+
+// withDefaults returns o with its zero fields set to their defaults.
+func (o Options) withDefaults() Options {
 	if o.K <= 0 {
 		o.K = 10
 	}
@@ -123,10 +144,12 @@ func Evaluate(ctx context.Context, docs []Doc, o Options) (Report, error) {
 	if o.HighJaccard == 0 {
 		o.HighJaccard = 0.5
 	}
-	rep := Report{Docs: len(docs), K: o.K, HighJaccard: o.HighJaccard}
+	return o
+}
 
-	// Exact truth.
-	t0 := time.Now()
+// wordHashSets returns each document's word set as sorted distinct word
+// hashes, and adds their size to rep.ExactBytes.
+func wordHashSets(docs []Doc, rep *Report) [][]uint64 {
 	sets := make([][]uint64, len(docs))
 	for i, d := range docs {
 		s := make([]uint64, len(d.Words))
@@ -137,14 +160,19 @@ func Evaluate(ctx context.Context, docs []Doc, o Options) (Report, error) {
 		sets[i] = slices.Compact(s)
 		rep.ExactBytes += int64(8 * len(sets[i]))
 	}
-	truth := make([][]neighbour, len(docs)) // top-K plus ties, by Jaccard
-	exact := make([]map[int]float64, len(docs))
-	all := make([][]neighbour, len(docs))
-	for i := range docs {
+	return sets
+}
+
+// allPairs computes the exact Jaccard of every pair of sets and returns
+// each document's neighbours of Jaccard > 0, unsorted; it counts the pairs
+// and those of Jaccard ≥ o.HighJaccard into rep.
+func allPairs(ctx context.Context, sets [][]uint64, o Options, rep *Report) ([][]neighbour, error) {
+	all := make([][]neighbour, len(sets))
+	for i := range sets {
 		if i%64 == 0 && ctx.Err() != nil {
-			return rep, ctx.Err()
+			return nil, ctx.Err()
 		}
-		for j := i + 1; j < len(docs); j++ {
+		for j := i + 1; j < len(sets); j++ {
 			rep.Pairs++
 			if len(sets[i]) == 0 && len(sets[j]) == 0 {
 				// Pages without words have no MinHash entry: the index
@@ -161,6 +189,15 @@ func Evaluate(ctx context.Context, docs []Doc, o Options) (Report, error) {
 			}
 		}
 	}
+	return all, nil
+}
+
+// topK sorts each document's neighbours in all by Jaccard and returns its
+// true top-K plus ties, and every neighbour's Jaccard by index; it sets
+// rep.TrueMeanJaccard.
+func topK(all [][]neighbour, o Options, rep *Report) (truth [][]neighbour, exact []map[int]float64) {
+	truth = make([][]neighbour, len(all)) // top-K plus ties, by Jaccard
+	exact = make([]map[int]float64, len(all))
 	var trueSum float64
 	var trueN int
 	for i, ns := range all {
@@ -183,21 +220,24 @@ func Evaluate(ctx context.Context, docs []Doc, o Options) (Report, error) {
 			trueN++
 		}
 	}
-	rep.ExactTime = time.Since(t0)
 	if trueN > 0 {
 		rep.TrueMeanJaccard = trueSum / float64(trueN)
 	}
+	return truth, exact
+}
 
-	// Signatures once, for the largest setting.
+// measureSettings computes the signatures once, for the largest setting,
+// and appends each setting's Result to rep.Results.
+func measureSettings(ctx context.Context, docs []Doc, truth [][]neighbour, exact []map[int]float64, o Options, rep *Report) error {
 	maxPQ := 0
 	for _, s := range o.Settings {
 		maxPQ = max(maxPQ, s.Rows*s.Bands)
 	}
 	big, err := contentdedup.NewMinHash(contentdedup.MinHashOptions{Rows: maxPQ, Bands: 1, Shingle: 1, Seed: o.Seed})
 	if err != nil {
-		return rep, err
+		return err
 	}
-	t0 = time.Now()
+	t0 := time.Now()
 	sigs := make([][]uint64, len(docs))
 	for i, d := range docs {
 		sigs[i] = big.Signature(d.Words)
@@ -206,16 +246,16 @@ func Evaluate(ctx context.Context, docs []Doc, o Options) (Report, error) {
 
 	for _, s := range o.Settings {
 		if ctx.Err() != nil {
-			return rep, ctx.Err()
+			return ctx.Err()
 		}
 		r, err := evalSetting(docs, sigs, truth, exact, rep.HighPairs, s, o)
 		if err != nil {
-			return rep, err
+			return err
 		}
 		r.Time += time.Duration(float64(sigTime) * float64(s.Rows*s.Bands) / float64(maxPQ))
 		rep.Results = append(rep.Results, r)
 	}
-	return rep, nil
+	return nil
 }
 
 func evalSetting(docs []Doc, sigs [][]uint64, truth [][]neighbour, exact []map[int]float64, highPairs int, s Setting, o Options) (Result, error) {

@@ -47,8 +47,6 @@ type WACZ struct {
 // holding a WARC record of that URL; pages/pages.jsonl starts with the
 // json-pages-1.0 header and every page has a url and an RFC 3339 ts.
 func CheckWACZ(name string) (*WACZ, []error) {
-	var errs []error
-	bad := func(f string, a ...any) { errs = append(errs, fmt.Errorf(f, a...)) }
 	raw, err := os.ReadFile(name)
 	if err != nil {
 		return nil, []error{err}
@@ -57,110 +55,167 @@ func CheckWACZ(name string) (*WACZ, []error) {
 	if err != nil {
 		return nil, []error{err}
 	}
-	w := &WACZ{Entries: map[string]*zip.File{}}
-	content := map[string][]byte{}
+	c := &waczCheck{raw: raw, w: &WACZ{Entries: map[string]*zip.File{}}, content: map[string][]byte{}}
+	if err := c.readEntries(zr); err != nil {
+		return c.w, append(c.errs, err)
+	}
+	dp, err := c.datapackage()
+	if err != nil {
+		return c.w, append(c.errs, err)
+	}
+	c.resources()
+	c.digest(dp)
+	c.index()
+	c.pages()
+	return c.w, c.errs
+}
+
+// waczCheck is one run of CheckWACZ: the package's bytes, what was read of
+// it so far, its entries' contents, and the problems found.
+type waczCheck struct {
+	raw     []byte
+	w       *WACZ
+	content map[string][]byte // entry name → uncompressed bytes
+	errs    []error
+}
+
+// bad records a problem.
+func (c *waczCheck) bad(f string, a ...any) { c.errs = append(c.errs, fmt.Errorf(f, a...)) }
+
+// readEntries reads every entry of zr, checking its CRC, and checks that
+// the WARC files are stored at their data offsets. An entry that cannot be
+// read is returned as an error: the check stops there.
+func (c *waczCheck) readEntries(zr *zip.Reader) error {
 	for _, f := range zr.File {
-		w.Entries[f.Name] = f
+		c.w.Entries[f.Name] = f
 		rc, err := f.Open()
 		if err != nil {
-			return w, append(errs, fmt.Errorf("%s: %w", f.Name, err))
+			return fmt.Errorf("%s: %w", f.Name, err)
 		}
 		b, err := io.ReadAll(rc) // checks the CRC
 		rc.Close()
 		if err != nil {
-			return w, append(errs, fmt.Errorf("%s: %w", f.Name, err))
+			return fmt.Errorf("%s: %w", f.Name, err)
 		}
-		content[f.Name] = b
+		c.content[f.Name] = b
 		if strings.HasPrefix(f.Name, "archive/") {
 			if f.Method != zip.Store {
-				bad("%s: method %d, want stored (0)", f.Name, f.Method)
+				c.bad("%s: method %d, want stored (0)", f.Name, f.Method)
 			}
-			if off, err := f.DataOffset(); err != nil || !bytes.Equal(raw[off:off+int64(len(b))], b) {
-				bad("%s: its bytes are not at its data offset (%v)", f.Name, err)
+			if off, err := f.DataOffset(); err != nil || !bytes.Equal(c.raw[off:off+int64(len(b))], b) {
+				c.bad("%s: its bytes are not at its data offset (%v)", f.Name, err)
 			}
 		}
 	}
-	dp, ok := content["datapackage.json"]
+	return nil
+}
+
+// datapackage reads datapackage.json into w.Package, checks its profile,
+// version, software and created, and returns its bytes. A missing or
+// unreadable datapackage.json is returned as an error: the check stops
+// there.
+func (c *waczCheck) datapackage() ([]byte, error) {
+	dp, ok := c.content["datapackage.json"]
 	if !ok {
-		return w, append(errs, fmt.Errorf("no datapackage.json"))
+		return nil, fmt.Errorf("no datapackage.json")
 	}
-	if err := json.Unmarshal(dp, &w.Package); err != nil {
-		return w, append(errs, fmt.Errorf("datapackage.json: %w", err))
+	if err := json.Unmarshal(dp, &c.w.Package); err != nil {
+		return nil, fmt.Errorf("datapackage.json: %w", err)
 	}
-	p := w.Package
+	p := c.w.Package
 	if p.Profile != "data-package" || p.WACZVersion != "1.1.1" || p.Software == "" {
-		bad("datapackage.json: profile %q, wacz_version %q, software %q", p.Profile, p.WACZVersion, p.Software)
+		c.bad("datapackage.json: profile %q, wacz_version %q, software %q", p.Profile, p.WACZVersion, p.Software)
 	}
 	if _, err := time.Parse(time.RFC3339, p.Created); err != nil {
-		bad("datapackage.json: created %q: %v", p.Created, err)
+		c.bad("datapackage.json: created %q: %v", p.Created, err)
 	}
+	return dp, nil
+}
+
+// resources checks that datapackage.json lists every other entry, each
+// with its hash, size and name.
+func (c *waczCheck) resources() {
 	listed := map[string]bool{}
-	for _, r := range p.Resources {
+	for _, r := range c.w.Package.Resources {
 		listed[r.Path] = true
-		b, ok := content[r.Path]
+		b, ok := c.content[r.Path]
 		if !ok {
-			bad("resource %s: not in the ZIP", r.Path)
+			c.bad("resource %s: not in the ZIP", r.Path)
 			continue
 		}
 		sum := sha256.Sum256(b)
 		if r.Hash != "sha256:"+hex.EncodeToString(sum[:]) || r.Bytes != int64(len(b)) {
-			bad("resource %s: hash %s, %d bytes; the entry has sha256:%x, %d bytes", r.Path, r.Hash, r.Bytes, sum, len(b))
+			c.bad("resource %s: hash %s, %d bytes; the entry has sha256:%x, %d bytes", r.Path, r.Hash, r.Bytes, sum, len(b))
 		}
 		if r.Name != filepath.Base(r.Path) {
-			bad("resource %s: name %q", r.Path, r.Name)
+			c.bad("resource %s: name %q", r.Path, r.Name)
 		}
 	}
-	for n := range content {
+	for n := range c.content {
 		if n != "datapackage.json" && n != "datapackage-digest.json" && !listed[n] {
-			bad("%s: not listed in datapackage.json", n)
+			c.bad("%s: not listed in datapackage.json", n)
 		}
 	}
+}
+
+// digest checks that datapackage-digest.json holds the hash of dp, the
+// bytes of datapackage.json.
+func (c *waczCheck) digest(dp []byte) {
 	var digest struct{ Path, Hash string }
-	if err := json.Unmarshal(content["datapackage-digest.json"], &digest); err != nil {
-		bad("datapackage-digest.json: %v", err)
+	if err := json.Unmarshal(c.content["datapackage-digest.json"], &digest); err != nil {
+		c.bad("datapackage-digest.json: %v", err)
 	} else if sum := sha256.Sum256(dp); digest.Path != "datapackage.json" || digest.Hash != "sha256:"+hex.EncodeToString(sum[:]) {
-		bad("datapackage-digest.json: %+v", digest)
+		c.bad("datapackage-digest.json: %+v", digest)
 	}
-	idx, ok := content["indexes/index.cdxj"]
+}
+
+// index reads the CDXJ index into w.Index, checks that it is sorted and
+// that every line points to its record.
+func (c *waczCheck) index() {
+	idx, ok := c.content["indexes/index.cdxj"]
 	if !ok {
-		if idx, ok = content["indexes/index.cdx"]; !ok { // as js-wacz names it
-			bad("no indexes/index.cdxj")
+		if idx, ok = c.content["indexes/index.cdx"]; !ok { // as js-wacz names it
+			c.bad("no indexes/index.cdxj")
 		}
 	}
-	w.Index = SortedLines(idx)
-	if strings.Join(w.Index, "\n")+"\n" != string(idx) {
-		bad("indexes/index.cdxj is not sorted")
+	c.w.Index = SortedLines(idx)
+	if strings.Join(c.w.Index, "\n")+"\n" != string(idx) {
+		c.bad("indexes/index.cdxj is not sorted")
 	}
-	for _, l := range w.Index {
-		if err := checkIndexLine(raw, w.Entries, l); err != nil {
-			bad("index line %q: %v", l, err)
+	for _, l := range c.w.Index {
+		if err := checkIndexLine(c.raw, c.w.Entries, l); err != nil {
+			c.bad("index line %q: %v", l, err)
 		}
 	}
-	pages, ok := content["pages/pages.jsonl"]
+}
+
+// pages reads pages/pages.jsonl into w.Pages and checks its header and
+// that every page has a url and an RFC 3339 ts.
+func (c *waczCheck) pages() {
+	pages, ok := c.content["pages/pages.jsonl"]
 	if !ok {
-		bad("no pages/pages.jsonl")
+		c.bad("no pages/pages.jsonl")
 	}
 	sc := bufio.NewScanner(bytes.NewReader(pages))
 	sc.Buffer(nil, 64<<20)
 	for i := 0; sc.Scan(); i++ {
 		var m map[string]any
 		if err := json.Unmarshal(sc.Bytes(), &m); err != nil {
-			bad("pages.jsonl line %d: %v", i+1, err)
+			c.bad("pages.jsonl line %d: %v", i+1, err)
 			continue
 		}
 		if i == 0 {
 			if m["format"] != "json-pages-1.0" || m["id"] == nil {
-				bad("pages.jsonl header %s", sc.Text())
+				c.bad("pages.jsonl header %s", sc.Text())
 			}
 			continue
 		}
 		ts, _ := m["ts"].(string)
 		if _, err := time.Parse(time.RFC3339, ts); err != nil || m["url"] == nil {
-			bad("pages.jsonl line %d: url %v ts %q", i+1, m["url"], ts)
+			c.bad("pages.jsonl line %d: url %v ts %q", i+1, m["url"], ts)
 		}
-		w.Pages = append(w.Pages, m)
+		c.w.Pages = append(c.w.Pages, m)
 	}
-	return w, errs
 }
 
 // checkIndexLine reads the record an index line points to, by range in
