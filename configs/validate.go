@@ -35,7 +35,21 @@ func (c *Config) check(requireSeeds bool) []*Error {
 			errs = append(errs, &Error{Field: field, Msg: fmt.Sprintf(format, a...)})
 		}
 	}
+	c.checkSeeds(bad, requireSeeds)
+	c.Scope.check(bad)
+	c.Politeness.check(bad)
+	c.Fetch.check(bad)
+	c.Dedup.check(bad)
+	c.Recrawl.check(bad)
+	c.Store.check(bad)
+	return errs
+}
 
+// badFunc records one problem of a field.
+type badFunc func(field, format string, a ...any)
+
+// checkSeeds checks the seeds: absolute http(s) URLs no longer than scope.max_url_length.
+func (c *Config) checkSeeds(bad badFunc, requireSeeds bool) {
 	if requireSeeds && len(c.Seeds) == 0 {
 		bad("seeds", "at least one seed URL is required")
 	}
@@ -46,8 +60,10 @@ func (c *Config) check(requireSeeds bool) []*Error {
 			bad(fmt.Sprintf("seeds[%d]", i), "%q %s", s, err)
 		}
 	}
+}
 
-	s := &c.Scope
+// check checks the scope section.
+func (s *Scope) check(bad badFunc) {
 	for i, h := range s.AllowedHosts {
 		if msg := checkHost(h); msg != "" {
 			bad(fmt.Sprintf("scope.allowed_hosts[%d]", i), "%q %s", h, msg)
@@ -92,8 +108,10 @@ func (c *Config) check(requireSeeds bool) []*Error {
 			bad(fmt.Sprintf("scope.sitemaps[%d]", i), "%q %s", u, err)
 		}
 	}
+}
 
-	p := &c.Politeness
+// check checks the politeness section.
+func (p *Politeness) check(bad badFunc) {
 	if p.Delay < 0 {
 		bad("politeness.delay", "must be >= 0")
 	}
@@ -111,8 +129,10 @@ func (c *Config) check(requireSeeds bool) []*Error {
 	} else if strings.ContainsFunc(p.UserAgent, unicode.IsControl) {
 		bad("politeness.user_agent", "must not contain control characters")
 	}
+}
 
-	f := &c.Fetch
+// check checks the fetch section.
+func (f *Fetch) check(bad badFunc) {
 	if f.Timeout <= 0 {
 		bad("fetch.timeout", "must be > 0")
 	}
@@ -133,8 +153,10 @@ func (c *Config) check(requireSeeds bool) []*Error {
 	if f.Retries < 0 || f.Retries > 10 {
 		bad("fetch.retries", "must be between 0 and 10")
 	}
+}
 
-	d := &c.Dedup
+// check checks the dedup section.
+func (d *Dedup) check(bad badFunc) {
 	if d.Filter != "" && !slices.Contains(FilterVariants, d.Filter) {
 		bad("dedup.filter", "unknown filter %q (want one of %s)", d.Filter, strings.Join(FilterVariants, ", "))
 	}
@@ -157,8 +179,10 @@ func (c *Config) check(requireSeeds bool) []*Error {
 	if d.SimHashThreshold < 0 || d.SimHashThreshold > contentdedup.MaxThreshold {
 		bad("dedup.simhash_threshold", "must be between 0 and %d", contentdedup.MaxThreshold)
 	}
+}
 
-	r := &c.Recrawl
+// check checks the recrawl section.
+func (r *Recrawl) check(bad badFunc) {
 	if r.SeedsEvery < 0 {
 		bad("recrawl.seeds_every", "must be >= 0 (0 = never)")
 	}
@@ -187,20 +211,22 @@ func (c *Config) check(requireSeeds bool) []*Error {
 		}
 		bad(field, "%s a continuous crawl: set recrawl.continuous: true (or crawl --continuous)", msg)
 	}
+}
 
-	if strings.TrimSpace(c.Store.Dir) == "" {
+// check checks the store section.
+func (st *Store) check(bad badFunc) {
+	if strings.TrimSpace(st.Dir) == "" {
 		bad("store.dir", "must not be empty")
 	}
-	if c.Store.Compression != "" && !slices.Contains(Compressions, c.Store.Compression) {
-		bad("store.compression", "unknown level %q (want one of %s)", c.Store.Compression, strings.Join(Compressions, ", "))
+	if st.Compression != "" && !slices.Contains(Compressions, st.Compression) {
+		bad("store.compression", "unknown level %q (want one of %s)", st.Compression, strings.Join(Compressions, ", "))
 	}
-	if c.Store.MinFreeBytes < -1 {
-		bad("store.min_free_bytes", "must be >= 0 (0 = automatic) or -1 (off), got %d", c.Store.MinFreeBytes)
+	if st.MinFreeBytes < -1 {
+		bad("store.min_free_bytes", "must be >= 0 (0 = automatic) or -1 (off), got %d", st.MinFreeBytes)
 	}
-	if c.Store.WARCMaxBytes < 0 {
+	if st.WARCMaxBytes < 0 {
 		bad("store.warc_max_bytes", "must be >= 0 (0 = 1 GB)")
 	}
-	return errs
 }
 
 // checkSeed returns why s is not an absolute http(s) URL, or "".
