@@ -53,37 +53,44 @@ func (c *Config) checkSeeds(bad badFunc, requireSeeds bool) {
 	if requireSeeds && len(c.Seeds) == 0 {
 		bad("seeds", "at least one seed URL is required")
 	}
-	for i, s := range c.Seeds {
-		if msg := checkURLLength(s, c.Scope.MaxURLLength); msg != "" {
-			bad(fmt.Sprintf("seeds[%d]", i), "%s", msg)
-		} else if err := checkSeed(s); err != "" {
-			bad(fmt.Sprintf("seeds[%d]", i), "%q %s", s, err)
+	checkURLs(bad, "seeds", c.Seeds, c.Scope.MaxURLLength)
+}
+
+// checkURLs checks a list of absolute http(s) URLs no longer than maxLen.
+func checkURLs(bad badFunc, field string, urls []string, maxLen int) {
+	for i, u := range urls {
+		if msg := checkURLLength(u, maxLen); msg != "" {
+			bad(fmt.Sprintf("%s[%d]", field, i), "%s", msg)
+		} else if err := checkSeed(u); err != "" {
+			bad(fmt.Sprintf("%s[%d]", field, i), "%q %s", u, err)
+		}
+	}
+}
+
+// checkHosts checks a list of host names.
+func checkHosts(bad badFunc, field string, hosts []string) {
+	for i, h := range hosts {
+		if msg := checkHost(h); msg != "" {
+			bad(fmt.Sprintf("%s[%d]", field, i), "%q %s", h, msg)
+		}
+	}
+}
+
+// checkRegexps checks a list of RE2 regular expressions.
+func checkRegexps(bad badFunc, field string, res []string) {
+	for i, re := range res {
+		if _, err := regexp.Compile(re); err != nil {
+			bad(fmt.Sprintf("%s[%d]", field, i), "invalid regexp %q: %s", re, strings.TrimPrefix(err.Error(), "error parsing regexp: "))
 		}
 	}
 }
 
 // check checks the scope section.
 func (s *Scope) check(bad badFunc) {
-	for i, h := range s.AllowedHosts {
-		if msg := checkHost(h); msg != "" {
-			bad(fmt.Sprintf("scope.allowed_hosts[%d]", i), "%q %s", h, msg)
-		}
-	}
-	for i, h := range s.DeniedHosts {
-		if msg := checkHost(h); msg != "" {
-			bad(fmt.Sprintf("scope.denied_hosts[%d]", i), "%q %s", h, msg)
-		}
-	}
-	for i, re := range s.Include {
-		if _, err := regexp.Compile(re); err != nil {
-			bad(fmt.Sprintf("scope.include[%d]", i), "invalid regexp %q: %s", re, strings.TrimPrefix(err.Error(), "error parsing regexp: "))
-		}
-	}
-	for i, re := range s.Exclude {
-		if _, err := regexp.Compile(re); err != nil {
-			bad(fmt.Sprintf("scope.exclude[%d]", i), "invalid regexp %q: %s", re, strings.TrimPrefix(err.Error(), "error parsing regexp: "))
-		}
-	}
+	checkHosts(bad, "scope.allowed_hosts", s.AllowedHosts)
+	checkHosts(bad, "scope.denied_hosts", s.DeniedHosts)
+	checkRegexps(bad, "scope.include", s.Include)
+	checkRegexps(bad, "scope.exclude", s.Exclude)
 	if s.MaxDepth < 0 {
 		bad("scope.max_depth", "must be >= 0")
 	}
@@ -101,13 +108,7 @@ func (s *Scope) check(bad badFunc) {
 	if s.Sitemaps.Off && len(s.Sitemaps.URLs) > 0 {
 		bad("scope.sitemaps", "off and a list of URLs at once")
 	}
-	for i, u := range s.Sitemaps.URLs {
-		if msg := checkURLLength(u, s.MaxURLLength); msg != "" {
-			bad(fmt.Sprintf("scope.sitemaps[%d]", i), "%s", msg)
-		} else if err := checkSeed(u); err != "" {
-			bad(fmt.Sprintf("scope.sitemaps[%d]", i), "%q %s", u, err)
-		}
-	}
+	checkURLs(bad, "scope.sitemaps", s.Sitemaps.URLs, s.MaxURLLength)
 }
 
 // check checks the politeness section.
