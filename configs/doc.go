@@ -39,6 +39,6 @@
 // frontier (dedup.verify_cache_bytes), which own them and import nothing of
 // configs; package crawler turns a Config into those components, in one
 // file (crawler/components.go: crawler.StoreOptions, NewCrawlDeduper,
-// NewSeenFilter, ArchiveOptions, ClusterOptions, and the scope and frontier
+// NewURLFilter, ArchiveOptions, ClusterOptions, and the scope and frontier
 // New builds).
 package configs

@@ -15,16 +15,16 @@ import (
 
 // This file is the one place that turns a configs.Config into the
 // components of a crawl: the store options, the content deduper, the URL
-// seen-filter, the archive and cluster options, the scope and the
+// URL filter, the archive and cluster options, the scope and the
 // frontier. Every command (crawl, serve, dedup, demo, the benchmarks) and
 // the tests build them here; New calls them for the Options left nil and
 // for the parts it builds itself (scope, frontier).
 
-// NewSeenFilter builds the URL seen-filter that d describes (dedup.filter,
+// NewURLFilter builds the URL filter that d describes (dedup.filter,
 // dedup.capacity, dedup.target_fp; a chain filter rotates every
 // dedup.recrawl_window/4 so that it remembers every URL seen within the
 // window). Errors name the config field.
-func NewSeenFilter(d configs.Dedup) (urlfilter.Filter, error) {
+func NewURLFilter(d configs.Dedup) (urlfilter.Filter, error) {
 	o := urlfilter.Options{Variant: d.Filter, Capacity: d.Capacity, TargetFP: d.TargetFP}
 	if d.Filter == urlfilter.VariantChain {
 		// A ring of 5 generations rotated every window/4 remembers every URL
@@ -98,7 +98,7 @@ func ArchiveOptions(cfg *configs.Config, index archive.Index) archive.Options {
 }
 
 // ClusterOptions returns o (the command line's cluster options) with the
-// cluster-wide seen-state sized and confirmed as d says (dedup.capacity,
+// cluster-wide URL filter sized and confirmed as d says (dedup.capacity,
 // dedup.target_fp, dedup.verify).
 func ClusterOptions(d configs.Dedup, o cluster.Options) cluster.Options {
 	o.Capacity, o.TargetFP, o.Verify = uint64(d.Capacity), d.TargetFP, d.Verify
@@ -140,14 +140,14 @@ func newScope(canon *urlfilter.Canonicalizer, cfg *configs.Config) (*urlfilter.S
 }
 
 // frontierOptions returns the options of the crawl's frontier over store,
-// testing URLs against seen: politeness and scope limits from cfg, and with
+// testing URLs against filter: politeness and scope limits from cfg, and with
 // dedup.verify the filter's "seen" answers confirmed against the store's
 // URL records and queue entries, remembering dedup.verify_cache_bytes of
 // recent URLs (in the store's directory with mapArrays: page cache, not
 // heap).
-func frontierOptions(cfg *configs.Config, seen seenSet, store pageStore, window int, mapArrays bool) frontier.Options {
+func frontierOptions(cfg *configs.Config, filter urlFilter, store pageStore, window int, mapArrays bool) frontier.Options {
 	fo := frontier.Options{
-		Seen:               seen,
+		Filter:             filter,
 		Store:              queueAdapter{store},
 		Window:             window,
 		PerHostParallelism: cfg.Politeness.PerHostParallelism,

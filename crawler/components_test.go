@@ -26,16 +26,16 @@ func TestNewDeduperThreshold(t *testing.T) {
 	}
 }
 
-// TestNewSeenFilter builds every variant the config accepts with the
+// TestNewURLFilter builds every variant the config accepts with the
 // config's sizing, and names the field on a bad one.
-func TestNewSeenFilter(t *testing.T) {
+func TestNewURLFilter(t *testing.T) {
 	for _, v := range configs.FilterVariants {
 		d := configs.Default().Dedup
 		d.Filter, d.Capacity = v, 1000
 		if v == urlfilter.VariantChain {
 			d.RecrawlWindow = configs.Duration(time.Hour)
 		}
-		f, err := NewSeenFilter(d)
+		f, err := NewURLFilter(d)
 		if err != nil {
 			t.Fatalf("%s: %v", v, err)
 		}
@@ -46,7 +46,7 @@ func TestNewSeenFilter(t *testing.T) {
 			t.Errorf("%s: capacity %d, want >= dedup.capacity 1000", v, f.Stats().Capacity)
 		}
 	}
-	if _, err := NewSeenFilter(configs.Dedup{Filter: "bogus"}); err == nil || !strings.Contains(err.Error(), "dedup.filter") {
+	if _, err := NewURLFilter(configs.Dedup{Filter: "bogus"}); err == nil || !strings.Contains(err.Error(), "dedup.filter") {
 		t.Errorf("bogus filter: err = %v, want one naming dedup.filter", err)
 	}
 }

@@ -64,7 +64,7 @@ func allFetched(site *newssite.Site) bool {
 // original's docId, and fetches the hubs at their interval, not more
 // (counted with generous bounds: no timing asserts). A restart on the same
 // store then refreshes the hubs from the schedule rebuilt from the store
-// (the seeds are in the seen-filter: without the schedule nothing would be
+// (the seeds are in the URL filter: without the schedule nothing would be
 // fetched).
 func TestContinuousNewsSite(t *testing.T) {
 	site, err := newssite.Start(3)

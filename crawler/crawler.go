@@ -59,16 +59,16 @@ type archiver interface {
 	Write(ctx context.Context, f archive.Fetch) error
 }
 
-// seenSet is the URL seen-filter (a urlfilter.Filter).
-type seenSet interface {
+// urlFilter is the URL filter (a urlfilter.Filter).
+type urlFilter interface {
 	TestAndAdd(key string) (seen bool)
 }
 
 // Options configures a Crawler.
 type Options struct {
 	// Config is the crawl configuration. Required; it must pass Validate.
-	// Seen and Dedup, when nil, are built from its dedup section
-	// (NewSeenFilter, NewDeduper); the caller opens Store, with
+	// URLFilter and Dedup, when nil, are built from its dedup section
+	// (NewURLFilter, NewDeduper); the caller opens Store, with
 	// StoreOptions(Config.Store) and Config.Store.Dir. Every component
 	// built from a Config is built in components.go.
 	Config *configs.Config
@@ -79,15 +79,15 @@ type Options struct {
 	// NewDeduper(Config.Dedup); a caller that shares the deduper with
 	// another user (crawl --serve) builds it and passes it here.
 	Dedup deduper
-	// Seen is the URL seen-filter. Default NewSeenFilter(Config.Dedup),
+	// URLFilter is the URL filter. Default NewURLFilter(Config.Dedup),
 	// wrapped in a urlfilter.Audit when Audit is set.
-	Seen seenSet
-	// Audit runs an exact shadow set beside the default seen-filter and
+	URLFilter urlFilter
+	// Audit runs an exact shadow set beside the default URL filter and
 	// counts its false positives (Stats.FalsePositives); nothing is lost.
-	// Ignored when Seen is given.
+	// Ignored when URLFilter is given.
 	Audit bool
-	// FalsePositives, if set, reports the seen-filter's false positives so
-	// far (an audited filter passed as Seen); Stats reports those counted
+	// FalsePositives, if set, reports the URL filter's false positives so
+	// far (an audited filter passed as URLFilter); Stats reports those counted
 	// after the resume rebuild (collisions among already-fetched URLs lose
 	// nothing).
 	FalsePositives func() uint64
@@ -119,12 +119,12 @@ type Options struct {
 	// like a store error (the URL stays queued).
 	Archive archiver
 	// Started, if set, is called once by Run after it has rebuilt Dedup and
-	// Seen from the store and queued the seeds, before the first fetch. A
+	// URLFilter from the store and queued the seeds, before the first fetch. A
 	// caller that shares Dedup and Store with another writer (crawl --serve)
 	// starts that writer here, so it never sees a half-rebuilt index.
 	Started func()
 	// Cluster, if set (a *cluster.Node), makes this crawler one node of a
-	// cluster crawl: the cluster is the queue and the URL seen-state (Seen
+	// cluster crawl: the cluster is the queue and the URL filter (URLFilter
 	// and Audit are then ignored), this node fetches the entries of the
 	// partitions it holds a lease on, and Run ends when the whole
 	// cluster's frontier is empty. Sitemaps are not read in cluster mode;
@@ -169,9 +169,9 @@ type Crawler struct {
 	start                     time.Time
 
 	// the backend: the local one, or a cluster node's (Options.Cluster)
-	queue urlQueue
-	seen  seenState
-	docs  documents
+	queue  urlQueue
+	filter urlFilterState
+	docs   documents
 }
 
 // New checks o and builds a crawler. Errors name the bad option.
@@ -241,9 +241,9 @@ func (o *Options) setDefaults() {
 }
 
 // newFrontier builds the frontier over the store's queue, testing URLs
-// against seen (frontierOptions).
-func (c *Crawler) newFrontier(seen seenSet) (*frontier.Frontier, error) {
-	front, err := frontier.New(frontierOptions(c.cfg, seen, c.o.Store, c.o.Window, c.o.MappedArrays))
+// against filter (frontierOptions).
+func (c *Crawler) newFrontier(filter urlFilter) (*frontier.Frontier, error) {
+	front, err := frontier.New(frontierOptions(c.cfg, filter, c.o.Store, c.o.Window, c.o.MappedArrays))
 	if err != nil {
 		return nil, fmt.Errorf("crawler: %w", err)
 	}
@@ -606,7 +606,7 @@ func (c *Crawler) Run(ctx context.Context) (Stats, error) {
 	if err := c.docs.start(ctx); err != nil {
 		return c.Stats(), err
 	}
-	c.seen.start()
+	c.filter.start()
 	if err := c.queueSeeds(ctx); err != nil {
 		return c.Stats(), err
 	}
@@ -696,7 +696,7 @@ func (c *Crawler) Stats() Stats {
 	if c.refresh != nil {
 		s.RefreshScheduled, s.RefreshDue = c.refresh.counts(time.Now())
 	}
-	c.seen.report(&s)
+	c.filter.report(&s)
 	if el > 0 {
 		s.PagesPerSecond = float64(c.done.Load()) / el.Seconds()
 	}

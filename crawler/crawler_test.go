@@ -53,7 +53,7 @@ type crawlResult struct {
 // crawlInto crawls cfg into the store at dir with a fresh filter and
 // deduper built from cfg (unless seen is given), as the crawl command does,
 // and reads back what the store holds.
-func crawlInto(t *testing.T, ctx context.Context, cfg *configs.Config, dir string, seen seenSet, fp func() uint64, mods ...func(*Options)) crawlResult {
+func crawlInto(t *testing.T, ctx context.Context, cfg *configs.Config, dir string, filter urlFilter, fp func() uint64, mods ...func(*Options)) crawlResult {
 	t.Helper()
 	cfg.Store.Dir = dir
 	db, err := storage.Open(dir, StoreOptions(cfg.Store))
@@ -61,13 +61,13 @@ func crawlInto(t *testing.T, ctx context.Context, cfg *configs.Config, dir strin
 		t.Fatal(err)
 	}
 	defer db.Close()
-	return crawlDB(t, ctx, cfg, db, seen, fp, mods...)
+	return crawlDB(t, ctx, cfg, db, filter, fp, mods...)
 }
 
 // crawlDB is crawlInto on an open store.
-func crawlDB(t *testing.T, ctx context.Context, cfg *configs.Config, db *storage.DB, seen seenSet, fp func() uint64, mods ...func(*Options)) crawlResult {
+func crawlDB(t *testing.T, ctx context.Context, cfg *configs.Config, db *storage.DB, filter urlFilter, fp func() uint64, mods ...func(*Options)) crawlResult {
 	t.Helper()
-	o := Options{Config: cfg, Store: db, Seen: seen, FalsePositives: fp, Grace: time.Second, RetryBackoff: 10 * time.Millisecond}
+	o := Options{Config: cfg, Store: db, URLFilter: filter, FalsePositives: fp, Grace: time.Second, RetryBackoff: 10 * time.Millisecond}
 	for _, m := range mods {
 		m(&o)
 	}
@@ -533,7 +533,7 @@ func TestNewRejectsBadOptions(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer db.Close()
-	_, err = New(Options{Config: bad, Store: db, Dedup: newDeduper(t), Seen: f})
+	_, err = New(Options{Config: bad, Store: db, Dedup: newDeduper(t), URLFilter: f})
 	if err == nil || !strings.Contains(err.Error(), "seeds") {
 		t.Errorf("ftp seed: err = %v, want an error naming seeds", err)
 	}

@@ -34,7 +34,7 @@
 //     duplicate;
 //  5. canonicalize links (rel=nofollow ones only with
 //     politeness.follow_nofollow_links) and the declared canonical URL
-//     (urlfilter), check scope, test-and-add them to the seen-filter and
+//     (urlfilter), check scope, test-and-add them to the URL filter and
 //     reserve queue entries (frontier);
 //  6. with Options.Archive (crawl --warc): the fetch's HTTP exchanges as
 //     the transport received them (archive.Recorder wraps it), with the
@@ -63,7 +63,7 @@
 //
 // Run on a store that holds URL records or queue entries continues that
 // crawl: the content-dedup index is rebuilt from the stored fingerprints and
-// URL records, the seen-filter from every URL fetched or queued (exact: every
+// URL records, the URL filter from every URL fetched or queued (exact: every
 // URL the old run added to its filter is one of those), and the frontier from
 // the stored queue.
 //
@@ -96,10 +96,10 @@
 //     which keeps per-host politeness, offers the seeds and every link
 //     found to the cluster (Admit) before the local commit, and
 //     acknowledges an entry once its page is committed (Ack).
-//   - seenState: the URL seen-state beyond the queue's own tests (redirect
-//     aliases, resume, false positives). localSeen is the URL filter
-//     (confirmed against the store with dedup.verify); redisSeen the
-//     cluster's Bloom bits (confirmed exactly by the cluster).
+//   - urlFilterState: the URL filter's state beyond the queue's own tests
+//     (redirect aliases, resume, false positives). localFilter is the URL
+//     filter (confirmed against the store with dedup.verify); redisFilter
+//     the cluster's Bloom bits (confirmed exactly by the cluster).
 //   - documents: the document decisions, first seen wins. localDocs is the
 //     content deduper, rebuilt from the store on resume; redisDocs goes
 //     through the cluster's document log (clusterdedup.go): every page

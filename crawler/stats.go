@@ -23,7 +23,7 @@ type Stats struct {
 	// meta / X-Robots-Tag noindex); Sitemaps the sitemap files read (any
 	// outcome, scope.sitemaps; not a guessed /sitemap.xml that is
 	// missing) and SitemapURLs the URLs they listed (before scope and the
-	// seen-filter).
+	// URL filter).
 	NoIndex     int64 `json:"noindex"`
 	Sitemaps    int64 `json:"sitemaps"`
 	SitemapURLs int64 `json:"sitemap_urls"`

@@ -64,7 +64,7 @@ func childClusterCrawl(args []string) int {
 // TestClusterBenchCounts runs the cluster benchmark on a small site
 // (3 hosts × 60 pages) with the local baseline, 1 and 2 nodes: every
 // page fetched exactly once, and the Redis figures present and sane
-// (round trips and commands per page, bytes, a seen-state of a few bytes
+// (round trips and commands per page, bytes, a URL filter of a few bytes
 // per URL, every URL queued once).
 func TestClusterBenchCounts(t *testing.T) {
 	if _, err := redistest.Binary(); err != nil {

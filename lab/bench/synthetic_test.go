@@ -57,7 +57,7 @@ func crawlInProcess(t *testing.T) func(ctx context.Context, seed, store string) 
 			db.Close()
 			return nil, err
 		}
-		c, err := crawler.New(crawler.Options{Config: cfg, Store: db, Seen: filter, Dedup: dd})
+		c, err := crawler.New(crawler.Options{Config: cfg, Store: db, URLFilter: filter, Dedup: dd})
 		if err != nil {
 			db.Close()
 			return nil, err
