@@ -7,12 +7,10 @@ import (
 	"log/slog"
 
 	"github.com/bloomcrawl/bloomcrawl/cluster"
-	"github.com/bloomcrawl/bloomcrawl/configs"
 	"github.com/bloomcrawl/bloomcrawl/contentdedup"
 	"github.com/bloomcrawl/bloomcrawl/frontier"
 	"github.com/bloomcrawl/bloomcrawl/internal/dedupstore"
 	"github.com/bloomcrawl/bloomcrawl/storage"
-	"github.com/bloomcrawl/bloomcrawl/urlfilter"
 )
 
 // What differs between a crawl on one node and a node of a cluster crawl
@@ -94,21 +92,18 @@ const (
 	featureFilterVariant                // dedup.filter other than the default
 )
 
-// checkFeatures refuses, naming the option, what cfg asks for and a
+// checkFeatures refuses, naming the option, what s asks for and a
 // backend does not support (supports: its urlQueue.supports).
-func checkFeatures(supports func(feature) bool, cfg *configs.Config) error {
-	s := cfg.Scope
+func checkFeatures(supports func(feature) bool, s Settings) error {
 	switch {
-	case cfg.Recrawl.Continuous && !supports(featureContinuous):
+	case s.Recrawl.Continuous && !supports(featureContinuous):
 		return errors.New("recrawl.continuous (--continuous) is not supported in cluster mode yet (the refresh schedule is each node's own)")
-	case s.MaxPages > 0 && !supports(featureMaxPages):
+	case s.Scope.MaxPages > 0 && !supports(featureMaxPages):
 		return errors.New("scope.max_pages is not supported in cluster mode yet (each node would count only its own pages)")
-	case s.MaxPagesPerHost > 0 && !supports(featureMaxPagesHost):
+	case s.Scope.MaxPagesPerHost > 0 && !supports(featureMaxPagesHost):
 		return errors.New("scope.max_pages_per_host is not supported in cluster mode yet (the count is not shared by the nodes)")
-	case len(s.Sitemaps.URLs) > 0 && !supports(featureSitemaps):
+	case len(s.Scope.Sitemaps.URLs) > 0 && !supports(featureSitemaps):
 		return errors.New("scope.sitemaps: sitemaps are not read in cluster mode yet: set it to off (auto reads none in cluster mode)")
-	case cfg.Dedup.Filter != configs.DefaultFilter && !supports(featureFilterVariant):
-		return fmt.Errorf("dedup.filter %s does not apply in cluster mode: the URL filter is Bloom bits in Redis (sized by dedup.capacity and dedup.target_fp); remove dedup.filter", cfg.Dedup.Filter)
 	}
 	return nil
 }
@@ -136,37 +131,26 @@ func (c *Crawler) newBackend() error {
 	return c.newLocalBackend()
 }
 
-// newLocalBackend: the frontier tests URLs against Options.URLFilter (default
-// NewURLFilter, audited with Options.Audit).
+// newLocalBackend: the frontier tests URLs against Options.URLFilter.
 func (c *Crawler) newLocalBackend() error {
 	o := &c.o
-	if o.URLFilter == nil {
-		f, err := NewURLFilter(c.cfg.Dedup)
-		if err != nil {
-			return fmt.Errorf("crawler: %w", err)
-		}
-		o.URLFilter = f
-		if o.Audit {
-			a := urlfilter.NewAudit(f)
-			o.URLFilter, o.FalsePositives = a, a.FalsePositives
-		}
-	}
 	front, err := c.newFrontier(o.URLFilter)
 	if err != nil {
 		return err
 	}
 	c.front = front
 	c.queue = &localQueue{front: front, store: o.Store, log: c.log}
-	c.filter = &localFilter{front: front, verify: c.cfg.Dedup.Verify, fp: o.FalsePositives}
+	c.filter = &localFilter{front: front, verify: c.cfg.Verify, fp: o.FalsePositives}
 	c.docs = localDocs{o.Dedup}
 	return nil
 }
 
-// newRedisBackend: the cluster is the queue and the URL filter (URLFilter,
-// Audit and FalsePositives are ignored), after CheckCluster.
+// newRedisBackend: the cluster is the queue and the URL filter (URLFilter
+// and FalsePositives are ignored); the settings cluster mode does not
+// support are refused (checkFeatures).
 func (c *Crawler) newRedisBackend() error {
-	o, cfg := &c.o, c.cfg
-	if err := CheckCluster(cfg); err != nil {
+	o, s := &c.o, c.cfg
+	if err := checkFeatures((*redisQueue)(nil).supports, s); err != nil {
 		return fmt.Errorf("crawler: %w", err)
 	}
 	front, err := c.newFrontier(admitAll{})
@@ -177,9 +161,9 @@ func (c *Crawler) newRedisBackend() error {
 	o.Cluster.Report(func() cluster.Counters {
 		return cluster.Counters{Pages: c.fetched.Load(), Stored: c.stored.Load(), Duplicates: c.dups.Load(), Errors: c.errs.Load()}
 	})
-	c.queue = newRedisQueue(o.Cluster, front, o.Store, c.log, cfg.Politeness.Concurrency, cfg.Scope.MaxDepth)
-	c.filter = &redisFilter{front: front, verify: cfg.Dedup.Verify, node: o.Cluster}
+	c.queue = newRedisQueue(o.Cluster, front, o.Store, c.log, s.Politeness.Concurrency, s.Scope.MaxDepth)
+	c.filter = &redisFilter{front: front, verify: s.Verify, node: o.Cluster}
 	c.docs = &redisDocs{cd: newClusterDedup(o.Cluster, o.Dedup), dd: o.Dedup, store: o.Store, log: c.log,
-		params: docParams(cfg.Dedup)}
+		params: docParams(o.Dedup)}
 	return nil
 }

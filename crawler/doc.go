@@ -83,6 +83,17 @@
 // Commit.Version) and those beyond recrawl.keep_versions are deleted, in
 // the same commit.
 //
+// # Wiring
+//
+// New takes components and settings, never a configs.Config: Options
+// holds the store, the content deduper, the URL filter (or a cluster
+// node), the archive and the logger, and Settings the sections the
+// pipeline reads (seeds, scope, politeness, fetch, recrawl, and
+// dedup.verify). components.go is the one place a configs.Config becomes
+// them (NewOptions, NewSettings, NewURLFilter, NewDeduper, StoreOptions,
+// ArchiveOptions, ClusterOptions); the commands, the lab and the tests
+// all build their crawls there.
+//
 // # One core, two backends
 //
 // The pipeline is written once; what differs between one node and a node

@@ -10,7 +10,6 @@ import (
 	"time"
 
 	"github.com/bloomcrawl/bloomcrawl/cluster"
-	"github.com/bloomcrawl/bloomcrawl/configs"
 	"github.com/bloomcrawl/bloomcrawl/contentdedup"
 	"github.com/bloomcrawl/bloomcrawl/frontier"
 	"github.com/bloomcrawl/bloomcrawl/internal/dedupstore"
@@ -47,16 +46,6 @@ type clusterState interface {
 type admitAll struct{}
 
 func (admitAll) TestAndAdd(string) bool { return false }
-
-// CheckCluster refuses, naming the option, what cluster mode does not
-// support: each node would apply it to its own share only (page limits),
-// it needs a schedule the cluster does not share (recrawl.continuous), or
-// the cluster's URL filter in Redis replaces it (dedup.filter). Sitemaps
-// listed in scope.sitemaps are refused too; "auto" (the default) reads
-// none in cluster mode.
-func CheckCluster(cfg *configs.Config) error {
-	return checkFeatures((*redisQueue)(nil).supports, cfg)
-}
 
 // redisQueue is the urlQueue of a cluster node: the partition streams of
 // the partitions it holds a lease on, fed into the local frontier.
@@ -311,4 +300,11 @@ func (d *redisDocs) judge(ctx context.Context, e frontier.Entry, j *job, rec *st
 		rec.Node = node
 	}
 	return v, nil
+}
+
+// docParams are the content-dedup rules every node of a cluster must
+// share (cluster.Node.CheckDocParams): dd's content distance
+// (dedup.simhash_threshold).
+func docParams(dd deduper) string {
+	return fmt.Sprintf("simhash_threshold=%d", dd.Threshold())
 }

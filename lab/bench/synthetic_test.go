@@ -57,7 +57,12 @@ func crawlInProcess(t *testing.T) func(ctx context.Context, seed, store string) 
 			db.Close()
 			return nil, err
 		}
-		c, err := crawler.New(crawler.Options{Config: cfg, Store: db, URLFilter: filter, Dedup: dd})
+		o, err := crawler.NewOptions(cfg, crawler.Options{Store: db, URLFilter: filter, Dedup: dd}, false)
+		if err != nil {
+			db.Close()
+			return nil, err
+		}
+		c, err := crawler.New(o)
 		if err != nil {
 			db.Close()
 			return nil, err
