@@ -99,17 +99,12 @@ func NewURLFilter(d configs.Dedup) (urlfilter.Filter, error) {
 	return f, nil
 }
 
-// DedupOptions returns the contentdedup options for d. dedup.simhash_threshold
-// (and every --threshold flag, which the commands pass here) reads 0 as
-// "exact matches only"; contentdedup.Options reads its zero Threshold as
-// its default, like every zero field of its Options. This is the only
-// place where the one becomes the other.
+// DedupOptions returns the contentdedup options for d:
+// dedup.simhash_threshold (and every --threshold flag, which the commands
+// pass here) is contentdedup.Options.Threshold as it is, 0 meaning exact
+// matches only in both.
 func DedupOptions(d configs.Dedup) contentdedup.Options {
-	k := d.SimHashThreshold
-	if k == 0 {
-		k = contentdedup.ThresholdExact
-	}
-	return contentdedup.Options{Threshold: k}
+	return contentdedup.Options{Threshold: new(d.SimHashThreshold)}
 }
 
 // NewDeduper builds the content deduper that d describes (DedupOptions).

@@ -52,7 +52,7 @@ func crawlInProcess(t *testing.T) func(ctx context.Context, seed, store string) 
 			db.Close()
 			return nil, err
 		}
-		dd, err := contentdedup.New(contentdedup.Options{Threshold: cfg.Dedup.SimHashThreshold})
+		dd, err := contentdedup.New(crawler.DedupOptions(cfg.Dedup))
 		if err != nil {
 			db.Close()
 			return nil, err
