@@ -306,8 +306,8 @@ type crawlRun struct {
 }
 
 // crawlStore opens cfg's store, builds the deduper (crawler.NewOptions
-// builds the URL filter), crawls, and closes the store. It returns the final counters
-// (nil when the crawl could not start).
+// builds the URL filter), crawls, and closes the store. It returns the
+// final counters (nil when the crawl could not start).
 func crawlStore(ctx context.Context, cfg *configs.Config, r crawlRun) (st *crawler.Stats, err error) {
 	logLevel := slog.LevelInfo
 	if r.verbose {
