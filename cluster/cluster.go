@@ -40,7 +40,7 @@ type Options struct {
 	// over, and its entries in flight re-delivered, after about LeaseTTL.
 	// Default 10s.
 	LeaseTTL time.Duration
-	// Capacity and TargetFP size the cluster-wide seen-state: each
+	// Capacity and TargetFP size the cluster-wide URL filter: each
 	// partition starts with a Bloom generation for Capacity/Partitions
 	// URLs and adds generations twice as large (and with half the false-
 	// positive rate) as it fills, so a partition that gets most URLs (one
@@ -50,7 +50,7 @@ type Options struct {
 	TargetFP float64
 	// Prefix starts every key. Default "bloomcrawl".
 	Prefix string
-	// Verify confirms every "seen" answer of the seen-state's Bloom bits
+	// Verify confirms every "seen" answer of the URL filter's Bloom bits
 	// against an exact set of the partition's URLs (a Redis set beside
 	// the bits, checked inside the admit script only when the bits say
 	// seen): a URL the set does not hold is a false positive of the bits,
@@ -236,7 +236,7 @@ func hashes(url string) (h1, h2 uint64) {
 	return h & 0xffffffff, h>>32 | 1
 }
 
-// bloomLua defines the seen-state's Bloom generations for the admit
+// bloomLua defines the URL filter's Bloom generations for the admit
 // script: a partition's generations lie one after another in one string
 // (one key, one slot): generation g holds n0·2^g URLs at false-positive
 // rate p0/2^g, in m_g = n_g·ln(1/p_g)/ln²2 bits with k_g = ceil(log2(1/p_g))
@@ -329,7 +329,7 @@ var releaseScript = redis.NewScript(`
 if redis.call('GET', KEYS[1]) == ARGV[1] then return redis.call('DEL', KEYS[1]) end
 return 0`)
 
-// Admit tests items against the cluster-wide seen-state and queues the new
+// Admit tests items against the cluster-wide URL filter and queues the new
 // ones in their partitions' streams: one script per partition touched, all
 // sent in one pipeline (one round trip). It returns how many were queued
 // (with Options.Verify, the false positives of the Bloom bits caught are

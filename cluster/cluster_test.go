@@ -195,7 +195,7 @@ func testDeadNodesEntriesRedelivered(t *testing.T, url string) {
 	}
 }
 
-// TestSeenStateFalsePositives offers twice the capacity the seen-state
+// TestSeenStateFalsePositives offers twice the capacity the URL filter
 // was sized for, in distinct URLs of three sites (so three of the eight
 // partitions get all of them, the skew of a real crawl): the ones it calls
 // seen (not queued) are its false positives, measured against the exact
@@ -221,7 +221,7 @@ func TestSeenStateFalsePositives(t *testing.T) {
 		fresh += k
 	}
 	fp := float64(urls-fresh) / urls
-	t.Logf("%d distinct URLs of 3 sites, seen-state sized for %d: %d called seen: measured false-positive rate %.5f, target %.5f",
+	t.Logf("%d distinct URLs of 3 sites, URL filter sized for %d: %d called seen: measured false-positive rate %.5f, target %.5f",
 		urls, capacity, urls-fresh, fp, target)
 	// The bound holds at every fill; 2x is far outside chance.
 	if fp > 2*target {
@@ -242,7 +242,7 @@ for i = 3, #ARGV, 2 do
 end
 return out`)
 
-// TestVerifyConfirmsSeenAnswers gives the seen-state a target rate of 0.4
+// TestVerifyConfirmsSeenAnswers gives the URL filter a target rate of 0.4
 // (its Bloom bits call many new URLs seen) and offers 4,000 distinct URLs
 // one at a time from two nodes in turn, every fourth offer followed by a
 // batch of 10 repeats. With Verify every distinct URL must be queued

@@ -1,6 +1,6 @@
 // Package cluster owns the state several bloomcrawl nodes share in Redis
 // when they crawl as one (crawl --cluster): which node fetches which hosts,
-// the cluster-wide URL seen-state, the queue of URLs to fetch, and when the
+// the cluster-wide URL filter, the queue of URLs to fetch, and when the
 // crawl is over. Each node keeps its pages in its own store.
 //
 // Hosts map by registrable domain (publicsuffix) to a fixed number of
@@ -13,7 +13,7 @@
 // rebalance without two nodes fetching one host.
 //
 // Each partition has a stream with one consumer group: a URL found on any
-// node goes to its partition's stream. The seen-state is Bloom bits in
+// node goes to its partition's stream. The URL filter is Bloom bits in
 // Redis, one string per partition holding generations that double in size
 // and halve their false-positive rate as the partition fills (so a
 // partition that gets one big site's URLs keeps the error bound past

@@ -109,7 +109,7 @@ type Scope struct {
 	// URLs (which
 	// must be absolute http(s) URLs). Sitemap index files and gzipped
 	// sitemaps are read; the URLs they list go through scope, the
-	// canonicalizer and the seen-filter like links, at depth 0.
+	// canonicalizer and the URL filter like links, at depth 0.
 	Sitemaps Sitemaps `yaml:"sitemaps"`
 }
 
@@ -175,7 +175,7 @@ type Fetch struct {
 
 // Dedup configures URL and content deduplication.
 type Dedup struct {
-	// Filter is the URL seen-filter variant, one of FilterVariants.
+	// Filter is the URL filter variant, one of FilterVariants.
 	// Default "default" (the variant package urlfilter measured best).
 	// "chain" remembers URLs for RecrawlWindow only, which must then be > 0.
 	Filter string `yaml:"filter"`
@@ -202,7 +202,7 @@ type Dedup struct {
 	// page is lost to the filter. Default true; false trusts the filter
 	// alone (about dedup.target_fp of the new URLs found after the filter
 	// starts to fill are then never fetched). In cluster mode (crawl
-	// --cluster) the Redis seen-state's answers are confirmed against an
+	// --cluster) the Redis URL filter's answers are confirmed against an
 	// exact set of URLs in Redis instead (cluster.Options.Verify).
 	Verify bool `yaml:"verify"`
 	// VerifyCacheBytes is the memory in which Verify remembers the URLs

@@ -38,7 +38,7 @@
 // and the dedup defaults are read from packages urlfilter, contentdedup and
 // frontier (dedup.verify_cache_bytes), which own them and import nothing of
 // configs; package crawler turns a Config into those components, in one
-// file (crawler/components.go: crawler.StoreOptions, NewCrawlDeduper,
-// NewSeenFilter, ArchiveOptions, ClusterOptions, and the scope and frontier
-// New builds).
+// file (crawler/components.go: crawler.NewOptions and NewSettings, which
+// give crawler.New the settings and components it runs with, StoreOptions,
+// NewCrawlDeduper, NewURLFilter, ArchiveOptions, ClusterOptions).
 package configs

@@ -14,13 +14,11 @@ import (
 
 // Defaults of [Options].
 const (
+	// DefaultThreshold is the content distance of a nil Options.Threshold.
 	DefaultThreshold = 3
 	// DefaultTitleContentThreshold is the content distance under which a
 	// title match merges two documents (chosen by `go run ./cmd/bloomcrawl-lab dedup`).
 	DefaultTitleContentThreshold = 8
-	// ThresholdExact asks for exact content matches only (distance 0); the
-	// zero Threshold means DefaultThreshold.
-	ThresholdExact = -1
 	// MaxTitleGroup is the number of documents sharing one title beyond
 	// which the title step ignores that title: a title on hundreds of
 	// documents is a site's name, not evidence, and scanning its group on
@@ -37,10 +35,12 @@ const (
 // Options configure a [Deduper]. The zero value gives the defaults.
 type Options struct {
 	// Threshold is the largest Hamming distance between two content
-	// fingerprints (and two title SimHashes) that counts as a match:
-	// 0 means DefaultThreshold (3); 1..MaxThreshold as given; ThresholdExact
-	// (-1) means 0 (exact matches only). Other values make New fail.
-	Threshold int
+	// fingerprints (and two title SimHashes) that counts as a match,
+	// 0..MaxThreshold; 0 means exact matches only, as it does in
+	// dedup.simhash_threshold and every --threshold flag. nil means
+	// DefaultThreshold (3): a pointer, because 0 is a distance, not
+	// "unset". Other values make New fail.
+	Threshold *int
 	// TitleContentThreshold is the largest content distance at which a title
 	// match merges two documents; 0 means DefaultTitleContentThreshold (8).
 	// It must be >= the content threshold (the title step only widens the
@@ -177,7 +177,7 @@ type Signature struct {
 // documents get one docId.
 type Deduper struct {
 	o Options
-	// The resolved Options (defaults applied, ThresholdExact = 0).
+	// The resolved Options (defaults applied).
 	threshold           int     // content SimHash distance accepted on its own
 	titleThreshold      int     // content distance of a title-step match
 	sketchDistance      int     // content distance of sketch-confirmed candidates
@@ -329,14 +329,12 @@ var ErrOptions = errors.New("contentdedup: invalid options")
 // dictionary in the background (about 0.15 s, once per process; only Han
 // text waits for it); it fails only for invalid Options.
 func New(o Options) (*Deduper, error) {
-	k := o.Threshold
-	switch {
-	case k == 0:
-		k = DefaultThreshold
-	case k == ThresholdExact:
-		k = 0
-	case k < 0 || k > MaxThreshold:
-		return nil, fmt.Errorf("%w: Threshold %d (want 0..%d, or ThresholdExact)", ErrOptions, o.Threshold, MaxThreshold)
+	k := DefaultThreshold
+	if o.Threshold != nil {
+		k = *o.Threshold
+		if k < 0 || k > MaxThreshold {
+			return nil, fmt.Errorf("%w: Threshold %d (want 0..%d)", ErrOptions, k, MaxThreshold)
+		}
 	}
 	tk := o.TitleContentThreshold
 	if tk == 0 {

@@ -221,11 +221,11 @@ func TestOptions(t *testing.T) {
 		valid bool
 	}{
 		{Options{}, 3, true},
-		{Options{Threshold: ThresholdExact}, 0, true},
-		{Options{Threshold: 6}, 6, true},
-		{Options{Threshold: 7}, 0, false},
-		{Options{Threshold: -2}, 0, false},
-		{Options{Threshold: 6, TitleContentThreshold: 5}, 0, false},
+		{Options{Threshold: new(0)}, 0, true},
+		{Options{Threshold: new(6)}, 6, true},
+		{Options{Threshold: new(7)}, 0, false},
+		{Options{Threshold: new(-1)}, 0, false},
+		{Options{Threshold: new(6), TitleContentThreshold: 5}, 0, false},
 		{Options{TitleContentThreshold: 65}, 0, false},
 	} {
 		d, err := New(c.o)

@@ -171,7 +171,7 @@ func TestSketchConfirmsAndRestores(t *testing.T) {
 }
 
 func TestSketchOptions(t *testing.T) {
-	for _, o := range []Options{{SketchDistance: MaxThreshold + 1}, {Threshold: 5, SketchDistance: 4}, {SketchJaccard: 1.5}, {SketchJaccard: -0.1}, {SketchTitleDistance: 65}} {
+	for _, o := range []Options{{SketchDistance: MaxThreshold + 1}, {Threshold: new(5), SketchDistance: 4}, {SketchJaccard: 1.5}, {SketchJaccard: -0.1}, {SketchTitleDistance: 65}} {
 		if _, err := New(o); err == nil {
 			t.Errorf("New(%+v) accepted", o)
 		}

@@ -8,12 +8,10 @@ import (
 	"time"
 
 	"github.com/bloomcrawl/bloomcrawl/cluster"
-	"github.com/bloomcrawl/bloomcrawl/configs"
 	"github.com/bloomcrawl/bloomcrawl/contentdedup"
 	"github.com/bloomcrawl/bloomcrawl/frontier"
 	"github.com/bloomcrawl/bloomcrawl/internal/dedupstore"
 	"github.com/bloomcrawl/bloomcrawl/storage"
-	"github.com/bloomcrawl/bloomcrawl/urlfilter"
 )
 
 // What differs between a crawl on one node and a node of a cluster crawl
@@ -31,11 +29,11 @@ type urlQueue interface {
 	// finish exactly once.
 	next(ctx context.Context) (frontier.Entry, error)
 	// enqueue queues candidates outside a page's commit (seeds, a
-	// sitemap's URLs), tested against the seen-state; it returns how many
+	// sitemap's URLs), tested against the URL filter; it returns how many
 	// entries it queued on this node.
 	enqueue(ctx context.Context, cands []frontier.Candidate) (int, error)
 	// commit writes a processed entry's outcome in one step per store:
-	// cm (its record or page), with links tested against the seen-state
+	// cm (its record or page), with links tested against the URL filter
 	// and the new ones queued, and e dequeued (acknowledged). It returns
 	// the change in the entries pending on this node.
 	commit(ctx context.Context, e frontier.Entry, cm storage.Commit, links []frontier.Candidate) (int64, error)
@@ -55,10 +53,10 @@ type urlQueue interface {
 	report(s *Stats)
 }
 
-// seenState is the URL seen-state beyond what enqueue and commit test:
-// the redirect aliases claimed while recording a page, the URLs a resumed
-// crawl had recorded, and the filter's false positives.
-type seenState interface {
+// urlFilterState is the URL filter's state beyond what enqueue and commit
+// test: the redirect aliases claimed while recording a page, the URLs a
+// resumed crawl had recorded, and the filter's false positives.
+type urlFilterState interface {
 	// claim admits a URL recorded without being queued (a redirect
 	// alias); false: it was seen, and is not recorded again.
 	claim(ctx context.Context, url string) (bool, error)
@@ -99,21 +97,18 @@ const (
 	featureFilterVariant                // dedup.filter other than the default
 )
 
-// checkFeatures refuses, naming the option, what cfg asks for and a
+// checkFeatures refuses, naming the option, what s asks for and a
 // backend does not support (supports: its urlQueue.supports).
-func checkFeatures(supports func(feature) bool, cfg *configs.Config) error {
-	s := cfg.Scope
+func checkFeatures(supports func(feature) bool, s Settings) error {
 	switch {
-	case cfg.Recrawl.Continuous && !supports(featureContinuous):
+	case s.Recrawl.Continuous && !supports(featureContinuous):
 		return errors.New("recrawl.continuous (--continuous) is not supported in cluster mode yet (the refresh schedule is each node's own)")
-	case s.MaxPages > 0 && !supports(featureMaxPages):
+	case s.Scope.MaxPages > 0 && !supports(featureMaxPages):
 		return errors.New("scope.max_pages is not supported in cluster mode yet (each node would count only its own pages)")
-	case s.MaxPagesPerHost > 0 && !supports(featureMaxPagesHost):
+	case s.Scope.MaxPagesPerHost > 0 && !supports(featureMaxPagesHost):
 		return errors.New("scope.max_pages_per_host is not supported in cluster mode yet (the count is not shared by the nodes)")
-	case len(s.Sitemaps.URLs) > 0 && !supports(featureSitemaps):
+	case len(s.Scope.Sitemaps.URLs) > 0 && !supports(featureSitemaps):
 		return errors.New("scope.sitemaps: sitemaps are not read in cluster mode yet: set it to off (auto reads none in cluster mode)")
-	case cfg.Dedup.Filter != configs.DefaultFilter && !supports(featureFilterVariant):
-		return fmt.Errorf("dedup.filter %s does not apply in cluster mode: the URL seen-state is Bloom bits in Redis (sized by dedup.capacity and dedup.target_fp); remove dedup.filter", cfg.Dedup.Filter)
 	}
 	return nil
 }
@@ -141,37 +136,26 @@ func (c *Crawler) newBackend() error {
 	return c.newLocalBackend()
 }
 
-// newLocalBackend: the frontier tests URLs against Options.Seen (default
-// NewSeenFilter, audited with Options.Audit).
+// newLocalBackend: the frontier tests URLs against Options.URLFilter.
 func (c *Crawler) newLocalBackend() error {
 	o := &c.o
-	if o.Seen == nil {
-		f, err := NewSeenFilter(c.cfg.Dedup)
-		if err != nil {
-			return fmt.Errorf("crawler: %w", err)
-		}
-		o.Seen = f
-		if o.Audit {
-			a := urlfilter.NewAudit(f)
-			o.Seen, o.FalsePositives = a, a.FalsePositives
-		}
-	}
-	front, err := c.newFrontier(o.Seen)
+	front, err := c.newFrontier(o.URLFilter)
 	if err != nil {
 		return err
 	}
 	c.front = front
 	c.queue = &localQueue{front: front, store: o.Store, log: c.log}
-	c.seen = &localSeen{front: front, verify: c.cfg.Dedup.Verify, fp: o.FalsePositives}
+	c.filter = &localFilter{front: front, verify: c.cfg.Verify, fp: o.FalsePositives}
 	c.docs = localDocs{o.Dedup}
 	return nil
 }
 
-// newRedisBackend: the cluster is the queue and the seen-state (Seen,
-// Audit and FalsePositives are ignored), after CheckCluster.
+// newRedisBackend: the cluster is the queue and the URL filter (URLFilter
+// and FalsePositives are ignored); the settings cluster mode does not
+// support are refused (checkFeatures).
 func (c *Crawler) newRedisBackend() error {
-	o, cfg := &c.o, c.cfg
-	if err := CheckCluster(cfg); err != nil {
+	o, s := &c.o, c.cfg
+	if err := checkFeatures((*redisQueue)(nil).supports, s); err != nil {
 		return fmt.Errorf("crawler: %w", err)
 	}
 	front, err := c.newFrontier(admitAll{})
@@ -182,9 +166,9 @@ func (c *Crawler) newRedisBackend() error {
 	o.Cluster.Report(func() cluster.Counters {
 		return cluster.Counters{Pages: c.fetched.Load(), Stored: c.stored.Load(), Duplicates: c.dups.Load(), Errors: c.errs.Load()}
 	})
-	c.queue = newRedisQueue(o.Cluster, front, o.Store, c.log, cfg.Politeness.Concurrency, cfg.Scope.MaxDepth)
-	c.seen = &redisSeen{front: front, verify: cfg.Dedup.Verify, node: o.Cluster}
+	c.queue = newRedisQueue(o.Cluster, front, o.Store, c.log, s.Politeness.Concurrency, s.Scope.MaxDepth)
+	c.filter = &redisFilter{front: front, verify: s.Verify, node: o.Cluster}
 	c.docs = &redisDocs{cd: newClusterDedup(o.Cluster, o.Dedup), dd: o.Dedup, store: o.Store, log: c.log,
-		params: docParams(cfg.Dedup)}
+		params: docParams(o.Dedup)}
 	return nil
 }

@@ -14,17 +14,78 @@ import (
 )
 
 // This file is the one place that turns a configs.Config into the
-// components of a crawl: the store options, the content deduper, the URL
-// seen-filter, the archive and cluster options, the scope and the
-// frontier. Every command (crawl, serve, dedup, demo, the benchmarks) and
-// the tests build them here; New calls them for the Options left nil and
-// for the parts it builds itself (scope, frontier).
+// components of a crawl: the settings the pipeline reads, the store
+// options, the content deduper, the URL filter, the archive and cluster
+// options. Every command (crawl, serve, dedup, demo, the benchmarks) and
+// the tests build them here (NewOptions for a crawl); New receives the
+// result and never sees the config. The scope and the frontier are built
+// by New from the Settings (newScope, frontierOptions below).
 
-// NewSeenFilter builds the URL seen-filter that d describes (dedup.filter,
+// NewSettings returns the settings of a crawl of cfg (which must pass
+// Validate) that the pipeline reads.
+func NewSettings(cfg *configs.Config) Settings {
+	return Settings{Seeds: cfg.Seeds, Scope: cfg.Scope, Politeness: cfg.Politeness, Fetch: cfg.Fetch, Recrawl: cfg.Recrawl,
+		Verify: cfg.Dedup.Verify, VerifyCacheBytes: cfg.Dedup.VerifyCacheBytes}
+}
+
+// CheckCluster refuses, naming the option, what cluster mode does not
+// support: each node would apply it to its own share only (page limits),
+// it needs a schedule the cluster does not share (recrawl.continuous), or
+// the cluster's URL filter in Redis replaces it (dedup.filter). Sitemaps
+// listed in scope.sitemaps are refused too; "auto" (the default) reads
+// none in cluster mode.
+func CheckCluster(cfg *configs.Config) error {
+	supports := (*redisQueue)(nil).supports
+	if err := checkFeatures(supports, NewSettings(cfg)); err != nil {
+		return err
+	}
+	if cfg.Dedup.Filter != configs.DefaultFilter && !supports(featureFilterVariant) {
+		return fmt.Errorf("dedup.filter %s does not apply in cluster mode: the URL filter is Bloom bits in Redis (sized by dedup.capacity and dedup.target_fp); remove dedup.filter", cfg.Dedup.Filter)
+	}
+	return nil
+}
+
+// NewOptions returns o completed from cfg: Settings from NewSettings,
+// and the components cfg describes that o leaves nil: Dedup (NewDeduper)
+// and, unless o.Cluster is set, URLFilter (NewURLFilter; with audit set,
+// wrapped in a urlfilter.Audit whose false positives FalsePositives
+// reports). cfg must pass Validate; with o.Cluster set, what cluster mode
+// does not support is refused (CheckCluster). Errors name the option.
+func NewOptions(cfg *configs.Config, o Options, audit bool) (Options, error) {
+	if err := cfg.Validate(); err != nil {
+		return o, fmt.Errorf("crawler: %w", err)
+	}
+	o.Settings = NewSettings(cfg)
+	if o.Cluster != nil {
+		if err := CheckCluster(cfg); err != nil {
+			return o, fmt.Errorf("crawler: %w", err)
+		}
+	} else if o.URLFilter == nil {
+		f, err := NewURLFilter(cfg.Dedup)
+		if err != nil {
+			return o, fmt.Errorf("crawler: %w", err)
+		}
+		o.URLFilter = f
+		if audit {
+			a := urlfilter.NewAudit(f)
+			o.URLFilter, o.FalsePositives = a, a.FalsePositives
+		}
+	}
+	if o.Dedup == nil {
+		d, err := NewDeduper(cfg.Dedup)
+		if err != nil {
+			return o, fmt.Errorf("crawler: %w", err)
+		}
+		o.Dedup = d
+	}
+	return o, nil
+}
+
+// NewURLFilter builds the URL filter that d describes (dedup.filter,
 // dedup.capacity, dedup.target_fp; a chain filter rotates every
 // dedup.recrawl_window/4 so that it remembers every URL seen within the
 // window). Errors name the config field.
-func NewSeenFilter(d configs.Dedup) (urlfilter.Filter, error) {
+func NewURLFilter(d configs.Dedup) (urlfilter.Filter, error) {
 	o := urlfilter.Options{Variant: d.Filter, Capacity: d.Capacity, TargetFP: d.TargetFP}
 	if d.Filter == urlfilter.VariantChain {
 		// A ring of 5 generations rotated every window/4 remembers every URL
@@ -38,17 +99,12 @@ func NewSeenFilter(d configs.Dedup) (urlfilter.Filter, error) {
 	return f, nil
 }
 
-// DedupOptions returns the contentdedup options for d. dedup.simhash_threshold
-// (and every --threshold flag, which the commands pass here) reads 0 as
-// "exact matches only"; contentdedup.Options reads its zero Threshold as
-// its default, like every zero field of its Options. This is the only
-// place where the one becomes the other.
+// DedupOptions returns the contentdedup options for d:
+// dedup.simhash_threshold (and every --threshold flag, which the commands
+// pass here) is contentdedup.Options.Threshold as it is, 0 meaning exact
+// matches only in both.
 func DedupOptions(d configs.Dedup) contentdedup.Options {
-	k := d.SimHashThreshold
-	if k == 0 {
-		k = contentdedup.ThresholdExact
-	}
-	return contentdedup.Options{Threshold: k}
+	return contentdedup.Options{Threshold: new(d.SimHashThreshold)}
 }
 
 // NewDeduper builds the content deduper that d describes (DedupOptions).
@@ -98,25 +154,19 @@ func ArchiveOptions(cfg *configs.Config, index archive.Index) archive.Options {
 }
 
 // ClusterOptions returns o (the command line's cluster options) with the
-// cluster-wide seen-state sized and confirmed as d says (dedup.capacity,
+// cluster-wide URL filter sized and confirmed as d says (dedup.capacity,
 // dedup.target_fp, dedup.verify).
 func ClusterOptions(d configs.Dedup, o cluster.Options) cluster.Options {
 	o.Capacity, o.TargetFP, o.Verify = uint64(d.Capacity), d.TargetFP, d.Verify
 	return o
 }
 
-// docParams are the content-dedup rules every node of a cluster must
-// share (cluster.Node.CheckDocParams).
-func docParams(d configs.Dedup) string {
-	return fmt.Sprintf("simhash_threshold=%d", d.SimHashThreshold)
-}
-
 // newScope builds the crawl's scope (scope.*; the seeds' hosts when
 // scope.allowed_hosts is empty).
-func newScope(canon *urlfilter.Canonicalizer, cfg *configs.Config) (*urlfilter.Scope, error) {
-	allowed := cfg.Scope.AllowedHosts
+func newScope(canon *urlfilter.Canonicalizer, set Settings) (*urlfilter.Scope, error) {
+	allowed := set.Scope.AllowedHosts
 	var seedHosts []string
-	for i, s := range cfg.Seeds {
+	for i, s := range set.Seeds {
 		u, err := canon.Canonicalize(nil, s)
 		if err != nil {
 			return nil, fmt.Errorf("crawler: seeds[%d] %q: %w", i, s, err)
@@ -128,10 +178,10 @@ func newScope(canon *urlfilter.Canonicalizer, cfg *configs.Config) (*urlfilter.S
 	}
 	scope, err := urlfilter.NewScope(urlfilter.ScopeOptions{
 		AllowedHosts: allowed,
-		DeniedHosts:  cfg.Scope.DeniedHosts,
-		Include:      cfg.Scope.Include,
-		Exclude:      cfg.Scope.Exclude,
-		MaxURLLength: cfg.Scope.MaxURLLength,
+		DeniedHosts:  set.Scope.DeniedHosts,
+		Include:      set.Scope.Include,
+		Exclude:      set.Scope.Exclude,
+		MaxURLLength: set.Scope.MaxURLLength,
 	})
 	if err != nil {
 		return nil, fmt.Errorf("crawler: scope: %w", err)
@@ -140,29 +190,29 @@ func newScope(canon *urlfilter.Canonicalizer, cfg *configs.Config) (*urlfilter.S
 }
 
 // frontierOptions returns the options of the crawl's frontier over store,
-// testing URLs against seen: politeness and scope limits from cfg, and with
-// dedup.verify the filter's "seen" answers confirmed against the store's
-// URL records and queue entries, remembering dedup.verify_cache_bytes of
-// recent URLs (in the store's directory with mapArrays: page cache, not
-// heap).
-func frontierOptions(cfg *configs.Config, seen seenSet, store pageStore, window int, mapArrays bool) frontier.Options {
+// testing URLs against filter: politeness and scope limits from s, and
+// with s.Verify (dedup.verify) the filter's "seen" answers confirmed
+// against the store's URL records and queue entries, remembering
+// s.VerifyCacheBytes (dedup.verify_cache_bytes) of recent URLs (in the
+// store's directory with mapArrays: page cache, not heap).
+func frontierOptions(s Settings, filter urlFilter, store pageStore, window int, mapArrays bool) frontier.Options {
 	fo := frontier.Options{
-		Seen:               seen,
+		Filter:             filter,
 		Store:              queueAdapter{store},
 		Window:             window,
-		PerHostParallelism: cfg.Politeness.PerHostParallelism,
-		Delay:              time.Duration(cfg.Politeness.Delay),
-		MaxDepth:           cfg.Scope.MaxDepth,
-		MaxPerHost:         cfg.Scope.MaxPagesPerHost,
-		MaxTotal:           cfg.Scope.MaxPages,
+		PerHostParallelism: s.Politeness.PerHostParallelism,
+		Delay:              time.Duration(s.Politeness.Delay),
+		MaxDepth:           s.Scope.MaxDepth,
+		MaxPerHost:         s.Scope.MaxPagesPerHost,
+		MaxTotal:           s.Scope.MaxPages,
 		// a host's Crawl-delay is known once its robots.txt is read, while
 		// its first URL is fetched
-		HoldNewHosts: cfg.Politeness.ObeyRobots,
-		Continuous:   cfg.Recrawl.Continuous,
+		HoldNewHosts: s.Politeness.ObeyRobots,
+		Continuous:   s.Recrawl.Continuous,
 	}
-	if cfg.Dedup.Verify {
+	if s.Verify {
 		fo.Confirm = store
-		fo.RecentBytes = int(cfg.Dedup.VerifyCacheBytes)
+		fo.RecentBytes = int(s.VerifyCacheBytes)
 		if d, ok := store.(interface{ Dir() string }); ok && mapArrays {
 			fo.SpillDir = d.Dir()
 		}

@@ -26,16 +26,16 @@ func TestNewDeduperThreshold(t *testing.T) {
 	}
 }
 
-// TestNewSeenFilter builds every variant the config accepts with the
+// TestNewURLFilter builds every variant the config accepts with the
 // config's sizing, and names the field on a bad one.
-func TestNewSeenFilter(t *testing.T) {
+func TestNewURLFilter(t *testing.T) {
 	for _, v := range configs.FilterVariants {
 		d := configs.Default().Dedup
 		d.Filter, d.Capacity = v, 1000
 		if v == urlfilter.VariantChain {
 			d.RecrawlWindow = configs.Duration(time.Hour)
 		}
-		f, err := NewSeenFilter(d)
+		f, err := NewURLFilter(d)
 		if err != nil {
 			t.Fatalf("%s: %v", v, err)
 		}
@@ -46,7 +46,57 @@ func TestNewSeenFilter(t *testing.T) {
 			t.Errorf("%s: capacity %d, want >= dedup.capacity 1000", v, f.Stats().Capacity)
 		}
 	}
-	if _, err := NewSeenFilter(configs.Dedup{Filter: "bogus"}); err == nil || !strings.Contains(err.Error(), "dedup.filter") {
+	if _, err := NewURLFilter(configs.Dedup{Filter: "bogus"}); err == nil || !strings.Contains(err.Error(), "dedup.filter") {
 		t.Errorf("bogus filter: err = %v, want one naming dedup.filter", err)
+	}
+}
+
+// TestNewOptions: NewOptions gives New the settings cfg describes, builds
+// the components o leaves nil, keeps those o gives, audits the filter on
+// request, and builds no URL filter for a cluster node.
+func TestNewOptions(t *testing.T) {
+	cfg := configs.Default()
+	cfg.Seeds = []string{"http://example.com/"}
+	cfg.Scope.MaxDepth = 7
+	cfg.Dedup.VerifyCacheBytes = 1 << 20
+	o, err := NewOptions(cfg, Options{}, false)
+	if err != nil {
+		t.Fatal(err)
+	}
+	s := o.Settings
+	if len(s.Seeds) != 1 || s.Scope.MaxDepth != 7 || s.Verify != cfg.Dedup.Verify || s.VerifyCacheBytes != 1<<20 ||
+		s.Politeness.UserAgent != cfg.Politeness.UserAgent || s.Fetch.Timeout != cfg.Fetch.Timeout {
+		t.Errorf("settings %+v do not match the config", s)
+	}
+	if o.URLFilter == nil || o.Dedup == nil || o.FalsePositives != nil {
+		t.Errorf("built: URLFilter %v, Dedup %v, FalsePositives set %v", o.URLFilter, o.Dedup, o.FalsePositives != nil)
+	}
+	if a, err := NewOptions(cfg, Options{}, true); err != nil {
+		t.Fatal(err)
+	} else if _, ok := a.URLFilter.(*urlfilter.Audit); !ok || a.FalsePositives == nil {
+		t.Errorf("audit: URLFilter %T, FalsePositives set %v", a.URLFilter, a.FalsePositives != nil)
+	}
+	f, _ := urlfilter.New(urlfilter.Options{Capacity: 100})
+	d := newDeduper(t)
+	if g, err := NewOptions(cfg, Options{URLFilter: f, Dedup: d}, true); err != nil {
+		t.Fatal(err)
+	} else if g.URLFilter != urlFilter(f) || g.Dedup != deduper(d) || g.FalsePositives != nil {
+		t.Errorf("given components replaced: URLFilter %T, Dedup %T", g.URLFilter, g.Dedup)
+	}
+	node := struct{ clusterState }{} // never called: NewOptions only sees that it is set
+	if c, err := NewOptions(cfg, Options{Cluster: node}, false); err != nil {
+		t.Fatal(err)
+	} else if c.URLFilter != nil || c.Dedup == nil {
+		t.Errorf("cluster node: URLFilter %T, Dedup %T; want none and one", c.URLFilter, c.Dedup)
+	}
+	limited := *cfg
+	limited.Scope.MaxPages = 5
+	if _, err := NewOptions(&limited, Options{Cluster: node}, false); err == nil || !strings.Contains(err.Error(), "scope.max_pages") {
+		t.Errorf("cluster node with scope.max_pages: err = %v, want one naming it", err)
+	}
+	bad := *cfg
+	bad.Dedup.Filter = "bogus"
+	if _, err := NewOptions(&bad, Options{}, false); err == nil || !strings.Contains(err.Error(), "dedup.filter") {
+		t.Errorf("bad filter: err = %v, want one naming dedup.filter", err)
 	}
 }

@@ -64,7 +64,7 @@ func allFetched(site *newssite.Site) bool {
 // original's docId, and fetches the hubs at their interval, not more
 // (counted with generous bounds: no timing asserts). A restart on the same
 // store then refreshes the hubs from the schedule rebuilt from the store
-// (the seeds are in the seen-filter: without the schedule nothing would be
+// (the seeds are in the URL filter: without the schedule nothing would be
 // fetched).
 func TestContinuousNewsSite(t *testing.T) {
 	site, err := newssite.Start(3)
@@ -91,7 +91,7 @@ func TestContinuousNewsSite(t *testing.T) {
 	var texts []string // the rewritten article's versions
 	texts = append(texts, site.Hosts[1].ArticleText(1))
 	ctx, cancel := context.WithCancel(context.Background())
-	c, err := New(Options{Config: cfg, Store: db, Grace: time.Second})
+	c, err := newCrawler(cfg, Options{Store: db, Grace: time.Second})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -285,7 +285,7 @@ func TestContinuousNewsSite(t *testing.T) {
 		before[i] = h.Hits("/")
 	}
 	ctx2, cancel2 := context.WithCancel(context.Background())
-	c2, err := New(Options{Config: cfg, Store: db, Grace: time.Second})
+	c2, err := newCrawler(cfg, Options{Store: db, Grace: time.Second})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -43,7 +43,8 @@ type pageStore interface {
 }
 
 // deduper is the part of *contentdedup.Deduper the crawler needs: Check
-// and AddURL while crawling, the Restore methods when resuming.
+// and AddURL while crawling, the Restore methods when resuming, and
+// Threshold for the rules a cluster's nodes must share.
 type deduper interface {
 	CheckCanonical(url, canonical, title, text string) contentdedup.Verdict
 	Prepare(title, text string) (contentdedup.Signature, contentdedup.Similarity)
@@ -52,6 +53,7 @@ type deduper interface {
 	RestoreDoc(docID uint64, url string, sig contentdedup.Signature)
 	RestoreURL(url string, docID uint64)
 	RestoreAlias(docID uint64, sig contentdedup.Signature)
+	Threshold() int
 }
 
 // archiver writes the crawl's HTTP exchanges (an *archive.Writer).
@@ -59,37 +61,55 @@ type archiver interface {
 	Write(ctx context.Context, f archive.Fetch) error
 }
 
-// seenSet is the URL seen-filter (a urlfilter.Filter).
-type seenSet interface {
+// urlFilter is the URL filter (a urlfilter.Filter).
+type urlFilter interface {
 	TestAndAdd(key string) (seen bool)
 }
 
-// Options configures a Crawler.
+// Settings are the parts of a crawl's configuration that the pipeline
+// reads (NewSettings builds them from a configs.Config that passed
+// Validate; New does not validate them again beyond what building the
+// scope and the frontier checks).
+type Settings struct {
+	// Seeds are the crawl's start URLs (seeds).
+	Seeds []string
+	// Scope limits what is crawled (scope.*); with AllowedHosts empty the
+	// seeds' hosts are allowed.
+	Scope configs.Scope
+	// Politeness is the crawl's pace and manners (politeness.*).
+	Politeness configs.Politeness
+	// Fetch bounds each fetch (fetch.*).
+	Fetch configs.Fetch
+	// Recrawl is the refresh schedule of a continuous crawl (recrawl.*).
+	Recrawl configs.Recrawl
+	// Verify confirms the URL filter's "seen" answers against the store's
+	// URL records and queue entries (dedup.verify), remembering
+	// VerifyCacheBytes of recent URLs (dedup.verify_cache_bytes); a
+	// cluster node counts the cluster's false positives it caught.
+	Verify           bool
+	VerifyCacheBytes int64
+}
+
+// Options configures a Crawler: the settings it reads and the components
+// it runs. NewOptions (components.go) builds them from a configs.Config.
 type Options struct {
-	// Config is the crawl configuration. Required; it must pass Validate.
-	// Seen and Dedup, when nil, are built from its dedup section
-	// (NewSeenFilter, NewDeduper); the caller opens Store, with
-	// StoreOptions(Config.Store) and Config.Store.Dir. Every component
-	// built from a Config is built in components.go.
-	Config *configs.Config
+	// Settings are the crawl's settings (NewSettings).
+	Settings Settings
 	// Store persists pages, URL records, the queue and the URL trace.
-	// Required (a *storage.DB).
+	// Required (a *storage.DB, opened with StoreOptions).
 	Store pageStore
-	// Dedup decides whether a page is a new document. Default
-	// NewDeduper(Config.Dedup); a caller that shares the deduper with
-	// another user (crawl --serve) builds it and passes it here.
+	// Dedup decides whether a page is a new document. Required (a
+	// *contentdedup.Deduper: NewDeduper or NewCrawlDeduper); a caller
+	// that shares the deduper with another user (crawl --serve) passes
+	// the one it shares.
 	Dedup deduper
-	// Seen is the URL seen-filter. Default NewSeenFilter(Config.Dedup),
-	// wrapped in a urlfilter.Audit when Audit is set.
-	Seen seenSet
-	// Audit runs an exact shadow set beside the default seen-filter and
-	// counts its false positives (Stats.FalsePositives); nothing is lost.
-	// Ignored when Seen is given.
-	Audit bool
-	// FalsePositives, if set, reports the seen-filter's false positives so
-	// far (an audited filter passed as Seen); Stats reports those counted
-	// after the resume rebuild (collisions among already-fetched URLs lose
-	// nothing).
+	// URLFilter is the URL filter every candidate URL is tested against
+	// (NewURLFilter, a urlfilter.Filter). Required unless Cluster is set.
+	URLFilter urlFilter
+	// FalsePositives, if set, reports the URL filter's false positives so
+	// far (an audited filter, urlfilter.Audit, passed as URLFilter); Stats
+	// reports those counted after the resume rebuild (collisions among
+	// already-fetched URLs lose nothing).
 	FalsePositives func() uint64
 	// Window is the number of queue entries the frontier keeps in memory.
 	// Default 50,000.
@@ -118,17 +138,19 @@ type Options struct {
 	// of a retried fetch go on their own. A write error stops the crawl
 	// like a store error (the URL stays queued).
 	Archive archiver
-	// Started, if set, is called once by Run after it has rebuilt Dedup and
-	// Seen from the store and queued the seeds, before the first fetch. A
-	// caller that shares Dedup and Store with another writer (crawl --serve)
-	// starts that writer here, so it never sees a half-rebuilt index.
+	// Started, if set, is called once by Run after it has rebuilt Dedup
+	// and URLFilter from the store and queued the seeds, before the first
+	// fetch. A caller that shares Dedup and Store with another writer
+	// (crawl --serve) starts that writer here, so it never sees a
+	// half-rebuilt index.
 	Started func()
 	// Cluster, if set (a *cluster.Node), makes this crawler one node of a
-	// cluster crawl: the cluster is the queue and the URL seen-state (Seen
-	// and Audit are then ignored), this node fetches the entries of the
-	// partitions it holds a lease on, and Run ends when the whole
-	// cluster's frontier is empty. Sitemaps are not read in cluster mode;
-	// what cluster mode does not support is refused (CheckCluster).
+	// cluster crawl: the cluster is the queue and the URL filter
+	// (URLFilter and FalsePositives are then ignored), this node fetches
+	// the entries of the partitions it holds a lease on, and Run ends when
+	// the whole cluster's frontier is empty. Sitemaps are not read in
+	// cluster mode; what cluster mode does not support is refused
+	// (CheckCluster in NewOptions; New refuses the settings).
 	Cluster clusterState
 	// MappedArrays keeps dedup.verify's URL cache in a memory-mapped file
 	// in the store's directory (see frontier.Options.SpillDir) instead of
@@ -140,8 +162,9 @@ type Options struct {
 
 // Crawler runs one crawl. Create it with New and call Run once.
 type Crawler struct {
-	o     Options
-	cfg   *configs.Config
+	o Options
+	// cfg is o.Settings (the name robots.go reads).
+	cfg   Settings
 	log   *slog.Logger
 	canon *urlfilter.Canonicalizer
 	scope *urlfilter.Scope
@@ -169,55 +192,47 @@ type Crawler struct {
 	start                     time.Time
 
 	// the backend: the local one, or a cluster node's (Options.Cluster)
-	queue urlQueue
-	seen  seenState
-	docs  documents
+	queue  urlQueue
+	filter urlFilterState
+	docs   documents
 }
 
 // New checks o and builds a crawler. Errors name the bad option.
 func New(o Options) (*Crawler, error) {
 	switch {
-	case o.Config == nil:
-		return nil, errors.New("crawler: Options.Config is required")
 	case o.Store == nil:
 		return nil, errors.New("crawler: Options.Store is required")
-	}
-	if err := o.Config.Validate(); err != nil {
-		return nil, fmt.Errorf("crawler: %w", err)
-	}
-	if o.Dedup == nil {
-		d, err := NewDeduper(o.Config.Dedup)
-		if err != nil {
-			return nil, fmt.Errorf("crawler: %w", err)
-		}
-		o.Dedup = d
+	case o.Dedup == nil:
+		return nil, errors.New("crawler: Options.Dedup is required")
+	case o.URLFilter == nil && o.Cluster == nil:
+		return nil, errors.New("crawler: Options.URLFilter is required")
 	}
 	o.setDefaults()
 	log := o.Logger
 	if log == nil {
 		log = slog.New(slog.DiscardHandler)
 	}
-	cfg := o.Config
-	c := &Crawler{o: o, cfg: cfg, log: log, canon: &urlfilter.Canonicalizer{},
+	s := o.Settings
+	c := &Crawler{o: o, cfg: s, log: log, canon: &urlfilter.Canonicalizer{},
 		parseMem: semaphore.NewWeighted(o.ParseBudget), parseBudget: o.ParseBudget}
 	var err error
-	if c.scope, err = newScope(c.canon, cfg); err != nil {
+	if c.scope, err = newScope(c.canon, s); err != nil {
 		return nil, err
 	}
-	for _, t := range cfg.Fetch.ContentTypes {
+	for _, t := range s.Fetch.ContentTypes {
 		c.types = append(c.types, strings.ToLower(strings.TrimSpace(t)))
 	}
 	if err := c.newBackend(); err != nil {
 		return nil, err
 	}
-	if cfg.Recrawl.Continuous {
+	if s.Recrawl.Continuous {
 		var seeds []string
-		for _, s := range cfg.Seeds {
-			if u, err := c.canon.Canonicalize(nil, s); err == nil {
+		for _, seed := range s.Seeds {
+			if u, err := c.canon.Canonicalize(nil, seed); err == nil {
 				seeds = append(seeds, u.String())
 			}
 		}
-		if c.refresh, err = newRefresher(cfg, seeds); err != nil {
+		if c.refresh, err = newRefresher(s.Recrawl, seeds); err != nil {
 			return nil, fmt.Errorf("crawler: %w", err)
 		}
 	}
@@ -241,9 +256,9 @@ func (o *Options) setDefaults() {
 }
 
 // newFrontier builds the frontier over the store's queue, testing URLs
-// against seen (frontierOptions).
-func (c *Crawler) newFrontier(seen seenSet) (*frontier.Frontier, error) {
-	front, err := frontier.New(frontierOptions(c.cfg, seen, c.o.Store, c.o.Window, c.o.MappedArrays))
+// against filter (frontierOptions).
+func (c *Crawler) newFrontier(filter urlFilter) (*frontier.Frontier, error) {
+	front, err := frontier.New(frontierOptions(c.cfg, filter, c.o.Store, c.o.Window, c.o.MappedArrays))
 	if err != nil {
 		return nil, fmt.Errorf("crawler: %w", err)
 	}
@@ -607,7 +622,7 @@ func (c *Crawler) Run(ctx context.Context) (Stats, error) {
 	if err := c.docs.start(ctx); err != nil {
 		return c.Stats(), err
 	}
-	c.seen.start()
+	c.filter.start()
 	if err := c.queueSeeds(ctx); err != nil {
 		return c.Stats(), err
 	}
@@ -697,7 +712,7 @@ func (c *Crawler) Stats() Stats {
 	if c.refresh != nil {
 		s.RefreshScheduled, s.RefreshDue = c.refresh.counts(time.Now())
 	}
-	c.seen.report(&s)
+	c.filter.report(&s)
 	if el > 0 {
 		s.PagesPerSecond = float64(c.done.Load()) / el.Seconds()
 	}

@@ -50,10 +50,20 @@ type crawlResult struct {
 	queue int
 }
 
+// newCrawler builds a crawler of cfg with o's components, the others built
+// from cfg as the crawl command does (NewOptions, then New).
+func newCrawler(cfg *configs.Config, o Options) (*Crawler, error) {
+	o, err := NewOptions(cfg, o, false)
+	if err != nil {
+		return nil, err
+	}
+	return New(o)
+}
+
 // crawlInto crawls cfg into the store at dir with a fresh filter and
-// deduper built from cfg (unless seen is given), as the crawl command does,
+// deduper built from cfg (unless filter is given), as the crawl command does,
 // and reads back what the store holds.
-func crawlInto(t *testing.T, ctx context.Context, cfg *configs.Config, dir string, seen seenSet, fp func() uint64, mods ...func(*Options)) crawlResult {
+func crawlInto(t *testing.T, ctx context.Context, cfg *configs.Config, dir string, filter urlFilter, fp func() uint64, mods ...func(*Options)) crawlResult {
 	t.Helper()
 	cfg.Store.Dir = dir
 	db, err := storage.Open(dir, StoreOptions(cfg.Store))
@@ -61,17 +71,17 @@ func crawlInto(t *testing.T, ctx context.Context, cfg *configs.Config, dir strin
 		t.Fatal(err)
 	}
 	defer db.Close()
-	return crawlDB(t, ctx, cfg, db, seen, fp, mods...)
+	return crawlDB(t, ctx, cfg, db, filter, fp, mods...)
 }
 
 // crawlDB is crawlInto on an open store.
-func crawlDB(t *testing.T, ctx context.Context, cfg *configs.Config, db *storage.DB, seen seenSet, fp func() uint64, mods ...func(*Options)) crawlResult {
+func crawlDB(t *testing.T, ctx context.Context, cfg *configs.Config, db *storage.DB, filter urlFilter, fp func() uint64, mods ...func(*Options)) crawlResult {
 	t.Helper()
-	o := Options{Config: cfg, Store: db, Seen: seen, FalsePositives: fp, Grace: time.Second, RetryBackoff: 10 * time.Millisecond}
+	o := Options{Store: db, URLFilter: filter, FalsePositives: fp, Grace: time.Second, RetryBackoff: 10 * time.Millisecond}
 	for _, m := range mods {
 		m(&o)
 	}
-	c, err := New(o)
+	c, err := newCrawler(cfg, o)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -511,14 +521,21 @@ func childCrawl(t *testing.T) {
 func TestNewRejectsBadOptions(t *testing.T) {
 	cfg := configs.Default()
 	cfg.Seeds = []string{"http://127.0.0.1:1/"}
+	set := NewSettings(cfg)
 	f, _ := urlfilter.New(urlfilter.Options{Capacity: 100})
+	db, err := storage.Open(t.TempDir(), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer db.Close()
 	cases := []struct {
 		name string
 		o    Options
 		want string
 	}{
-		{"no config", Options{}, "Config is required"},
-		{"no store", Options{Config: cfg}, "Store is required"},
+		{"no store", Options{Settings: set}, "Store is required"},
+		{"no deduper", Options{Settings: set, Store: db}, "Dedup is required"},
+		{"no URL filter", Options{Settings: set, Store: db, Dedup: newDeduper(t)}, "URLFilter is required"},
 	}
 	for _, tc := range cases {
 		if _, err := New(tc.o); err == nil || !strings.Contains(err.Error(), tc.want) {
@@ -527,14 +544,11 @@ func TestNewRejectsBadOptions(t *testing.T) {
 	}
 	bad := configs.Default()
 	bad.Seeds = []string{"ftp://example.com/"}
-	dir := t.TempDir()
-	db, err := storage.Open(dir, nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer db.Close()
-	_, err = New(Options{Config: bad, Store: db, Dedup: newDeduper(t), Seen: f})
+	_, err = New(Options{Settings: NewSettings(bad), Store: db, Dedup: newDeduper(t), URLFilter: f})
 	if err == nil || !strings.Contains(err.Error(), "seeds") {
 		t.Errorf("ftp seed: err = %v, want an error naming seeds", err)
+	}
+	if _, err := NewOptions(bad, Options{Store: db}, false); err == nil || !strings.Contains(err.Error(), "seeds") {
+		t.Errorf("ftp seed: NewOptions err = %v, want an error naming seeds", err)
 	}
 }

@@ -38,7 +38,7 @@
 //     duplicate;
 //  5. canonicalize links (rel=nofollow ones only with
 //     politeness.follow_nofollow_links) and the declared canonical URL
-//     (urlfilter), check scope, test-and-add them to the seen-filter and
+//     (urlfilter), check scope, test-and-add them to the URL filter and
 //     reserve queue entries (frontier);
 //  6. with Options.Archive (crawl --warc): the fetch's HTTP exchanges as
 //     the transport received them (archive.Recorder wraps it), with the
@@ -67,7 +67,7 @@
 //
 // Run on a store that holds URL records or queue entries continues that
 // crawl: the content-dedup index is rebuilt from the stored fingerprints and
-// URL records, the seen-filter from every URL fetched or queued (exact: every
+// URL records, the URL filter from every URL fetched or queued (exact: every
 // URL the old run added to its filter is one of those), and the frontier from
 // the stored queue.
 //
@@ -87,6 +87,17 @@
 // Commit.Version) and those beyond recrawl.keep_versions are deleted, in
 // the same commit.
 //
+// # Wiring
+//
+// New takes components and settings, never a configs.Config: Options
+// holds the store, the content deduper, the URL filter (or a cluster
+// node), the archive and the logger, and Settings the sections the
+// pipeline reads (seeds, scope, politeness, fetch, recrawl, and
+// dedup.verify). components.go is the one place a configs.Config becomes
+// them (NewOptions, NewSettings, NewURLFilter, NewDeduper, StoreOptions,
+// ArchiveOptions, ClusterOptions); the commands, the lab and the tests
+// all build their crawls there.
+//
 // # One core, two backends
 //
 // The pipeline is written once; what differs between one node and a node
@@ -100,10 +111,10 @@
 //     which keeps per-host politeness, offers the seeds and every link
 //     found to the cluster (Admit) before the local commit, and
 //     acknowledges an entry once its page is committed (Ack).
-//   - seenState: the URL seen-state beyond the queue's own tests (redirect
-//     aliases, resume, false positives). localSeen is the URL filter
-//     (confirmed against the store with dedup.verify); redisSeen the
-//     cluster's Bloom bits (confirmed exactly by the cluster).
+//   - urlFilterState: the URL filter's state beyond the queue's own tests
+//     (redirect aliases, resume, false positives). localFilter is the URL
+//     filter (confirmed against the store with dedup.verify); redisFilter
+//     the cluster's Bloom bits (confirmed exactly by the cluster).
 //   - documents: the document decisions, first seen wins. localDocs is the
 //     content deduper, rebuilt from the store on resume; redisDocs goes
 //     through the cluster's document log (clusterdedup.go): every page

@@ -106,7 +106,7 @@ func TestContinuousSitemapLastmod(t *testing.T) {
 	cfg.Recrawl.Continuous = true
 	cfg.Recrawl.Rules = []configs.RecrawlRule{{Match: `/sitemap\.xml$`, Every: configs.Duration(200 * time.Millisecond)}}
 	cfg.Store.Dir = dir
-	c, err := New(Options{Config: cfg, Store: db, Grace: time.Second})
+	c, err := newCrawler(cfg, Options{Store: db, Grace: time.Second})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -68,30 +68,30 @@ func (q *localQueue) run(context.Context) error              { return nil }
 func (q *localQueue) supports(feature) bool                  { return true }
 func (q *localQueue) report(*Stats)                          {}
 
-// localSeen is the seen-state of a crawl on one node: the frontier's
-// seen-filter (Options.Seen), its answers confirmed against the store with
+// localFilter is the URL filter of a crawl on one node: the frontier's
+// (Options.URLFilter), its answers confirmed against the store with
 // dedup.verify.
-type localSeen struct {
+type localFilter struct {
 	front  *frontier.Frontier
 	verify bool          // dedup.verify: the frontier counts the false positives it caught
 	fp     func() uint64 // an audited filter's false positives (nil: none)
 	fpBase atomic.Uint64 // fp's count when the resume rebuild ended
 }
 
-func (s *localSeen) claim(ctx context.Context, url string) (bool, error) {
+func (s *localFilter) claim(ctx context.Context, url string) (bool, error) {
 	return s.front.Claim(ctx, url)
 }
-func (s *localSeen) release(urls []string) { s.front.Release(urls) }
-func (s *localSeen) restored(url string)   { s.front.Restore(url) }
+func (s *localFilter) release(urls []string) { s.front.Release(urls) }
+func (s *localFilter) restored(url string)   { s.front.Restore(url) }
 
-func (s *localSeen) start() {
+func (s *localFilter) start() {
 	if s.fp != nil {
 		// Collisions among URLs already fetched lose nothing: not counted.
 		s.fpBase.Store(s.fp())
 	}
 }
 
-func (s *localSeen) report(st *Stats) {
+func (s *localFilter) report(st *Stats) {
 	if s.verify {
 		fs := s.front.Stats()
 		st.FalsePositives = &fs.FalsePositives

@@ -60,7 +60,11 @@ func TestNewsBenchmark(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer db.Close()
-	c, err := crawler.New(crawler.Options{Config: cfg, Store: db})
+	o, err := crawler.NewOptions(cfg, crawler.Options{Store: db}, false)
+	if err != nil {
+		t.Fatal(err)
+	}
+	c, err := crawler.New(o)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -20,15 +20,15 @@ import (
 
 // restore rebuilds the in-memory state of an interrupted crawl from the
 // store: the content-dedup index from the stored fingerprints and URL
-// records, the seen-filter from every URL fetched or queued, and the
-// frontier from the pending queue. The rebuilt seen-filter holds exactly the
+// records, the URL filter from every URL fetched or queued, and the
+// frontier from the pending queue. The rebuilt URL filter holds exactly the
 // URLs the interrupted run had queued (every URL it added was either fetched
 // or is still queued, because both are written in the same commit), so no
 // filter snapshot is needed.
 func (c *Crawler) restore(ctx context.Context) error {
 	err := dedupstore.Restore(ctx, c.docs.index(), c.o.Store, func(r storage.URLRecord) {
 		c.resumedURLs++
-		c.seen.restored(r.URL)
+		c.filter.restored(r.URL)
 		if c.refresh != nil {
 			c.refresh.restored(r)
 		}
@@ -88,7 +88,7 @@ func (c *Crawler) seedURLs() ([]string, error) {
 }
 
 // queueSeeds offers the configured seeds (depth 0) and the sitemaps to read
-// (sitemapSeeds). On a resumed crawl they are already in the seen-filter
+// (sitemapSeeds). On a resumed crawl they are already in the URL filter
 // and nothing is queued.
 func (c *Crawler) queueSeeds(ctx context.Context) error {
 	seeds, err := c.seedURLs()
@@ -174,7 +174,7 @@ func (c *Crawler) process(ctx, fetchCtx context.Context, e frontier.Entry) error
 		c.discovery.add(time.Since(e.Queued))
 	}
 	out, err := c.record(ctx, fetchCtx, e, j)
-	defer c.seen.release(out.claimed) // after the commits, whatever their outcome
+	defer c.filter.release(out.claimed) // after the commits, whatever their outcome
 	if err != nil {
 		if errors.Is(err, errStopping) {
 			return nil // aborted at shutdown: left queued
@@ -211,7 +211,7 @@ func (c *Crawler) archive(ctx context.Context, j *job, v *contentdedup.Verdict) 
 type outcome struct {
 	cm      storage.Commit
 	extra   []*storage.URLRecord
-	trace   []string // redirect aliases tested against the seen-set
+	trace   []string // redirect aliases tested against the URL filter
 	claimed []string // the aliases admitted (frontier.Claim), to Release
 	links   []frontier.Candidate
 	verdict *contentdedup.Verdict // content dedup's answer (nil: not parsed)
@@ -531,7 +531,7 @@ func (c *Crawler) recordAliases(ctx context.Context, e frontier.Entry, j *job, r
 			continue
 		}
 		out.trace = append(out.trace, alias)
-		fresh, err := c.seen.claim(context.WithoutCancel(ctx), alias)
+		fresh, err := c.filter.claim(context.WithoutCancel(ctx), alias)
 		if err != nil {
 			return fmt.Errorf("crawler: redirect alias %s: %w", alias, err)
 		}

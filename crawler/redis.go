@@ -10,7 +10,6 @@ import (
 	"time"
 
 	"github.com/bloomcrawl/bloomcrawl/cluster"
-	"github.com/bloomcrawl/bloomcrawl/configs"
 	"github.com/bloomcrawl/bloomcrawl/contentdedup"
 	"github.com/bloomcrawl/bloomcrawl/frontier"
 	"github.com/bloomcrawl/bloomcrawl/internal/dedupstore"
@@ -27,7 +26,7 @@ type clusterState interface {
 	Finished(ctx context.Context) (bool, error)
 	Held() []int
 	// FalsePositives counts the false positives of the cluster's Bloom
-	// seen-state this node caught (and queued) with dedup.verify.
+	// URL filter this node caught (and queued) with dedup.verify.
 	FalsePositives() uint64
 	State() cluster.LeaseState
 	Report(func() cluster.Counters)
@@ -35,7 +34,7 @@ type clusterState interface {
 }
 
 // The Redis backend: in cluster mode the cluster (Redis) is the queue and
-// the seen-state: the URLs a page links to go to Cluster.Admit instead of
+// the URL filter: the URLs a page links to go to Cluster.Admit instead of
 // the local queue, and a feeder takes entries of the partitions this node
 // holds a lease on and passes them through the local frontier, which keeps
 // doing per-host politeness. Every entry handed out was admitted once
@@ -43,20 +42,10 @@ type clusterState interface {
 // (admitAll). The document decisions go through the cluster's document
 // log (clusterDedup).
 
-// admitAll is the local frontier's seen-set in cluster mode.
+// admitAll is the local frontier's URL filter in cluster mode.
 type admitAll struct{}
 
 func (admitAll) TestAndAdd(string) bool { return false }
-
-// CheckCluster refuses, naming the option, what cluster mode does not
-// support: each node would apply it to its own share only (page limits),
-// it needs a schedule the cluster does not share (recrawl.continuous), or
-// the cluster's seen-state in Redis replaces it (dedup.filter). Sitemaps
-// listed in scope.sitemaps are refused too; "auto" (the default) reads
-// none in cluster mode.
-func CheckCluster(cfg *configs.Config) error {
-	return checkFeatures((*redisQueue)(nil).supports, cfg)
-}
 
 // redisQueue is the urlQueue of a cluster node: the partition streams of
 // the partitions it holds a lease on, fed into the local frontier.
@@ -202,7 +191,7 @@ func (q *redisQueue) finish(e frontier.Entry) {
 }
 
 // commit: the page's links go to the cluster (tested against the
-// cluster-wide seen-state and queued in one step, before the local
+// cluster-wide URL filter and queued in one step, before the local
 // commit: a crash in between re-fetches the page and finds them seen),
 // then the page is committed locally, then its entry is acked.
 func (q *redisQueue) commit(ctx context.Context, e frontier.Entry, cm storage.Commit, links []frontier.Candidate) (int64, error) {
@@ -228,30 +217,30 @@ func (q *redisQueue) commit(ctx context.Context, e frontier.Entry, cm storage.Co
 	return 0, nil
 }
 
-// redisSeen is the seen-state of a cluster node: the cluster's Bloom bits,
+// redisFilter is the URL filter of a cluster node: the cluster's Bloom bits,
 // tested by Admit (the local frontier admits all: admitAll); with
 // dedup.verify the cluster confirms their "seen" answers exactly and
 // counts the false positives.
-type redisSeen struct {
+type redisFilter struct {
 	front  *frontier.Frontier
 	verify bool
 	node   clusterState
 	fpBase atomic.Uint64
 }
 
-func (s *redisSeen) claim(ctx context.Context, url string) (bool, error) {
+func (s *redisFilter) claim(ctx context.Context, url string) (bool, error) {
 	return s.front.Claim(ctx, url)
 }
-func (s *redisSeen) release(urls []string) { s.front.Release(urls) }
-func (s *redisSeen) restored(url string)   { s.front.Restore(url) }
+func (s *redisFilter) release(urls []string) { s.front.Release(urls) }
+func (s *redisFilter) restored(url string)   { s.front.Restore(url) }
 
-func (s *redisSeen) start() {
+func (s *redisFilter) start() {
 	if s.verify {
 		s.fpBase.Store(s.node.FalsePositives())
 	}
 }
 
-func (s *redisSeen) report(st *Stats) {
+func (s *redisFilter) report(st *Stats) {
 	if s.verify {
 		fs := s.front.Stats()
 		st.FilterStoreReads, st.FilterStoreKeys, st.FilterMemoryHits = fs.ConfirmReads, fs.ConfirmKeys, fs.RecentHits
@@ -315,4 +304,11 @@ func (d *redisDocs) judge(ctx context.Context, e frontier.Entry, j *job, rec *st
 		rec.Node = node
 	}
 	return v, nil
+}
+
+// docParams are the content-dedup rules every node of a cluster must
+// share (cluster.Node.CheckDocParams): dd's content distance
+// (dedup.simhash_threshold).
+func docParams(dd deduper) string {
+	return fmt.Sprintf("simhash_threshold=%d", dd.Threshold())
 }

@@ -48,15 +48,15 @@ type refreshItem struct {
 	index   int           // in the due heap; -1 when not there
 }
 
-// newRefresher returns the schedule cfg's recrawl section describes, or nil
-// when it refreshes nothing.
-func newRefresher(cfg *configs.Config, seeds []string) (*refresher, error) {
-	r := &refresher{seeds: map[string]bool{}, seedsEvery: cfg.Recrawl.SeedsEvery.Std(),
+// newRefresher returns the schedule rc (recrawl.*) describes, or nil when
+// it refreshes nothing.
+func newRefresher(rc configs.Recrawl, seeds []string) (*refresher, error) {
+	r := &refresher{seeds: map[string]bool{}, seedsEvery: rc.SeedsEvery.Std(),
 		items: map[string]*refreshItem{}, changed: make(chan struct{})}
 	for _, s := range seeds {
 		r.seeds[s] = true
 	}
-	for i, rule := range cfg.Recrawl.Rules {
+	for i, rule := range rc.Rules {
 		re, err := regexp.Compile(rule.Match)
 		if err != nil {
 			return nil, fmt.Errorf("recrawl.rules[%d].match: %w", i, err)

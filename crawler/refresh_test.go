@@ -23,7 +23,7 @@ func TestRefresherSchedule(t *testing.T) {
 		{Match: `/section/`, Every: configs.Duration(10 * time.Second)},
 		{Match: `/section/sport/`, Every: configs.Duration(time.Hour)}, // shadowed by the first
 	}
-	r, err := newRefresher(cfg, []string{"http://e.com/"})
+	r, err := newRefresher(cfg.Recrawl, []string{"http://e.com/"})
 	if err != nil || r == nil {
 		t.Fatal(r, err)
 	}
@@ -100,7 +100,7 @@ func TestRefresherCountsDue(t *testing.T) {
 	cfg := configs.Default()
 	cfg.Recrawl.Continuous = true
 	cfg.Recrawl.Rules = []configs.RecrawlRule{{Match: `/hub/`, Every: configs.Duration(time.Minute)}}
-	r, err := newRefresher(cfg, nil)
+	r, err := newRefresher(cfg.Recrawl, nil)
 	if err != nil {
 		t.Fatal(err)
 	}

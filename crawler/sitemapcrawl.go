@@ -22,7 +22,7 @@ const ReasonSitemap = "sitemap"
 // committed together: a 50,000-URL sitemap is queued in several commits,
 // the last of which also records and dequeues the sitemap (a crash before
 // it leaves the sitemap queued; reading it again queues only what the
-// seen-filter has not seen).
+// URL filter has not seen).
 var sitemapCommitChunk = 10_000 // (a variable for the tests)
 
 // sitemapSeeds returns the sitemaps a crawl starts with (scope.sitemaps):
@@ -99,7 +99,7 @@ func (c *Crawler) sitemapSeeds(ctx context.Context) []frontier.Candidate {
 
 // processSitemap reads the sitemap of entry e and queues what it lists:
 // the URLs of a sitemap (with their lastmod and news fields) through scope,
-// the canonicalizer and the seen-filter like links, at depth 0; the
+// the canonicalizer and the URL filter like links, at depth 0; the
 // sitemaps of an index (one level: an index listed by an index is not
 // read, as the protocol allows none). The sitemap's URL record (reason
 // "sitemap") says what went wrong, if anything: a failed fetch, a file
@@ -207,7 +207,7 @@ func (c *Crawler) sitemapCandidates(e frontier.Entry, sm *Sitemap) []frontier.Ca
 // cands (a sitemap's) whose lastmod is newer than its last fetch and than
 // the lastmod its record holds: the site says the page changed, so it is
 // due now, whatever its schedule (a conditional GET, as any refresh). New
-// URLs are left to the seen-filter, as always. It reads one URL record per
+// URLs are left to the URL filter, as always. It reads one URL record per
 // candidate with a lastmod.
 func (c *Crawler) queueModified(ctx context.Context, cands []frontier.Candidate) error {
 	if c.refresh == nil {

@@ -23,14 +23,15 @@ type Stats struct {
 	// meta / X-Robots-Tag noindex); Sitemaps the sitemap files read (any
 	// outcome, scope.sitemaps; not a guessed /sitemap.xml that is
 	// missing) and SitemapURLs the URLs they listed (before scope and the
-	// seen-filter).
+	// URL filter).
 	NoIndex     int64 `json:"noindex"`
 	Sitemaps    int64 `json:"sitemaps"`
 	SitemapURLs int64 `json:"sitemap_urls"`
 	// FalsePositives are the URL filter's false positives: "seen" answers
 	// for URLs never admitted before, counted with dedup.verify (the store
-	// did not know them: they were crawled anyway) or Options.Audit (the
-	// shadow set disagreed: crawled anyway); nil with neither.
+	// did not know them: they were crawled anyway) or an audited filter
+	// (NewOptions with audit, crawl --audit: the shadow set disagreed:
+	// crawled anyway); nil with neither.
 	FalsePositives *uint64 `json:"filter_false_positives,omitempty"`
 	// FilterStoreReads and FilterStoreKeys count, with dedup.verify, the
 	// store read batches (at most one per page) and the URLs looked up in

@@ -14,7 +14,7 @@ import (
 	"github.com/bloomcrawl/bloomcrawl/urlfilter"
 )
 
-// shadowSet is a seen-set that answers with its filter, as the crawl's
+// shadowSet is a URL filter that answers with its filter, as the crawl's
 // filter does, and counts beside it, against an exact set, the "seen"
 // answers for keys never added before: the filter's false positives.
 type shadowSet struct {
@@ -135,7 +135,7 @@ func (c *countingSite) fetchedOnce(t *testing.T, r crawlResult) {
 	}
 }
 
-// TestVerifyLosesNothing crawls a generated site with a seen-filter far
+// TestVerifyLosesNothing crawls a generated site with a URL filter far
 // too small for it. Trusting the filter (dedup.verify false) loses pages;
 // verified, every page is requested exactly once and the false positives
 // counted are exactly those an exact shadow set finds: with the default

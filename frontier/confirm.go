@@ -9,14 +9,14 @@ import (
 	"github.com/bloomcrawl/bloomcrawl/internal/mapped"
 )
 
-// knownStore confirms the seen-set's "seen" answers: Known reports, for
+// knownStore confirms the URL filter's "seen" answers: Known reports, for
 // each URL, whether the store holds it (recorded or queued). One call
 // should be one batch of point reads.
 type knownStore interface {
 	Known(ctx context.Context, urls []string, known []bool) error
 }
 
-// confirmer makes the seen-set exact where it matters: a "seen" answer is
+// confirmer makes the URL filter exact where it matters: a "seen" answer is
 // believed only if the URL is held (admitted, its commit not yet
 // published), among the recently published URLs, or known to the store;
 // otherwise it was a false positive of the filter and the URL is admitted.
@@ -43,12 +43,12 @@ func newConfirmer(s knownStore, recentBytes int, arrays *mapped.File) *confirmer
 	return &confirmer{store: s, held: map[string]struct{}{}, recent: newURLCache(recentBytes, arrays)}
 }
 
-// testAndAdd is seen.TestAndAddBatch made exact. Every key it reports new
+// testAndAdd is filter.TestAndAddBatch made exact. Every key it reports new
 // is held until release.
-func (c *confirmer) testAndAdd(ctx context.Context, seen batchSeenSet, keys []string, out []bool) error {
+func (c *confirmer) testAndAdd(ctx context.Context, filter batchFilter, keys []string, out []bool) error {
 	var ask []int
 	c.mu.Lock()
-	seen.TestAndAddBatch(keys, out)
+	filter.TestAndAddBatch(keys, out)
 	for i, k := range keys {
 		// Look up only "seen" answers, recent first: a page's repeated
 		// links (navigation) are mostly committed long ago.

@@ -10,7 +10,7 @@ import (
 	"testing"
 )
 
-// liar is a seen-filter that answers "seen" for every key after the first
+// liar is a URL filter that answers "seen" for every key after the first
 // few: the worst case of a saturated Bloom filter.
 type liar struct {
 	mu    sync.Mutex
@@ -63,7 +63,7 @@ func TestConfirmAdmitsOnce(t *testing.T) {
 	for _, recent := range []int{-1, 1024, DefaultRecentBytes} {
 		t.Run(fmt.Sprintf("recent=%d", recent), func(t *testing.T) {
 			store := &knownMap{m: map[string]bool{}}
-			f := mustNew(t, Options{MaxDepth: -1, Seen: &liar{}, Confirm: store, RecentBytes: recent})
+			f := mustNew(t, Options{MaxDepth: -1, Filter: &liar{}, Confirm: store, RecentBytes: recent})
 			var mu sync.Mutex
 			admitted := map[string]int{}
 			var wg sync.WaitGroup
@@ -117,7 +117,7 @@ func TestConfirmAdmitsOnce(t *testing.T) {
 func TestConfirmClaimAndError(t *testing.T) {
 	ctx := context.Background()
 	store := &knownMap{m: map[string]bool{"http://a/known": true}}
-	f := mustNew(t, Options{MaxDepth: -1, Seen: &liar{added: 10}, Confirm: store, RecentBytes: DefaultRecentBytes})
+	f := mustNew(t, Options{MaxDepth: -1, Filter: &liar{added: 10}, Confirm: store, RecentBytes: DefaultRecentBytes})
 	if ok, err := f.Claim(ctx, "http://a/known"); ok || err != nil {
 		t.Errorf("Claim(known) = %v, %v; want false, nil", ok, err)
 	}
@@ -149,7 +149,7 @@ func TestConfirmClaimAndError(t *testing.T) {
 func TestConfirmCacheMappedAndClosed(t *testing.T) {
 	ctx := context.Background()
 	store := &knownMap{m: map[string]bool{}}
-	f := mustNew(t, Options{MaxDepth: -1, Seen: &liar{}, Confirm: store, RecentBytes: DefaultRecentBytes, SpillDir: t.TempDir()})
+	f := mustNew(t, Options{MaxDepth: -1, Filter: &liar{}, Confirm: store, RecentBytes: DefaultRecentBytes, SpillDir: t.TempDir()})
 	if f.arrays == nil && runtime.GOOS == "linux" {
 		t.Fatal("no mapped file with SpillDir")
 	}

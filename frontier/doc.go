@@ -3,10 +3,10 @@
 // A Frontier holds per-host FIFO queues of URLs, hands them out breadth-first
 // (lowest sequence number first, and sequence numbers are assigned in
 // discovery order) while keeping each host within its parallelism and delay,
-// and tests every candidate URL against a seen-set before it is queued, so a
+// and tests every candidate URL against a URL filter before it is queued, so a
 // URL is queued at most once per crawl.
 //
-// The frontier owns the seen-set and the per-host and total accounting that
+// The frontier owns the URL filter and the per-host and total accounting that
 // goes with it: a URL enters both through Reserve (a discovered link),
 // Claim (a URL recorded without being queued, such as a redirect alias) or
 // Restore and Resume (what an interrupted crawl had recorded or queued).
@@ -17,7 +17,7 @@
 // caller can persist new entries in the same atomic store commit as the page
 // they were found on:
 //
-//  1. Reserve tests candidates against the seen-set and assigns sequence
+//  1. Reserve tests candidates against the URL filter and assigns sequence
 //     numbers to the new ones (they are not yet handed out);
 //  2. the caller commits them (and the page) to its store;
 //  3. Publish makes them available to Next (or Cancel drops them).

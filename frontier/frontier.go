@@ -30,7 +30,7 @@ type Entry struct {
 
 // Candidate is a URL offered to Reserve.
 type Candidate struct {
-	URL      string // canonical absolute URL (the seen-set key)
+	URL      string // canonical absolute URL (the URL filter key)
 	Depth    int
 	Referrer string
 	Hints    *Hints // carried to the Entry
@@ -46,22 +46,22 @@ type Hints struct {
 	NewsTitle     string    // and <news:title>
 }
 
-// seenSet is the URL seen-filter: TestAndAdd reports whether key was (or,
+// urlFilter is the URL filter: TestAndAdd reports whether key was (or,
 // for a probabilistic filter, appears to have been) added before, and adds it.
-type seenSet interface {
+type urlFilter interface {
 	TestAndAdd(key string) (seen bool)
 }
 
-// batchSeenSet is a seenSet that can also test-and-add many keys in one
+// batchFilter is a urlFilter that can also test-and-add many keys in one
 // call, overlapping their memory accesses (urlfilter's filters can): seen[i]
 // must be what TestAndAdd(keys[i]) would return, called in order, so a key
-// repeated within keys is new only once. Reserve uses it when Seen has it.
-type batchSeenSet interface {
+// repeated within keys is new only once. Reserve uses it when Filter has it.
+type batchFilter interface {
 	TestAndAddBatch(keys []string, seen []bool)
 }
 
-// oneByOne gives a seenSet without a batch method the batch form.
-type oneByOne struct{ seenSet }
+// oneByOne gives a urlFilter without a batch method the batch form.
+type oneByOne struct{ urlFilter }
 
 func (s oneByOne) TestAndAddBatch(keys []string, seen []bool) {
 	for i, k := range keys {
@@ -83,13 +83,13 @@ const DefaultRecentBytes = 128 << 20
 // Options configures a Frontier. The zero value of every field is its
 // default, except RecentBytes, whose zero is a cache of no bytes.
 type Options struct {
-	// Confirm, if set, makes the seen-set exact: a "seen" answer is
+	// Confirm, if set, makes the URL filter exact: a "seen" answer is
 	// believed only if the URL was admitted by this frontier and not yet
 	// published, is among the URLs published last (RecentBytes), or Confirm's
 	// store knows it (one Known call per Reserve run, with every
 	// candidate of the run that needs it); otherwise it was a false
 	// positive of the filter, and the URL is admitted and counted
-	// (Stats.FalsePositives). nil trusts the seen-set (a Bloom false
+	// (Stats.FalsePositives). nil trusts the URL filter (a Bloom false
 	// positive then drops a URL).
 	Confirm knownStore
 	// RecentBytes is the memory in which Confirm remembers the URLs
@@ -108,10 +108,10 @@ type Options struct {
 	// cache, like the store's tables, rather than Go heap; see
 	// internal/mapped). Close releases them. "" keeps them on the heap.
 	SpillDir string
-	// Seen is the seen-filter every candidate is tested against. Required.
+	// Filter is the URL filter every candidate is tested against. Required.
 	// If it also has TestAndAddBatch (urlfilter's filters do), Reserve tests
 	// each call's candidates through it in one batch.
-	Seen seenSet
+	Filter urlFilter
 	// Store holds the queue beyond the window. nil keeps the whole queue in
 	// memory (Window is then ignored).
 	Store queueStore
@@ -123,7 +123,7 @@ type Options struct {
 	// Delay is the minimum time between two hand-outs for one host.
 	// Default 0.
 	Delay time.Duration
-	// MaxDepth: candidates deeper than this are dropped before the seen test.
+	// MaxDepth: candidates deeper than this are dropped before the filter test.
 	// Negative means unlimited. Default 0 = seeds only (as in configs).
 	MaxDepth int
 	// MaxPerHost caps the URLs ever queued per host (0 = unlimited).
@@ -144,9 +144,9 @@ type Options struct {
 
 // Frontier is a concurrent-safe crawl queue. See the package doc.
 type Frontier struct {
-	o    Options
-	seen batchSeenSet // o.Seen, or o.Seen one by one
-	conf *confirmer   // nil without Options.Confirm
+	o      Options
+	filter batchFilter // o.Filter, or o.Filter one by one
+	conf   *confirmer  // nil without Options.Confirm
 	// arrays holds conf's cache (Options.SpillDir); nil: the heap
 	arrays *mapped.File
 
@@ -194,8 +194,8 @@ type hostQueue struct {
 
 // New returns an empty frontier.
 func New(o Options) (*Frontier, error) {
-	if o.Seen == nil {
-		return nil, errors.New("frontier: Options.Seen is required")
+	if o.Filter == nil {
+		return nil, errors.New("frontier: Options.Filter is required")
 	}
 	if o.Window <= 0 {
 		o.Window = 50_000
@@ -206,13 +206,13 @@ func New(o Options) (*Frontier, error) {
 	if o.Delay < 0 {
 		return nil, fmt.Errorf("frontier: negative Delay %v", o.Delay)
 	}
-	seen, ok := o.Seen.(batchSeenSet)
+	filter, ok := o.Filter.(batchFilter)
 	if !ok {
-		seen = oneByOne{o.Seen}
+		filter = oneByOne{o.Filter}
 	}
 	f := &Frontier{
 		o:           o,
-		seen:        seen,
+		filter:      filter,
 		testingHost: map[string]int{},
 		changed:     make(chan struct{}),
 		hosts:       map[string]*hostQueue{},
@@ -238,7 +238,7 @@ func New(o Options) (*Frontier, error) {
 
 // Resume prepares the frontier for a store that already holds pending
 // entries: it scans the whole stored queue once, adds each entry's URL to
-// the seen-set, counts it against MaxPerHost/MaxTotal, and continues
+// the URL filter, counts it against MaxPerHost/MaxTotal, and continues
 // numbering after the highest sequence number. Entries are then read back
 // through Next as usual. It returns the number of pending entries. Call it
 // before any other method but Restore.
@@ -257,7 +257,7 @@ func (f *Frontier) Resume(ctx context.Context) (int, error) {
 			return n, fmt.Errorf("frontier: resume: scan queue after %d: %w", after, err)
 		}
 		for _, e := range batch {
-			f.o.Seen.TestAndAdd(e.URL)
+			f.o.Filter.TestAndAdd(e.URL)
 			f.mu.Lock()
 			if n == 0 {
 				f.spillFrom = e.Seq
@@ -277,17 +277,17 @@ func (f *Frontier) Resume(ctx context.Context) (int, error) {
 }
 
 // Restore adds a URL the crawl already recorded (a URL record read back
-// from the store when resuming) to the seen-set and counts it against its
+// from the store when resuming) to the URL filter and counts it against its
 // host's MaxPerHost budget and MaxTotal.
 func (f *Frontier) Restore(rawURL string) {
-	f.o.Seen.TestAndAdd(rawURL)
+	f.o.Filter.TestAndAdd(rawURL)
 	f.mu.Lock()
 	f.account(hostOf(rawURL))
 	f.mu.Unlock()
 }
 
 // Claim admits a URL that is recorded without being queued (a redirect
-// alias of a fetched page): if the seen-set has not seen it (confirmed as
+// alias of a fetched page): if the URL filter has not seen it (confirmed as
 // in Reserve when Options.Confirm is set), Claim adds it, counts it
 // against MaxPerHost/MaxTotal and reports true; otherwise it reports false
 // and the caller does not record it. With Options.Confirm, call Release
@@ -314,14 +314,14 @@ func (f *Frontier) Release(urls []string) {
 	}
 }
 
-// testAndAdd tests keys against the seen-set, exactly when Options.Confirm
+// testAndAdd tests keys against the URL filter, exactly when Options.Confirm
 // is set.
 func (f *Frontier) testAndAdd(ctx context.Context, keys []string, seen []bool) error {
 	if f.conf == nil {
-		f.seen.TestAndAddBatch(keys, seen)
+		f.filter.TestAndAddBatch(keys, seen)
 		return nil
 	}
-	return f.conf.testAndAdd(ctx, f.seen, keys, seen)
+	return f.conf.testAndAdd(ctx, f.filter, keys, seen)
 }
 
 func (f *Frontier) account(host string) {
@@ -329,7 +329,7 @@ func (f *Frontier) account(host string) {
 	f.total++
 }
 
-// Reserve tests each candidate, in order, against the seen-filter and
+// Reserve tests each candidate, in order, against the URL filter and
 // assigns a sequence number to every one not seen before. Candidates deeper
 // than MaxDepth or beyond MaxPerHost/MaxTotal are dropped without a test.
 // It returns the new entries and the URLs tested, in order (the URL trace).
@@ -338,7 +338,7 @@ func (f *Frontier) account(host string) {
 // store's, with no entries reserved from the run that failed.
 //
 // The candidates are tested in batches (one batch for the whole call unless
-// a limit is close): a run of candidates goes to the seen-filter together
+// a limit is close): a run of candidates goes to the URL filter together
 // as long as each would pass the limit checks even if every candidate
 // before it in the run, and every candidate other Reserve calls are
 // testing, turned out new. The first candidate that might not pass ends the
@@ -425,7 +425,7 @@ func (f *Frontier) Reserve(ctx context.Context, cands []Candidate) (fresh []Entr
 }
 
 // Refresh reserves an entry for a URL that is fetched again (a scheduled
-// refresh of a continuous crawl): it is not tested against the seen-set
+// refresh of a continuous crawl): it is not tested against the URL filter
 // (the URL is in it) nor counted against MaxPerHost/MaxTotal/MaxDepth.
 // Publish it after committing it, like Reserve's entries; it then waits
 // for its host's politeness like any other entry.
@@ -478,7 +478,7 @@ func (f *Frontier) Publish(entries []Entry) {
 }
 
 // Cancel drops reserved entries that could not be committed. Their URLs
-// stay in the seen-filter: the caller is expected to stop the crawl.
+// stay in the URL filter: the caller is expected to stop the crawl.
 func (f *Frontier) Cancel(entries []Entry) {
 	f.release(entries, false)
 	f.mu.Lock()
@@ -853,7 +853,7 @@ type Stats struct {
 	Hosts    int  // hosts with queued or in-flight entries
 	Spilled  bool // more entries wait in the store
 
-	// With Options.Confirm: the seen-set's "seen" answers the store did
+	// With Options.Confirm: the URL filter's "seen" answers the store did
 	// not know (false positives, admitted), the store read batches made and
 	// URLs looked up to confirm the others, and the "seen" answers
 	// confirmed in memory (held or recent URLs) with no store read.

@@ -11,7 +11,7 @@ import (
 	"time"
 )
 
-// exactSet is an exact seen-set for tests.
+// exactSet is an exact URL filter for tests.
 type exactSet struct {
 	mu sync.Mutex
 	m  map[string]bool
@@ -69,8 +69,8 @@ func (q *memQueue) QueueScan(after uint64, limit int) ([]Entry, error) {
 
 func mustNew(t *testing.T, o Options) *Frontier {
 	t.Helper()
-	if o.Seen == nil {
-		o.Seen = &exactSet{}
+	if o.Filter == nil {
+		o.Filter = &exactSet{}
 	}
 	f, err := New(o)
 	if err != nil {
@@ -313,7 +313,7 @@ func TestResume(t *testing.T) {
 	q := &memQueue{}
 	q.commit([]Entry{{Seq: 5, URL: "http://a/5"}, {Seq: 9, URL: "http://b/9", Depth: 2}, {Seq: 7, URL: "http://a/7"}})
 	seen := &exactSet{}
-	f := mustNew(t, Options{MaxDepth: -1, Store: q, Window: 2, Seen: seen})
+	f := mustNew(t, Options{MaxDepth: -1, Store: q, Window: 2, Filter: seen})
 	n, err := f.Resume(context.Background())
 	if err != nil || n != 3 {
 		t.Fatalf("Resume = %d, %v; want 3, nil", n, err)
@@ -343,7 +343,7 @@ func TestResume(t *testing.T) {
 	}
 }
 
-// batchSet is an exact seen-set with the batch method; it counts its calls.
+// batchSet is an exact URL filter with the batch method; it counts its calls.
 type batchSet struct {
 	exactSet
 	calls, keys int
@@ -359,7 +359,7 @@ func (s *batchSet) TestAndAddBatch(keys []string, seen []bool) {
 	}
 }
 
-// TestReserveBatchMatchesOneByOne: a seen-set with TestAndAddBatch gives the
+// TestReserveBatchMatchesOneByOne: a URL filter with TestAndAddBatch gives the
 // same entries, trace and filter state as one without, call after call.
 func TestReserveBatchMatchesOneByOne(t *testing.T) {
 	calls := [][]Candidate{
@@ -380,7 +380,7 @@ func TestReserveBatchMatchesOneByOne(t *testing.T) {
 	} {
 		one, batch := &exactSet{}, &batchSet{}
 		o1, o2 := o, o
-		o1.Seen, o2.Seen = one, batch
+		o1.Filter, o2.Filter = one, batch
 		f1, f2 := mustNew(t, o1), mustNew(t, o2)
 		for i, cs := range calls {
 			fresh1, tested1, _ := f1.Reserve(context.Background(), cs)
@@ -403,7 +403,7 @@ func TestReserveBatchMatchesOneByOne(t *testing.T) {
 			}
 		}
 		if fmt.Sprint(one.m) != fmt.Sprint(batch.m) {
-			t.Fatalf("%+v: seen-set %v after batches, %v one by one", o, batch.m, one.m)
+			t.Fatalf("%+v: URL filter %v after batches, %v one by one", o, batch.m, one.m)
 		}
 		if batch.keys == 0 {
 			t.Fatalf("%+v: the batch method was never used", o)
@@ -412,7 +412,7 @@ func TestReserveBatchMatchesOneByOne(t *testing.T) {
 }
 
 // TestReserveBatchLimitsConcurrent: concurrent Reserves through a batch
-// seen-set reach MaxTotal and MaxPerHost exactly (no batch of one call
+// URL filter reach MaxTotal and MaxPerHost exactly (no batch of one call
 // overshoots a cap while another call's candidates are being tested).
 func TestReserveBatchLimitsConcurrent(t *testing.T) {
 	const workers, maxTotal, maxPerHost = 8, 100, 20
@@ -421,7 +421,7 @@ func TestReserveBatchLimitsConcurrent(t *testing.T) {
 		{MaxDepth: -1, MaxPerHost: maxPerHost},
 	} {
 		set := &batchSet{}
-		o.Seen = set
+		o.Filter = set
 		f := mustNew(t, o)
 		var mu sync.Mutex
 		perHost := map[string]int{}
@@ -531,7 +531,7 @@ func TestHoldNewHostsAndHostDelay(t *testing.T) {
 // frontier instead of returning ErrExhausted, and an entry from Refresh
 // (a URL already seen, not tested again) is handed out once published.
 func TestContinuousRefresh(t *testing.T) {
-	f := mustNew(t, Options{Seen: &exactSet{}, Continuous: true, MaxDepth: -1})
+	f := mustNew(t, Options{Filter: &exactSet{}, Continuous: true, MaxDepth: -1})
 	fresh, _, err := f.Reserve(context.Background(), []Candidate{{URL: "http://a/hub"}})
 	if err != nil || len(fresh) != 1 {
 		t.Fatalf("Reserve: %v %v", fresh, err)

@@ -302,7 +302,7 @@ func BenchmarkStats(b *testing.B) {
 	}
 }
 
-// BenchmarkKnown measures confirming a seen-filter's "seen" answers: Known
+// BenchmarkKnown measures confirming a URL filter's "seen" answers: Known
 // on 3 queued URLs at a time (what a page of a large crawl asks when its
 // links are not in the frontier's memory), drawn at random from n queued
 // URLs with the key shapes of a synthetic crawl, with the crawl's block

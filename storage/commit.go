@@ -202,7 +202,7 @@ type Commit struct {
 	Enqueue []QueueEntry
 	// Dequeue lists queue seqs that are done; unknown seqs are ignored.
 	Dequeue []uint64
-	// Trace lists the canonical URLs tested against the seen-filter, in
+	// Trace lists the canonical URLs tested against the URL filter, in
 	// order; they are appended as one compressed chunk.
 	Trace []string
 }

@@ -1,7 +1,7 @@
 // Package storage is bloomcrawl's page store, and the only package that
 // imports Badger (github.com/dgraph-io/badger/v4). It owns the key schema,
 // the record encodings, the secondary indexes, the queries, and the
-// persisted state of the other packages (frontier queue, seen-filter
+// persisted state of the other packages (frontier queue, URL filter
 // snapshots, URL trace, fingerprint list for the dedup index rebuild).
 //
 // # Basics

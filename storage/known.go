@@ -14,7 +14,7 @@ import (
 // alias). known must have len(urls) elements. All lookups are point reads
 // in one read transaction, the queued mark first (small keys with 8-byte
 // values: they stay in the block cache); it is what a crawler asks before
-// trusting a seen-filter's "seen" answer (one call per page).
+// trusting a URL filter's "seen" answer (one call per page).
 func (db *DB) Known(ctx context.Context, urls []string, known []bool) error {
 	if len(known) != len(urls) {
 		return fmt.Errorf("storage: Known: %d results for %d URLs", len(known), len(urls))

@@ -1,5 +1,5 @@
-// Package urlfilter owns the URL-seen test of bloomcrawl: URL
-// canonicalization, scope rules, and the seen-filters with their sizing
+// Package urlfilter owns the URL filter of bloomcrawl: URL
+// canonicalization, scope rules, and the URL filters with their sizing
 // math, snapshots and false-positive accounting. It imports only the
 // standard library, xxhash and x/net/idna.
 //
@@ -10,7 +10,7 @@
 // equals canonicalizing once (FuzzCanonicalize checks it). Scope.Check says
 // whether a canonical URL may be crawled and, if not, why.
 //
-// # Seen-filters
+// # URL filters
 //
 // Every Filter is safe for concurrent use. TestAndAdd is atomic: Test runs
 // lock-free on atomic loads; when a key looks new, the add path takes one

@@ -40,7 +40,11 @@ func TestClusterMetrics(t *testing.T) {
 	defer db.Close()
 	cfg := configs.Default()
 	cfg.Seeds = []string{"http://127.0.0.1:1/"}
-	c, err := crawler.New(crawler.Options{Config: cfg, Store: db, Cluster: node})
+	o, err := crawler.NewOptions(cfg, crawler.Options{Store: db, Cluster: node}, false)
+	if err != nil {
+		t.Fatal(err)
+	}
+	c, err := crawler.New(o)
 	if err != nil {
 		t.Fatal(err)
 	}

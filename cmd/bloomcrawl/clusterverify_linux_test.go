@@ -16,7 +16,7 @@ import (
 )
 
 // TestClusterVerifyLosesNothing runs three nodes with a deliberately tiny
-// cluster seen-state (dedup.target_fp 0.4: its Bloom bits call many new
+// cluster URL filter (dedup.target_fp 0.4: its Bloom bits call many new
 // URLs seen) and dedup.verify on (the default): every page must still be
 // fetched exactly once (counted by the site), the nodes' stores must hold
 // every page, and the false positives caught must be counted in the
@@ -67,7 +67,7 @@ func TestClusterVerifyLosesNothing(t *testing.T) {
 		}
 	}
 	if fps == 0 {
-		t.Error("no false positive counted with a seen-state at target_fp 0.4")
+		t.Error("no false positive counted with a URL filter at target_fp 0.4")
 	}
 	all := map[string]bool{}
 	for _, s := range stores {

@@ -305,9 +305,9 @@ type crawlRun struct {
 	cluster cluster.Options
 }
 
-// crawlStore opens cfg's store, builds the deduper (crawler.New builds the
-// URL filter), crawls, and closes the store. It returns the final counters
-// (nil when the crawl could not start).
+// crawlStore opens cfg's store, builds the deduper (crawler.NewOptions
+// builds the URL filter), crawls, and closes the store. It returns the
+// final counters (nil when the crawl could not start).
 func crawlStore(ctx context.Context, cfg *configs.Config, r crawlRun) (st *crawler.Stats, err error) {
 	logLevel := slog.LevelInfo
 	if r.verbose {
@@ -326,14 +326,14 @@ func crawlStore(ctx context.Context, cfg *configs.Config, r crawlRun) (st *crawl
 			err = cerr
 		}
 	}()
-	// The deduper is built here, not by crawler.New, because --serve
+	// The deduper is built here, not by crawler.NewOptions, because --serve
 	// shares it with the API.
 	dd, err := crawler.NewCrawlDeduper(cfg, !r.heapArrays)
 	if err != nil {
 		return nil, err
 	}
 	defer dd.Close()
-	opts := crawler.Options{Config: cfg, Store: db, Dedup: dd, Audit: r.audit, MappedArrays: !r.heapArrays}
+	opts := crawler.Options{Store: db, Dedup: dd, MappedArrays: !r.heapArrays}
 	if r.cluster.URL != "" {
 		node, err := cluster.Open(ctx, r.cluster)
 		if err != nil {
@@ -345,6 +345,9 @@ func crawlStore(ctx context.Context, cfg *configs.Config, r crawlRun) (st *crawl
 			log.Info("scope.sitemaps auto: sitemaps are not read in cluster mode (only links are followed)")
 		}
 		opts.Cluster = node
+	}
+	if opts, err = crawler.NewOptions(cfg, opts, r.audit); err != nil {
+		return nil, err
 	}
 	if cfg.Store.WARCDir != "" {
 		aw, err := archive.Open(crawler.ArchiveOptions(cfg, db))

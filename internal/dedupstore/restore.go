@@ -30,7 +30,7 @@ type Index interface {
 // document, then every URL that maps to a document (new documents and
 // duplicates alike), with the content signature of each near-duplicate that
 // has one stored (see [DuplicateSignature]). onURL, if not nil, sees every
-// URL record as it is read (the crawler rebuilds its seen-filter from the
+// URL record as it is read (the crawler rebuilds its URL filter from the
 // same scan). When src is also a [SimilarStore] and idx a [Similarizer]
 // (a *storage.DB and a *contentdedup.Deduper), it then runs
 // [IndexSimilar]. Cancelling ctx stops it with ctx.Err() (the scans check

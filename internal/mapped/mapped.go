@@ -1,6 +1,6 @@
 // Package mapped provides large pointer-free arrays held in an unlinked,
 // memory-mapped file instead of on the Go heap, for the structures of a
-// crawl that grow with it (the content-dedup index, the seen-filter's
+// crawl that grow with it (the content-dedup index, the URL filter's
 // confirmation cache): their pages are then page cache, like Badger's
 // tables, not the process's anonymous memory, so the kernel can write them
 // back and reclaim them under memory pressure, and the garbage collector

@@ -34,7 +34,7 @@ func childClusterCrawl(args []string) int {
 			return err
 		}
 		defer db.Close()
-		o := crawler.Options{Config: cfg, Store: db}
+		o := crawler.Options{Store: db}
 		if args[2] != "" {
 			n, err := cluster.Open(context.Background(), cluster.Options{URL: args[2], Node: args[3],
 				Capacity: uint64(cfg.Dedup.Capacity), TargetFP: cfg.Dedup.TargetFP, Verify: cfg.Dedup.Verify})
@@ -43,6 +43,9 @@ func childClusterCrawl(args []string) int {
 			}
 			defer n.Close()
 			o.Cluster = n
+		}
+		if o, err = crawler.NewOptions(cfg, o, false); err != nil {
+			return err
 		}
 		c, err := crawler.New(o)
 		if err != nil {
@@ -64,7 +67,7 @@ func childClusterCrawl(args []string) int {
 // TestClusterBenchCounts runs the cluster benchmark on a small site
 // (3 hosts × 60 pages) with the local baseline, 1 and 2 nodes: every
 // page fetched exactly once, and the Redis figures present and sane
-// (round trips and commands per page, bytes, a seen-state of a few bytes
+// (round trips and commands per page, bytes, a URL filter of a few bytes
 // per URL, every URL queued once).
 func TestClusterBenchCounts(t *testing.T) {
 	if _, err := redistest.Binary(); err != nil {

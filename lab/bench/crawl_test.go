@@ -84,8 +84,12 @@ func childCrawl(cfgPath string) int {
 			var db *storage.DB
 			if db, err = storage.Open(cfg.Store.Dir, crawler.StoreOptions(cfg.Store)); err == nil {
 				defer db.Close()
+				var o crawler.Options
 				var c *crawler.Crawler
-				if c, err = crawler.New(crawler.Options{Config: cfg, Store: db}); err == nil {
+				if o, err = crawler.NewOptions(cfg, crawler.Options{Store: db}, false); err == nil {
+					c, err = crawler.New(o)
+				}
+				if err == nil {
 					var st crawler.Stats
 					if st, err = c.Run(context.Background()); err == nil {
 						err = json.NewEncoder(os.Stdout).Encode(st)

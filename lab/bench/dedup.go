@@ -10,9 +10,7 @@ import (
 	"text/tabwriter"
 	"time"
 
-	"github.com/bloomcrawl/bloomcrawl/configs"
 	"github.com/bloomcrawl/bloomcrawl/contentdedup"
-	"github.com/bloomcrawl/bloomcrawl/crawler"
 	"github.com/bloomcrawl/bloomcrawl/lab/dedupeval"
 )
 
@@ -75,7 +73,7 @@ type dedupMethod struct {
 
 // dedupMethods are the rows of the table, default cascade among them.
 func dedupMethods(k int) []dedupMethod {
-	optK := crawler.DedupOptions(configs.Dedup{SimHashThreshold: k}).Threshold // 0 means exact, as in a config
+	optK := new(k) // 0 means exact, as in a config
 	fp := func(shingle int, w contentdedup.Weighting) contentdedup.FingerprintParams {
 		return contentdedup.FingerprintParams{Shingle: shingle, Weight: w}
 	}

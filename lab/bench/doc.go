@@ -39,7 +39,7 @@
 //     redis-server (or 3-master Redis Cluster) per crawl: aggregate pages/s
 //     from the site's own clock, node and Redis CPU per page, round trips
 //     per page (counted by each node's client), Redis commands and bytes in
-//     and out per page (INFO), the seen-state's bytes per URL (MEMORY
+//     and out per page (INFO), the URL filter's bytes per URL (MEMORY
 //     USAGE), and every page fetched once (the site's count).
 //
 // # Inputs

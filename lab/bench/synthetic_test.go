@@ -52,12 +52,17 @@ func crawlInProcess(t *testing.T) func(ctx context.Context, seed, store string) 
 			db.Close()
 			return nil, err
 		}
-		dd, err := contentdedup.New(contentdedup.Options{Threshold: cfg.Dedup.SimHashThreshold})
+		dd, err := contentdedup.New(crawler.DedupOptions(cfg.Dedup))
 		if err != nil {
 			db.Close()
 			return nil, err
 		}
-		c, err := crawler.New(crawler.Options{Config: cfg, Store: db, Seen: filter, Dedup: dd})
+		o, err := crawler.NewOptions(cfg, crawler.Options{Store: db, URLFilter: filter, Dedup: dd}, false)
+		if err != nil {
+			db.Close()
+			return nil, err
+		}
+		c, err := crawler.New(o)
 		if err != nil {
 			db.Close()
 			return nil, err
