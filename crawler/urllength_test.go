@@ -48,7 +48,10 @@ func TestOverlongURLs(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer db.Close()
-	_, err = New(Options{Config: cfg, Store: db})
+	o, err := NewOptions(cfg, Options{Store: db}, false)
+	if err == nil {
+		_, err = New(o)
+	}
 	if err == nil || !strings.Contains(err.Error(), "seeds[0]") || !strings.Contains(err.Error(), "is 20000 bytes, longer than scope.max_url_length (16384)") {
 		t.Fatalf("New with a 20,000-byte seed: %v", err)
 	}
