@@ -145,7 +145,7 @@ func (c *Crawler) newLocalBackend() error {
 	}
 	c.front = front
 	c.queue = &localQueue{front: front, store: o.Store, log: c.log}
-	c.filter = &localFilter{front: front, verify: c.cfg.Verify, fp: o.FalsePositives}
+	c.filter = &localFilter{front: front, verify: c.settings.Verify, fp: o.FalsePositives}
 	c.docs = localDocs{o.Dedup}
 	return nil
 }
@@ -154,7 +154,7 @@ func (c *Crawler) newLocalBackend() error {
 // and FalsePositives are ignored); the settings cluster mode does not
 // support are refused (checkFeatures).
 func (c *Crawler) newRedisBackend() error {
-	o, s := &c.o, c.cfg
+	o, s := &c.o, c.settings
 	if err := checkFeatures((*redisQueue)(nil).supports, s); err != nil {
 		return fmt.Errorf("crawler: %w", err)
 	}

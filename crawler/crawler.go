@@ -162,16 +162,15 @@ type Options struct {
 
 // Crawler runs one crawl. Create it with New and call Run once.
 type Crawler struct {
-	o Options
-	// cfg is o.Settings (the name robots.go reads).
-	cfg   Settings
-	log   *slog.Logger
-	canon *urlfilter.Canonicalizer
-	scope *urlfilter.Scope
-	front *frontier.Frontier
-	col   *colly.Collector
-	types []string
-	jobs  sync.Map // request URL → *job, for the redirect handler
+	o        Options
+	settings Settings // o.Settings
+	log      *slog.Logger
+	canon    *urlfilter.Canonicalizer
+	scope    *urlfilter.Scope
+	front    *frontier.Frontier
+	col      *colly.Collector
+	types    []string
+	jobs     sync.Map // request URL → *job, for the redirect handler
 	// parseMem bounds the bytes of HTML being parsed at once (parseBudget).
 	parseMem    *semaphore.Weighted
 	parseBudget int64
@@ -213,7 +212,7 @@ func New(o Options) (*Crawler, error) {
 		log = slog.New(slog.DiscardHandler)
 	}
 	s := o.Settings
-	c := &Crawler{o: o, cfg: s, log: log, canon: &urlfilter.Canonicalizer{},
+	c := &Crawler{o: o, settings: s, log: log, canon: &urlfilter.Canonicalizer{},
 		parseMem: semaphore.NewWeighted(o.ParseBudget), parseBudget: o.ParseBudget}
 	var err error
 	if c.scope, err = newScope(c.canon, s); err != nil {
@@ -258,7 +257,7 @@ func (o *Options) setDefaults() {
 // newFrontier builds the frontier over the store's queue, testing URLs
 // against filter (frontierOptions).
 func (c *Crawler) newFrontier(filter urlFilter) (*frontier.Frontier, error) {
-	front, err := frontier.New(frontierOptions(c.cfg, filter, c.o.Store, c.o.Window, c.o.MappedArrays))
+	front, err := frontier.New(frontierOptions(c.settings, filter, c.o.Store, c.o.Window, c.o.MappedArrays))
 	if err != nil {
 		return nil, fmt.Errorf("crawler: %w", err)
 	}
@@ -300,7 +299,7 @@ func storageHints(h *frontier.Hints) storage.Hints {
 // call Request synchronously; the frontier, not colly, decides what to
 // fetch, so colly's visited set is off (AllowURLRevisit).
 func (c *Crawler) newCollector(fetchCtx context.Context) *colly.Collector {
-	cfg := c.cfg
+	cfg := c.settings
 	col := colly.NewCollector(
 		colly.AllowURLRevisit(),
 		colly.UserAgent(cfg.Politeness.UserAgent),
@@ -439,8 +438,8 @@ func (c *Crawler) archiveLoose(exs []*archive.Exchange) {
 // (fetch.max_redirects), keeps the crawl in scope and records the chain so
 // every URL of it maps to one document.
 func (c *Crawler) checkRedirect(req *http.Request, via []*http.Request) error {
-	if len(via) > c.cfg.Fetch.MaxRedirects {
-		return fmt.Errorf("crawler: more than %d redirects (fetch.max_redirects)", c.cfg.Fetch.MaxRedirects)
+	if len(via) > c.settings.Fetch.MaxRedirects {
+		return fmt.Errorf("crawler: more than %d redirects (fetch.max_redirects)", c.settings.Fetch.MaxRedirects)
 	}
 	for _, v := range via {
 		if v.URL.String() == req.URL.String() {
@@ -479,7 +478,7 @@ func (c *Crawler) allowedType(contentType string) bool {
 func (c *Crawler) fetch(ctx, fetchCtx context.Context, e frontier.Entry, prev *storage.URLRecord) *job {
 	for attempt := 0; ; attempt++ {
 		j := c.fetchOnce(fetchCtx, e, prev)
-		if attempt >= c.cfg.Fetch.Retries || !retryable(j) {
+		if attempt >= c.settings.Fetch.Retries || !retryable(j) {
 			return j
 		}
 		// The backoff, or the server's Retry-After, but never sooner than
@@ -573,7 +572,7 @@ func retryAfter(v string) (d time.Duration, ok bool) {
 
 func (c *Crawler) fetchOnce(fetchCtx context.Context, e frontier.Entry, prev *storage.URLRecord) *job {
 	j := &job{prev: prev}
-	if c.cfg.Politeness.ObeyRobots {
+	if c.settings.Politeness.ObeyRobots {
 		if err := c.robotsAllow(fetchCtx, e.URL); err != nil {
 			j.err = err
 			j.abandoned = c.robotsWait(e, err) // robots.txt unreachable: e waits
@@ -626,8 +625,8 @@ func (c *Crawler) Run(ctx context.Context) (Stats, error) {
 	if err := c.queueSeeds(ctx); err != nil {
 		return c.Stats(), err
 	}
-	c.log.Info("crawl started", "seeds", len(c.cfg.Seeds), "queued", c.queued.Load(),
-		"resumed_urls", c.resumedURLs, "concurrency", c.cfg.Politeness.Concurrency)
+	c.log.Info("crawl started", "seeds", len(c.settings.Seeds), "queued", c.queued.Load(),
+		"resumed_urls", c.resumedURLs, "concurrency", c.settings.Politeness.Concurrency)
 	if c.o.Started != nil {
 		c.o.Started()
 	}
@@ -655,7 +654,7 @@ func (c *Crawler) Run(ctx context.Context) (Stats, error) {
 	})
 	defer stopOnError()
 	g.Go(func() error { return c.queue.run(crawlCtx) })
-	for range c.cfg.Politeness.Concurrency {
+	for range c.settings.Politeness.Concurrency {
 		g.Go(func() error { return c.work(crawlCtx, fetchCtx) })
 	}
 	if c.refresh != nil {

@@ -73,8 +73,8 @@ func (noIndex) RestoreAlias(uint64, contentdedup.Signature)       {}
 // seedURLs returns the configured seeds canonicalized, or an error naming
 // the first seed that is malformed or out of scope.
 func (c *Crawler) seedURLs() ([]string, error) {
-	urls := make([]string, 0, len(c.cfg.Seeds))
-	for i, s := range c.cfg.Seeds {
+	urls := make([]string, 0, len(c.settings.Seeds))
+	for i, s := range c.settings.Seeds {
 		u, err := c.canon.Canonicalize(nil, s)
 		if err != nil {
 			return nil, fmt.Errorf("crawler: seeds[%d] %q: %w", i, s, err)
@@ -358,7 +358,7 @@ func (c *Crawler) sameDoc(e frontier.Entry, rec *storage.URLRecord, doc *Documen
 		if since.IsZero() {
 			since = page.FetchedAt // version 1 began at the first fetch
 		}
-		out.cm.Version = &storage.KeepVersion{N: n, Since: since, Keep: max(c.cfg.Recrawl.KeepVersions, 1)}
+		out.cm.Version = &storage.KeepVersion{N: n, Since: since, Keep: max(c.settings.Recrawl.KeepVersions, 1)}
 		r.Versions, r.VersionAt = n+1, rec.FetchedAt
 		c.versions.Add(1)
 	}
@@ -398,7 +398,7 @@ const ReasonNoIndex = "noindex"
 // (our user agent's product token), when politeness.obey_meta_robots.
 func (c *Crawler) directives(j *job, doc *Document) Directives {
 	var d Directives
-	if !c.cfg.Politeness.ObeyMetaRobots {
+	if !c.settings.Politeness.ObeyMetaRobots {
 		return d
 	}
 	for _, v := range j.robotsTag {
@@ -447,9 +447,9 @@ func (c *Crawler) classify(e frontier.Entry, j *job, rec *storage.URLRecord) (pa
 		c.nonHTML.Add(1)
 	case j.tooLarge != 0:
 		if j.tooLarge > 0 {
-			rec.Err = fmt.Sprintf("body of %d bytes exceeds fetch.max_body_bytes (%d)", j.tooLarge, c.cfg.Fetch.MaxBodyBytes)
+			rec.Err = fmt.Sprintf("body of %d bytes exceeds fetch.max_body_bytes (%d)", j.tooLarge, c.settings.Fetch.MaxBodyBytes)
 		} else {
-			rec.Err = fmt.Sprintf("body exceeds fetch.max_body_bytes (%d); refused after reading that much", c.cfg.Fetch.MaxBodyBytes)
+			rec.Err = fmt.Sprintf("body exceeds fetch.max_body_bytes (%d); refused after reading that much", c.settings.Fetch.MaxBodyBytes)
 		}
 		c.errs.Add(1)
 	case j.err != nil:
@@ -583,7 +583,7 @@ func (c *Crawler) commit(ctx context.Context, e frontier.Entry, out outcome) err
 // in page order, as candidates one level deeper.
 func (c *Crawler) links(e frontier.Entry, doc *Document, canonical string) []frontier.Candidate {
 	hrefs := doc.Links
-	if c.cfg.Politeness.FollowNofollowLinks && len(doc.NofollowLinks) > 0 {
+	if c.settings.Politeness.FollowNofollowLinks && len(doc.NofollowLinks) > 0 {
 		hrefs = append(slices.Clip(hrefs), doc.NofollowLinks...)
 	}
 	if canonical != "" {

@@ -96,13 +96,13 @@ func (c *Crawler) robotsWait(e frontier.Entry, err error) bool {
 // the frontier learns that the host's delay is known (HoldNewHosts).
 func (c *Crawler) learnHost(u *url.URL, rules *robots.Rules) {
 	var d time.Duration
-	if c.cfg.Politeness.ObeyRobots && c.cfg.Politeness.MaxCrawlDelay > 0 {
+	if c.settings.Politeness.ObeyRobots && c.settings.Politeness.MaxCrawlDelay > 0 {
 		d, _ = rules.CrawlDelay(c.agent)
-		if limit := c.cfg.Politeness.MaxCrawlDelay.Std(); d > limit {
+		if limit := c.settings.Politeness.MaxCrawlDelay.Std(); d > limit {
 			c.log.Warn("robots.txt Crawl-delay above politeness.max_crawl_delay; using the cap", "host", u.Host, "crawl_delay", d, "max_crawl_delay", limit)
 			d = limit
 		}
-		if d > c.cfg.Politeness.Delay.Std() {
+		if d > c.settings.Politeness.Delay.Std() {
 			c.log.Info("robots.txt Crawl-delay", "host", u.Host, "delay", d)
 		}
 	}

@@ -36,7 +36,7 @@ func (c *Crawler) sitemapSeeds(ctx context.Context) []frontier.Candidate {
 	if c.resumedURLs > 0 || c.resumedQueue > 0 || !c.queue.supports(featureSitemaps) {
 		return nil
 	}
-	sm := c.cfg.Scope.Sitemaps
+	sm := c.settings.Scope.Sitemaps
 	var raw []string
 	probe := map[string]bool{}
 	switch {
@@ -50,7 +50,7 @@ func (c *Crawler) sitemapSeeds(ctx context.Context) []frontier.Candidate {
 		// one), its Sitemap: lines in seed order
 		seen := map[string]bool{}
 		var hosts []*url.URL
-		for _, s := range c.cfg.Seeds {
+		for _, s := range c.settings.Seeds {
 			u, err := c.canon.Canonicalize(nil, s)
 			if err == nil && !seen[u.Scheme+"://"+u.Host] {
 				seen[u.Scheme+"://"+u.Host] = true
@@ -59,7 +59,7 @@ func (c *Crawler) sitemapSeeds(ctx context.Context) []frontier.Candidate {
 		}
 		lines := make([][]string, len(hosts))
 		var g errgroup.Group
-		g.SetLimit(c.cfg.Politeness.Concurrency)
+		g.SetLimit(c.settings.Politeness.Concurrency)
 		for i, u := range hosts {
 			g.Go(func() error {
 				rules, err := c.robotsTxt.get(ctx, u)
@@ -156,7 +156,7 @@ func (c *Crawler) processSitemap(ctx, fetchCtx context.Context, e frontier.Entry
 // setting rec's status and content type. A parse error comes with what was
 // read before it.
 func (c *Crawler) readSitemap(ctx context.Context, rawURL string, rec *storage.URLRecord) (*Sitemap, error) {
-	if c.cfg.Politeness.ObeyRobots {
+	if c.settings.Politeness.ObeyRobots {
 		if err := c.robotsAllow(ctx, rawURL); errors.Is(err, colly.ErrRobotsTxtBlocked) {
 			return nil, errors.New("disallowed by robots.txt")
 		} else if err != nil {
@@ -167,7 +167,7 @@ func (c *Crawler) readSitemap(ctx context.Context, rawURL string, rec *storage.U
 	if err != nil {
 		return nil, err
 	}
-	req.Header.Set("User-Agent", c.cfg.Politeness.UserAgent)
+	req.Header.Set("User-Agent", c.settings.Politeness.UserAgent)
 	resp, err := c.client.Do(req)
 	if err != nil {
 		return nil, errors.New(errText(err))
