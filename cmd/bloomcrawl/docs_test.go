@@ -3,10 +3,12 @@ package main
 import (
 	"bytes"
 	"context"
+	"io/fs"
 	"os"
 	"path/filepath"
 	"reflect"
 	"regexp"
+	"slices"
 	"sort"
 	"strconv"
 	"strings"
@@ -315,5 +317,56 @@ func TestDocsLinks(t *testing.T) {
 	}
 	if checked == 0 {
 		t.Fatal("no relative links found: the link pattern is broken")
+	}
+}
+
+// TestDocsLayout checks that the README's Layout table names every package
+// of the repository (as `path`, on a table row).
+func TestDocsLayout(t *testing.T) {
+	b, err := os.ReadFile(docsReadme)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var rows []string
+	for _, l := range strings.Split(string(b), "\n") {
+		if strings.HasPrefix(l, "| `") {
+			rows = append(rows, l)
+		}
+	}
+	var pkgs []string
+	err = filepath.WalkDir("../..", func(p string, d fs.DirEntry, err error) error {
+		if err != nil {
+			return err
+		}
+		name := d.Name()
+		if d.IsDir() && p != "../.." && (strings.HasPrefix(name, ".") || name == "testdata" || name == "docs" || name == "node_modules") {
+			return filepath.SkipDir
+		}
+		if d.IsDir() || !strings.HasSuffix(name, ".go") || strings.HasSuffix(name, "_test.go") {
+			return nil
+		}
+		dir := filepath.ToSlash(strings.TrimPrefix(filepath.Dir(p), "../../"))
+		if !slices.Contains(pkgs, dir) && dir != "../.." {
+			pkgs = append(pkgs, dir)
+		}
+		return nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(pkgs) < 10 {
+		t.Fatalf("found only %d packages: %v", len(pkgs), pkgs)
+	}
+	for _, p := range pkgs {
+		listed := false
+		for _, r := range rows {
+			if strings.Contains(r, "`"+p+"`") {
+				listed = true
+				break
+			}
+		}
+		if !listed {
+			t.Errorf("README.md: package %s is not in the Layout table", p)
+		}
 	}
 }
