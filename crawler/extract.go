@@ -39,6 +39,13 @@ type Document struct {
 	// Charset is the encoding the page was decoded from ("utf-8" when it
 	// needed no decoding).
 	Charset string
+	// Meta is what the page states about itself: language, publication
+	// date, author (from <html lang>, meta tags, JSON-LD, <time>).
+	Meta Meta
+	// Markdown is the main content (what Text holds) rendered as
+	// Markdown: headings, paragraphs, lists, code blocks, tables, links
+	// resolved against Base.
+	Markdown string
 }
 
 // Extract decodes body to UTF-8 and parses it. contentType is the
@@ -88,7 +95,10 @@ func Extract(body []byte, contentType string, alreadyUTF8 bool, pageURL *url.URL
 			d.RobotsMeta = append(d.RobotsMeta, RobotsMeta{Name: strings.ToLower(strings.TrimSpace(name)), Content: content})
 		}
 	}
-	d.Text = mainText(doc, &sc)
+	var c *content
+	d.Text, c = mainText(doc, &sc)
+	d.Meta = pageMeta(&sc)
+	d.Markdown = markdown(c, d.Base)
 	return d, nil
 }
 
@@ -160,6 +170,10 @@ type scan struct {
 	links           []*html.Node // <a href> and <area href>, in document order
 	mains, articles []*html.Node // <main> or [role=main] elements; <article>s
 	body            *html.Node
+	root            *html.Node   // <html>
+	props           []*html.Node // <meta property|itemprop content>
+	ldjson          []*html.Node // <script type=application/ld+json>
+	time            *html.Node   // the first <time datetime>
 }
 
 func (s *scan) walk(n *html.Node) {
@@ -181,6 +195,22 @@ func (s *scan) walk(n *html.Node) {
 		case atom.Meta:
 			if _, ok := attr(n, "name"); ok {
 				s.metas = append(s.metas, n)
+			} else if _, ok := attr(n, "property"); ok {
+				s.props = append(s.props, n)
+			} else if _, ok := attr(n, "itemprop"); ok {
+				s.props = append(s.props, n)
+			}
+		case atom.Html:
+			if s.root == nil {
+				s.root = n
+			}
+		case atom.Script:
+			if t, _ := attr(n, "type"); strings.EqualFold(strings.TrimSpace(t), "application/ld+json") {
+				s.ldjson = append(s.ldjson, n)
+			}
+		case atom.Time:
+			if _, ok := attr(n, "datetime"); ok && s.time == nil {
+				s.time = n
 			}
 		case atom.H1:
 			if s.h1 == nil {
@@ -345,27 +375,18 @@ func declaredCharset(contentType string) string {
 	return strings.ToLower(params["charset"])
 }
 
-// mainText returns the page's main text: the <main> or <article> element
-// (or [role=main]) when there is exactly one such region, else <body>,
-// without boilerplate (see isBoilerplate), with block elements separated by
-// newlines and whitespace collapsed.
-func mainText(doc *goquery.Document, sc *scan) string {
-	roots := sc.mains
-	if len(roots) != 1 {
-		switch {
-		case len(sc.articles) == 1:
-			roots = sc.articles
-		case sc.body != nil:
-			roots = []*html.Node{sc.body}
-		default:
-			roots = doc.Nodes
-		}
-	}
-	w := textWriter{}
-	for _, n := range roots {
+// mainText returns the page's main text: the region chooseContent picks
+// (the one <main>, [role=main] or <article>; else the best-scoring block of
+// <body> and its like siblings), without boilerplate (see isBoilerplate and
+// content.dropped), with block elements separated by newlines and
+// whitespace collapsed.
+func mainText(doc *goquery.Document, sc *scan) (string, *content) {
+	c := chooseContent(sc, doc.Nodes)
+	w := textWriter{skip: c.skip, drop: c.drop}
+	for _, n := range c.roots {
 		w.node(n)
 	}
-	return w.String()
+	return w.String(), c
 }
 
 // isBoilerplate reports whether an element is left out of the main text:
@@ -398,6 +419,8 @@ func isBoilerplate(n *html.Node) bool {
 // textWriter collects text with whitespace collapsed in one pass: runs of
 // spaces become one space, block boundaries one newline, no empty lines.
 type textWriter struct {
+	skip    func(*html.Node) bool // the boilerplate test; nil: isBoilerplate
+	drop    map[*html.Node]bool   // elements left out
 	b       strings.Builder
 	pending byte // ' ' or '\n' to write before the next text, 0 for none
 }
@@ -456,7 +479,7 @@ func (w *textWriter) node(n *html.Node) {
 		w.text(n.Data)
 		return
 	case html.ElementNode:
-		if isBoilerplate(n) {
+		if w.drop[n] || (w.skip == nil && isBoilerplate(n)) || (w.skip != nil && w.skip(n)) {
 			return
 		}
 	case html.DocumentNode:

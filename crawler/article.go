@@ -1,0 +1,426 @@
+package crawler
+
+import (
+	"strings"
+	"unicode/utf8"
+
+	"golang.org/x/net/html"
+	"golang.org/x/net/html/atom"
+)
+
+// This file chooses and cleans the page's main content: the region an
+// author marked as the main one (<main>, [role=main], a single <article>)
+// or, when there is none, the block that a readability-style score over
+// paragraphs picks (text length, commas, link density, class and id
+// hints), with its siblings that score alike. Inside that region it drops
+// what isBoilerplate drops and the blocks whose class or id name a widget
+// (comments, share, related, cookie, newsletter, ads…) or that are mostly
+// links. Both the main text and the Markdown rendering walk what it keeps.
+
+// stat is one element's text, measured once.
+type stat struct {
+	chars     int // characters of text, whitespace excluded
+	linkChars int // of which inside <a>
+	score     float64
+}
+
+// content is the chosen main region of a page and the verdicts about its
+// elements.
+type content struct {
+	roots     []*html.Node // in document order
+	stats     map[*html.Node]*stat
+	drop      map[*html.Node]bool
+	explicit  bool    // the region is one the page marked (<main>, <article>)
+	regionLD  float64 // the marked region's link density
+	rootChars int     // the text of the roots
+}
+
+// agrees reports whether the region the page marked is the content the
+// scores found: it holds the best block, or it lies inside the best
+// blocks and has half their text.
+func (c *content) agrees(marked *html.Node, best []*html.Node) bool {
+	total := 0
+	for _, b := range best {
+		if isAncestor(marked, b) {
+			return true
+		}
+		total += c.textOf(b)
+	}
+	for _, b := range best {
+		if isAncestor(b, marked) {
+			return 2*c.textOf(marked) >= total
+		}
+	}
+	return false
+}
+
+// isAncestor reports whether n is a or one of its descendants.
+func isAncestor(a, n *html.Node) bool {
+	for ; n != nil; n = n.Parent {
+		if n == a {
+			return true
+		}
+	}
+	return false
+}
+
+// chooseContent picks the page's main region (see the file comment).
+func chooseContent(sc *scan, fallback []*html.Node) *content {
+	c := &content{stats: make(map[*html.Node]*stat, 256), drop: make(map[*html.Node]bool)}
+	top := sc.body
+	if top == nil {
+		if len(fallback) == 0 {
+			return c
+		}
+		top = fallback[0]
+	}
+	c.measure(top, false)
+	best := c.best(top)
+	var marked *html.Node
+	switch {
+	case len(sc.mains) == 1:
+		marked = sc.mains[0]
+	case len(sc.articles) > 0:
+		// the one <article>, or the one holding most of the articles' text
+		// (a story among teaser cards)
+		sum, big := 0, sc.articles[0]
+		for _, a := range sc.articles {
+			sum += c.textOf(a)
+			if c.textOf(a) > c.textOf(big) {
+				big = a
+			}
+		}
+		if 2*c.textOf(big) > sum && hint(big) >= 0 {
+			marked = big
+		}
+	}
+	c.roots = best
+	if marked != nil && c.textOf(marked) > 0 && (len(best) == 0 || c.agrees(marked, best)) {
+		c.roots, c.explicit = []*html.Node{marked}, true
+		c.regionLD = linkDensity(c.stats[marked])
+	}
+	if len(c.roots) == 0 {
+		// no paragraph scored: keep the whole body as before, pruning
+		// only what isBoilerplate and the widget names drop
+		c.roots, c.explicit, c.regionLD = []*html.Node{top}, true, 1
+	}
+	for _, r := range c.roots {
+		c.rootChars += c.textOf(r)
+	}
+	for _, r := range c.roots {
+		c.prune(r, true)
+	}
+	return c
+}
+
+func (c *content) textOf(n *html.Node) int {
+	if s := c.stats[n]; s != nil {
+		return s.chars
+	}
+	return 0
+}
+
+// measure fills stats for n's subtree (boilerplate elements count zero) and
+// adds the paragraph scores to the ancestors, readability's way: a
+// paragraph's score to its parent, half to its grandparent.
+func (c *content) measure(n *html.Node, inLink bool) *stat {
+	s := &stat{}
+	c.stats[n] = s
+	if n.Type == html.ElementNode && isBoilerplate(n) && n.DataAtom != atom.Form {
+		return s
+	}
+	if n.DataAtom == atom.A {
+		inLink = true
+	}
+	for ch := n.FirstChild; ch != nil; ch = ch.NextSibling {
+		switch ch.Type {
+		case html.TextNode:
+			k := countChars(ch.Data)
+			s.chars += k
+			if inLink {
+				s.linkChars += k
+			}
+		case html.ElementNode:
+			cs := c.measure(ch, inLink)
+			s.chars += cs.chars
+			s.linkChars += cs.linkChars
+		}
+	}
+	if n.Type == html.ElementNode && isParagraph(n.DataAtom) && s.chars >= 25 {
+		p := 1 + float64(strings.Count(nodeTextCheap(n), ",")) + min(float64(s.chars)/100, 3)
+		p *= 1 - float64(s.linkChars)/float64(s.chars)
+		if par := n.Parent; par != nil {
+			c.stat(par).score += p
+			if gp := par.Parent; gp != nil {
+				c.stat(gp).score += p / 2
+			}
+		}
+	}
+	return s
+}
+
+func (c *content) stat(n *html.Node) *stat {
+	s := c.stats[n]
+	if s == nil {
+		s = &stat{}
+		c.stats[n] = s
+	}
+	return s
+}
+
+// best returns the highest-scoring element under top and its siblings
+// that score alike (readability's candidate and its sibling rule).
+func (c *content) best(top *html.Node) []*html.Node {
+	var cand *html.Node
+	var bestScore float64
+	var visit func(n *html.Node, neg bool)
+	whole := c.textOf(top)
+	visit = func(n *html.Node, neg bool) {
+		if n.Type != html.ElementNode || c.skip(n) {
+			return
+		}
+		h := hint(n)
+		// a widget's subtree holds no candidate, unless the "widget" is a
+		// wrapper of most of the page ("has-sidebar" layouts)
+		if h < 0 && 2*c.textOf(n) < whole {
+			neg = true
+		}
+		if s := c.stats[n]; s != nil && s.score > 0 && !neg {
+			sc := s.score * (1 - linkDensity(s)) * (1 + 0.25*float64(h))
+			if sc > bestScore {
+				cand, bestScore = n, sc
+			}
+		}
+		for ch := n.FirstChild; ch != nil; ch = ch.NextSibling {
+			visit(ch, neg)
+		}
+	}
+	visit(top, false)
+	if cand == nil {
+		return nil
+	}
+	// a candidate that holds most of its parent's text stands for the parent
+	for cand.Parent != nil && cand.Parent != top && cand.Parent.Type == html.ElementNode {
+		ps := c.stats[cand.Parent]
+		if ps == nil || float64(c.textOf(cand)) < 0.85*float64(ps.chars) || hint(cand.Parent) < 0 {
+			break
+		}
+		cand = cand.Parent
+	}
+	par := cand.Parent
+	if par == nil {
+		return []*html.Node{cand}
+	}
+	threshold := max(10, bestScore*0.2)
+	var roots []*html.Node
+	for sib := par.FirstChild; sib != nil; sib = sib.NextSibling {
+		if sib == cand {
+			roots = append(roots, sib)
+			continue
+		}
+		if sib.Type != html.ElementNode || c.skip(sib) || hint(sib) < 0 {
+			continue
+		}
+		s := c.stats[sib]
+		if s == nil || s.chars == 0 {
+			continue
+		}
+		ld := linkDensity(s)
+		switch {
+		case s.score*(1-ld) >= threshold:
+			roots = append(roots, sib)
+		case isParagraph(sib.DataAtom) && s.chars > 80 && ld < 0.25:
+			roots = append(roots, sib)
+		case isParagraph(sib.DataAtom) && s.chars > 0 && ld == 0 && strings.Contains(nodeTextCheap(sib), "."):
+			roots = append(roots, sib)
+		}
+	}
+	return roots
+}
+
+// prune marks the elements under n left out of the main content.
+func (c *content) prune(n *html.Node, root bool) {
+	for ch := n.FirstChild; ch != nil; ch = ch.NextSibling {
+		if ch.Type != html.ElementNode {
+			continue
+		}
+		if c.dropped(ch) {
+			c.drop[ch] = true
+			continue
+		}
+		c.prune(ch, false)
+	}
+}
+
+// skip reports whether the element n is boilerplate: isBoilerplate, except
+// a <form> with a page's worth of text (ASP.NET pages wrap the whole body in
+// one).
+func (c *content) skip(n *html.Node) bool {
+	return isBoilerplate(n) && (n.DataAtom != atom.Form || c.textOf(n) < 500)
+}
+
+// dropped reports whether the element n inside the main region is left out.
+func (c *content) dropped(n *html.Node) bool {
+	if c.skip(n) || hiddenByStyle(n) {
+		return true
+	}
+	switch n.DataAtom {
+	case atom.Span, atom.A, atom.B, atom.I, atom.Em, atom.Strong, atom.Code, atom.Sup, atom.Sub, atom.Small,
+		atom.Mark, atom.Abbr, atom.Q, atom.Cite, atom.Kbd, atom.Var, atom.Samp, atom.Time, atom.U, atom.S:
+		return false // inline: its block decides (code highlighting names spans "comment")
+	case atom.P, atom.Pre, atom.H1, atom.H2, atom.H3, atom.H4, atom.H5, atom.H6,
+		atom.Td, atom.Th, atom.Tr, atom.Tbody, atom.Thead, atom.Dd, atom.Dt, atom.Blockquote, atom.Main, atom.Article:
+		if hint(n) >= 0 {
+			return false
+		}
+		// a paragraph named like a widget ("share-this") drops when short
+		if s := c.stats[n]; s != nil && s.chars > 200 {
+			return false
+		}
+		return true
+	case atom.Img, atom.Picture, atom.Video, atom.Audio, atom.Canvas, atom.Input, atom.Textarea, atom.Label:
+		return false
+	}
+	h := hint(n)
+	s := c.stats[n]
+	if h < 0 {
+		return s == nil || 2*s.chars < c.rootChars
+	}
+	if s == nil || s.chars == 0 {
+		return false
+	}
+	ld := linkDensity(s)
+	if c.explicit && (c.regionLD >= 0.5 || ld < 0.8) {
+		// a region the page marked keeps its link lists when it is mostly
+		// links itself (a docs index)
+		return false
+	}
+	switch n.DataAtom {
+	case atom.Ul, atom.Ol, atom.Dl, atom.Div, atom.Section, atom.Table, atom.Figure, atom.Li:
+		if h == 0 && ld > 0.5 && s.score < 3 {
+			return true
+		}
+		if h == 0 && ld > 0.33 && s.chars < 200 && s.score == 0 {
+			return true
+		}
+	}
+	return false
+}
+
+func linkDensity(s *stat) float64 {
+	if s.chars == 0 {
+		return 0
+	}
+	return float64(s.linkChars) / float64(s.chars)
+}
+
+func isParagraph(a atom.Atom) bool {
+	switch a {
+	case atom.P, atom.Pre, atom.Td, atom.Blockquote, atom.Li, atom.Dd:
+		return true
+	}
+	return false
+}
+
+// hint is +1 when n's class or id names content ("article-body",
+// "entry-content"), -1 when it names a widget or template part and not
+// content, 0 otherwise.
+func hint(n *html.Node) int {
+	neg, pos := false, false
+	for _, a := range n.Attr {
+		if a.Key != "class" && a.Key != "id" && a.Key != "itemprop" && a.Key != "role" {
+			continue
+		}
+		v := strings.ToLower(a.Val)
+		for len(v) > 0 {
+			i := strings.IndexFunc(v, isWordRune)
+			if i < 0 {
+				break
+			}
+			v = v[i:]
+			j := strings.IndexFunc(v, func(r rune) bool { return !isWordRune(r) })
+			if j < 0 {
+				j = len(v)
+			}
+			w := v[:j]
+			v = v[j:]
+			if negWords[w] {
+				neg = true
+			} else if posWords[w] {
+				pos = true
+			}
+		}
+	}
+	switch {
+	case neg && !pos:
+		return -1
+	case pos && !neg:
+		return 1
+	}
+	return 0
+}
+
+func isWordRune(r rune) bool { return r >= 'a' && r <= 'z' || r >= '0' && r <= '9' }
+
+var negWords = set("comment", "comments", "commentlist", "disqus", "respond", "replies", "related", "relatedposts", "recommended",
+	"recommendations", "recirc", "outbrain", "taboola", "share", "sharing", "sharebar", "social", "socials", "cookie", "cookies",
+	"consent", "gdpr", "newsletter", "subscribe", "subscription", "signup", "promo", "promotion", "sponsor", "sponsored",
+	"ad", "ads", "advert", "advertisement", "adslot", "adunit", "banner", "sidebar", "footer", "masthead", "breadcrumb",
+	"breadcrumbs", "menu", "navbar", "nav", "navigation", "popup", "modal", "paywall", "tags", "tag", "trending", "popular",
+	"widget", "toolbar", "byline", "author", "credit", "credits", "hidden", "skip", "teaser", "teasers",
+	"readmore", "pagination", "pager", "timestamp", "meta", "complementary",
+	"contentinfo", "search", "login")
+
+var posWords = set("article", "articlebody", "content", "body", "main", "post", "entry", "story", "text", "prose", "blog", "hentry")
+
+func set(ws ...string) map[string]bool {
+	m := make(map[string]bool, len(ws))
+	for _, w := range ws {
+		m[w] = true
+	}
+	return m
+}
+
+// hiddenByStyle reports an inline display:none or visibility:hidden.
+func hiddenByStyle(n *html.Node) bool {
+	st, ok := attr(n, "style")
+	if !ok {
+		return false
+	}
+	st = strings.ReplaceAll(strings.ToLower(st), " ", "")
+	return strings.Contains(st, "display:none") || strings.Contains(st, "visibility:hidden")
+}
+
+func countChars(s string) int {
+	k := 0
+	for i := 0; i < len(s); {
+		c := s[i]
+		if c < utf8.RuneSelf {
+			if !asciiSpace[c] {
+				k++
+			}
+			i++
+			continue
+		}
+		_, size := utf8.DecodeRuneInString(s[i:])
+		k++
+		i += size
+	}
+	return k
+}
+
+// nodeTextCheap is n's descendant text, concatenated.
+func nodeTextCheap(n *html.Node) string {
+	var b strings.Builder
+	var f func(*html.Node)
+	f = func(n *html.Node) {
+		if n.Type == html.TextNode {
+			b.WriteString(n.Data)
+		}
+		for c := n.FirstChild; c != nil; c = c.NextSibling {
+			f(c)
+		}
+	}
+	f(n)
+	return b.String()
+}
