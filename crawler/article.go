@@ -290,9 +290,9 @@ func (c *content) dropped(n *html.Node) bool {
 		return false
 	}
 	ld := linkDensity(s)
-	if c.explicit && (c.regionLD >= 0.5 || ld < 0.8) {
-		// a region the page marked keeps its link lists when it is mostly
-		// links itself (a docs index)
+	if c.explicit {
+		// a region the page marked keeps its link lists (a docs page's
+		// table of contents is content)
 		return false
 	}
 	switch n.DataAtom {
@@ -330,6 +330,9 @@ func hint(n *html.Node) int {
 	for _, a := range n.Attr {
 		if a.Key != "class" && a.Key != "id" && a.Key != "itemprop" && a.Key != "role" {
 			continue
+		}
+		if a.Key == "id" && (n.DataAtom == atom.Section || strings.Count(a.Val, "-") >= 3) {
+			continue // documentation tools name sections after their headings
 		}
 		v := strings.ToLower(a.Val)
 		for len(v) > 0 {
