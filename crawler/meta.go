@@ -3,6 +3,8 @@ package crawler
 import (
 	"encoding/json"
 	"strings"
+
+	"github.com/bloomcrawl/bloomcrawl/storage"
 )
 
 // Meta is what a page states about itself. Empty fields are ones the page
@@ -170,4 +172,15 @@ func ldAuthor(v any) string {
 		return strings.Join(names, ", ")
 	}
 	return ""
+}
+
+// fill copies what the page states about itself and its Markdown into p.
+func (d *Document) fill(p *storage.Page) {
+	p.Lang, p.Published, p.Author = d.Meta.Lang, d.Meta.Published, d.Meta.Author
+	p.Markdown = d.Markdown
+	if d.Canonical != "" && d.Base != nil {
+		if u, err := d.Base.Parse(d.Canonical); err == nil {
+			p.Canonical = u.String()
+		}
+	}
 }
