@@ -1,6 +1,7 @@
 package crawler
 
 import (
+	"regexp"
 	"strings"
 	"unicode/utf8"
 
@@ -248,9 +249,51 @@ func (c *content) prune(n *html.Node, root bool) {
 			c.drop[ch] = true
 			continue
 		}
+		if c.isCut(ch) {
+			// "Related stories", "More from…": the rest of this block is
+			// the site's, not the article's
+			rest := 0
+			links := 0
+			for x := ch; x != nil; x = x.NextSibling {
+				if s := c.stats[x]; s != nil {
+					rest += s.chars
+					links += s.linkChars
+				}
+			}
+			if rest < 300 || 4*links >= rest {
+				for x := ch; x != nil; x = x.NextSibling {
+					if x.Type == html.ElementNode {
+						c.drop[x] = true
+					}
+				}
+				return
+			}
+		}
 		c.prune(ch, false)
 	}
 }
+
+// isCut reports whether n is a heading (or a short line standing for one)
+// that opens a site section: related or recommended stories, newsletters,
+// "more from".
+func (c *content) isCut(n *html.Node) bool {
+	s := c.stats[n]
+	if s == nil || s.chars == 0 || s.chars > 40 {
+		return false
+	}
+	switch n.DataAtom {
+	case atom.H1, atom.H2, atom.H3, atom.H4, atom.H5, atom.H6, atom.P, atom.Div, atom.Strong, atom.B, atom.Span:
+	default:
+		return false
+	}
+	return cutPhrase.MatchString(strings.ToLower(collapse(nodeTextCheap(n))))
+}
+
+var cutPhrase = regexp.MustCompile(`^(related( stories| articles| posts| content| coverage| news| reading)?|more (from|stories|news|on|in|to explore)\b.*|you (may|might) (also )?(like|enjoy).*|recommended( for you| stories| reading)?|trending( now| stories| news)?|most (popular|read|viewed|shared).*|(our )?latest (stories|news|headlines|videos)|sponsored( content| stories| resources| links)?|newsletters?|top stories|editor'?s picks|what to read next|read next|also read|popular (now|stories|posts|articles)|(recent|related|popular) posts|around the web|from around the web|further reading on .*)[:.…]*$`)
+
+// boilerLine matches the whole text of a short block that is a widget's
+// label, not the article's.
+var boilerLine = regexp.MustCompile(`^(advertisement|advert|ad|sponsored|share( this( article| story| post)?)?( on)?|share on .*|tags?|topics|filed under|related( topics)?|read more|continue reading|close|caption|play now|video|photo|image|back to top|previous( post| article)?|next( post| article)?|previous next|follow us|print|email|comments?|\d+ comments?|leave a (comment|reply)|post comment.*|sign up|subscribe( now)?|skip (ad|advertisement)|loading…?|loading\.\.\.)[:.!]*$`)
 
 // skip reports whether the element n is boilerplate: isBoilerplate, except
 // a <form> with a page's worth of text (ASP.NET pages wrap the whole body in
@@ -262,6 +305,10 @@ func (c *content) skip(n *html.Node) bool {
 // dropped reports whether the element n inside the main region is left out.
 func (c *content) dropped(n *html.Node) bool {
 	if c.skip(n) || hiddenByStyle(n) {
+		return true
+	}
+	if s := c.stats[n]; s != nil && s.chars > 0 && s.chars <= 30 && !isInline(n.DataAtom) &&
+		boilerLine.MatchString(strings.ToLower(collapse(nodeTextCheap(n)))) {
 		return true
 	}
 	switch n.DataAtom {
@@ -303,6 +350,15 @@ func (c *content) dropped(n *html.Node) bool {
 		if h == 0 && ld > 0.33 && s.chars < 200 && s.score == 0 {
 			return true
 		}
+	}
+	return false
+}
+
+func isInline(a atom.Atom) bool {
+	switch a {
+	case atom.Span, atom.A, atom.B, atom.I, atom.Em, atom.Strong, atom.Code, atom.Sup, atom.Sub, atom.Small,
+		atom.Mark, atom.Abbr, atom.Q, atom.Cite, atom.Kbd, atom.Var, atom.Samp, atom.Time, atom.U, atom.S, atom.Td, atom.Th:
+		return true
 	}
 	return false
 }
