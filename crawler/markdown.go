@@ -102,6 +102,11 @@ func (m *mdWriter) block(n *html.Node) {
 		m.children(n)
 		m.flush()
 		m.prefix = old
+		if out := m.b.String(); strings.HasSuffix(out, "\n"+strings.TrimRight(old+"> ", " ")+"\n") {
+			m.b.Reset()
+			m.b.WriteString(strings.TrimSuffix(out, strings.TrimRight(old+"> ", " ")+"\n"))
+			m.b.WriteString(strings.TrimRight(old, " ") + "\n")
+		}
 	case atom.Hr:
 		m.flush()
 		m.para("---")
@@ -112,7 +117,9 @@ func (m *mdWriter) block(n *html.Node) {
 		m.children(n)
 		m.flush()
 	default:
-		m.line.WriteString(m.inline(n))
+		var b strings.Builder
+		m.inlineOne(&b, n)
+		m.line.WriteString(b.String())
 	}
 }
 
@@ -266,16 +273,23 @@ func (m *mdWriter) inline(n *html.Node) string {
 
 func (m *mdWriter) inlineTo(b *strings.Builder, n *html.Node) {
 	for c := n.FirstChild; c != nil; c = c.NextSibling {
+		m.inlineOne(b, c)
+	}
+}
+
+// inlineOne renders the node c as inline Markdown.
+func (m *mdWriter) inlineOne(b *strings.Builder, c *html.Node) {
+	{
 		switch c.Type {
 		case html.TextNode:
 			b.WriteString(escapeMD(c.Data))
-			continue
+			return
 		case html.ElementNode:
 		default:
-			continue
+			return
 		}
 		if m.skip(c) {
-			continue
+			return
 		}
 		switch c.DataAtom {
 		case atom.A:
@@ -283,11 +297,11 @@ func (m *mdWriter) inlineTo(b *strings.Builder, n *html.Node) {
 			href, _ := attr(c, "href")
 			href = strings.TrimSpace(href)
 			if t == "" {
-				continue
+				return
 			}
 			if href == "" || strings.HasPrefix(href, "#") || strings.HasPrefix(strings.ToLower(href), "javascript:") {
 				b.WriteString(t)
-				continue
+				return
 			}
 			if m.base != nil {
 				if u, err := m.base.Parse(href); err == nil {
