@@ -23,6 +23,7 @@ type stat struct {
 	chars     int // characters of text, whitespace excluded
 	linkChars int // of which inside <a>
 	score     float64
+	psum      float64 // the paragraph scores of the whole subtree
 }
 
 // content is the chosen main region of a page and the verdicts about its
@@ -53,6 +54,34 @@ func (c *content) agrees(marked *html.Node, best []*html.Node) bool {
 		}
 	}
 	return false
+}
+
+// narrow reports whether the best blocks, strictly inside the marked
+// region, are its article and the rest of it the site's: captions, teasers,
+// bylines, whose paragraphs score under a fifth of the article's.
+func (c *content) narrow(marked *html.Node, best []*html.Node) bool {
+	var in float64
+	for _, b := range best {
+		if b == marked || !isAncestor(marked, b) {
+			return false
+		}
+		in += c.stats[b].psum
+	}
+	return c.stats[marked].psum-in < narrowShare*in
+}
+
+const narrowShare = 0.35
+
+// articlesIn counts the <article> elements inside n (teaser cards, when a
+// <main> holds several).
+func articlesIn(sc *scan, n *html.Node) int {
+	k := 0
+	for _, a := range sc.articles {
+		if a != n && isAncestor(n, a) {
+			k++
+		}
+	}
+	return k
 }
 
 // isAncestor reports whether n is a or one of its descendants.
@@ -99,6 +128,9 @@ func chooseContent(sc *scan, fallback []*html.Node) *content {
 	if marked != nil && c.textOf(marked) > 0 && (len(best) == 0 || c.agrees(marked, best)) {
 		c.roots, c.explicit = []*html.Node{marked}, true
 		c.regionLD = linkDensity(c.stats[marked])
+		if (marked.DataAtom == atom.Article || articlesIn(sc, marked) >= 3) && c.narrow(marked, best) {
+			c.roots, c.explicit = best, false
+		}
 	}
 	if len(c.roots) == 0 {
 		// no paragraph scored: keep the whole body as before, pruning
@@ -145,11 +177,13 @@ func (c *content) measure(n *html.Node, inLink bool) *stat {
 			cs := c.measure(ch, inLink)
 			s.chars += cs.chars
 			s.linkChars += cs.linkChars
+			s.psum += cs.psum
 		}
 	}
 	if n.Type == html.ElementNode && isParagraph(n.DataAtom) && s.chars >= 25 {
 		p := 1 + float64(strings.Count(nodeTextCheap(n), ",")) + min(float64(s.chars)/100, 3)
 		p *= 1 - float64(s.linkChars)/float64(s.chars)
+		s.psum += p
 		if par := n.Parent; par != nil {
 			c.stat(par).score += p
 			if gp := par.Parent; gp != nil {
