@@ -377,7 +377,7 @@ func (c *content) dropped(n *html.Node) bool {
 		return false
 	}
 	switch n.DataAtom {
-	case atom.Ul, atom.Ol, atom.Dl, atom.Div, atom.Section, atom.Table, atom.Figure, atom.Li:
+	case atom.Ul, atom.Ol, atom.Dl, atom.Div, atom.Section, atom.Table, atom.Figure:
 		if h == 0 && ld > 0.5 && s.score < 3 {
 			return true
 		}

@@ -21,8 +21,8 @@ import (
 //   - a syndicated copy of page i is the page of the next page j from
 //     another site, with j's article container (the element with the most
 //     paragraph text among its child <p>s) holding i's container's
-//     children instead, and i's <title>: the pair (i, copy) should share a
-//     docId;
+//     children instead, and i's <title> and first <h1> in place of j's:
+//     the pair (i, copy) should share a docId;
 //   - the same composed page with j itself is a pair of different articles
 //     under one template: they should not.
 //
@@ -133,7 +133,12 @@ func compose(article, host []byte) ([]byte, bool) {
 		hc.AppendChild(c)
 		c = next
 	}
-	if at, ht := first(ad, atom.Title), first(hd, atom.Title); at != nil && ht != nil {
+	// the article's <title> and headline replace the host's
+	for _, a := range []atom.Atom{atom.Title, atom.H1} {
+		at, ht := first(ad, a), first(hd, a)
+		if at == nil || ht == nil {
+			continue
+		}
 		for c := ht.FirstChild; c != nil; {
 			next := c.NextSibling
 			ht.RemoveChild(c)
