@@ -325,6 +325,14 @@ func (c *content) isCut(n *html.Node) bool {
 
 var cutPhrase = regexp.MustCompile(`^(related( stories| articles| posts| content| coverage| news| reading)?|more (from|stories|news|on|in|to explore)\b.*|you (may|might) (also )?(like|enjoy).*|recommended( for you| stories| reading)?|trending( now| stories| news)?|most (popular|read|viewed|shared).*|(our )?latest (stories|news|headlines|videos)|sponsored( content| stories| resources| links)?|newsletters?|top stories|editor'?s picks|what to read next|read next|also read|popular (now|stories|posts|articles)|(recent|related|popular) posts|around the web|from around the web|further reading on .*)[:.…]*$`)
 
+// metaLine matches a short block that is a byline, a dateline, a photo
+// credit, a count or a bare URL.
+var metaLine = regexp.MustCompile(`^((updated|published|posted|first published|last updated|last modified)\b.*\d.*|by [^.]{2,40}|(photo|image|picture|credit|photograph|source)s?( by)? ?:.*)$`)
+
+// countLine matches a block that is only a count or a bare URL (left out
+// of regions the page did not mark: a docs table has numbers).
+var countLine = regexp.MustCompile(`^([\d\s.,:/|+()-]*(shares?|comments?|views?|likes?)?|https?://\S+)$`)
+
 // boilerLine matches the whole text of a short block that is a widget's
 // label, not the article's.
 var boilerLine = regexp.MustCompile(`^(advertisement|advert|ad|sponsored|share( this( article| story| post)?)?( on)?|share on .*|tags?|topics|filed under|related( topics)?|read more|continue reading|close|caption|play now|video|photo|image|back to top|previous( post| article)?|next( post| article)?|previous next|follow us|print|email|comments?|\d+ comments?|leave a (comment|reply)|post comment.*|sign up|subscribe( now)?|skip (ad|advertisement)|loading…?|loading\.\.\.)[:.!]*$`)
@@ -341,9 +349,11 @@ func (c *content) dropped(n *html.Node) bool {
 	if c.skip(n) || hiddenByStyle(n) {
 		return true
 	}
-	if s := c.stats[n]; s != nil && s.chars > 0 && s.chars <= 30 && !isInline(n.DataAtom) &&
-		boilerLine.MatchString(strings.ToLower(collapse(nodeTextCheap(n)))) {
-		return true
+	if s := c.stats[n]; s != nil && s.chars > 0 && s.chars <= 100 && !isInline(n.DataAtom) {
+		t := strings.ToLower(collapse(nodeTextCheap(n)))
+		if s.chars <= 30 && boilerLine.MatchString(t) || metaLine.MatchString(t) || !c.explicit && countLine.MatchString(t) {
+			return true
+		}
 	}
 	switch n.DataAtom {
 	case atom.Span, atom.A, atom.B, atom.I, atom.Em, atom.Strong, atom.Code, atom.Sup, atom.Sub, atom.Small,
