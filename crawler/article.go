@@ -22,6 +22,7 @@ import (
 type stat struct {
 	chars     int // characters of text, whitespace excluded
 	linkChars int // of which inside <a>
+	commas    int
 	score     float64
 	psum      float64 // the paragraph scores of the whole subtree
 }
@@ -34,6 +35,8 @@ type content struct {
 	drop      map[*html.Node]bool
 	explicit  bool    // the region is one the page marked (<main>, <article>)
 	regionLD  float64 // the marked region's link density
+	slab      []stat  // backing store of stats
+	buf       []byte  // lowerText's
 	rootChars int     // the text of the roots
 }
 
@@ -156,9 +159,8 @@ func (c *content) textOf(n *html.Node) int {
 // measure fills stats for n's subtree (boilerplate elements count zero) and
 // adds the paragraph scores to the ancestors, readability's way: a
 // paragraph's score to its parent, half to its grandparent.
-func (c *content) measure(n *html.Node, inLink bool) *stat {
-	s := &stat{}
-	c.stats[n] = s
+func (c *content) measure(n *html.Node, inLink bool) stat {
+	var s stat
 	if n.Type == html.ElementNode && isBoilerplate(n) && n.DataAtom != atom.Form {
 		return s
 	}
@@ -170,6 +172,7 @@ func (c *content) measure(n *html.Node, inLink bool) *stat {
 		case html.TextNode:
 			k := countChars(ch.Data)
 			s.chars += k
+			s.commas += strings.Count(ch.Data, ",")
 			if inLink {
 				s.linkChars += k
 			}
@@ -177,11 +180,12 @@ func (c *content) measure(n *html.Node, inLink bool) *stat {
 			cs := c.measure(ch, inLink)
 			s.chars += cs.chars
 			s.linkChars += cs.linkChars
+			s.commas += cs.commas
 			s.psum += cs.psum
 		}
 	}
 	if n.Type == html.ElementNode && isParagraph(n.DataAtom) && s.chars >= 25 {
-		p := 1 + float64(strings.Count(nodeTextCheap(n), ",")) + min(float64(s.chars)/100, 3)
+		p := 1 + float64(s.commas) + min(float64(s.chars)/100, 3)
 		p *= 1 - float64(s.linkChars)/float64(s.chars)
 		s.psum += p
 		if par := n.Parent; par != nil {
@@ -191,13 +195,23 @@ func (c *content) measure(n *html.Node, inLink bool) *stat {
 			}
 		}
 	}
+	if n.Type != html.ElementNode || !isInline(n.DataAtom) || n.DataAtom == atom.Td || n.DataAtom == atom.Th {
+		// inline elements are judged with their block: not kept
+		st := c.stat(n)
+		st.chars, st.linkChars, st.commas, st.psum = s.chars, s.linkChars, s.commas, s.psum
+		s.score = st.score
+	}
 	return s
 }
 
 func (c *content) stat(n *html.Node) *stat {
 	s := c.stats[n]
 	if s == nil {
-		s = &stat{}
+		if len(c.slab) == cap(c.slab) {
+			c.slab = make([]stat, 0, 256)
+		}
+		c.slab = append(c.slab, stat{})
+		s = &c.slab[len(c.slab)-1]
 		c.stats[n] = s
 	}
 	return s
@@ -279,6 +293,14 @@ func (c *content) prune(n *html.Node, root bool) {
 		if ch.Type != html.ElementNode {
 			continue
 		}
+		if isInline(ch.DataAtom) && ch.DataAtom != atom.Td && ch.DataAtom != atom.Th {
+			// inline elements stay with their block (the writers still
+			// leave out scripts and the like inside them)
+			if hiddenByStyle(ch) {
+				c.drop[ch] = true
+			}
+			continue
+		}
 		if c.dropped(ch) {
 			c.drop[ch] = true
 			continue
@@ -303,6 +325,10 @@ func (c *content) prune(n *html.Node, root bool) {
 				return
 			}
 		}
+		switch ch.DataAtom {
+		case atom.P, atom.Pre, atom.H1, atom.H2, atom.H3, atom.H4, atom.H5, atom.H6:
+			continue // kept whole
+		}
 		c.prune(ch, false)
 	}
 }
@@ -316,11 +342,47 @@ func (c *content) isCut(n *html.Node) bool {
 		return false
 	}
 	switch n.DataAtom {
-	case atom.H1, atom.H2, atom.H3, atom.H4, atom.H5, atom.H6, atom.P, atom.Div, atom.Strong, atom.B, atom.Span:
+	case atom.H1, atom.H2, atom.H3, atom.H4, atom.H5, atom.H6, atom.P, atom.Div:
 	default:
 		return false
 	}
-	return cutPhrase.MatchString(strings.ToLower(collapse(nodeTextCheap(n))))
+	return cutPhrase.Match(c.lowerText(n))
+}
+
+// lowerText is n's text, whitespace collapsed and ASCII lowercased, in a
+// buffer reused by the next call.
+func (c *content) lowerText(n *html.Node) []byte {
+	c.buf = c.buf[:0]
+	space := false
+	var walk func(n *html.Node)
+	walk = func(n *html.Node) {
+		if n.Type == html.TextNode {
+			for i := 0; i < len(n.Data); i++ {
+				b := n.Data[i]
+				if b < utf8.RuneSelf && asciiSpace[b] {
+					space = len(c.buf) > 0
+					continue
+				}
+				if space {
+					c.buf = append(c.buf, ' ')
+					space = false
+				}
+				if 'A' <= b && b <= 'Z' {
+					b += 'a' - 'A'
+				}
+				c.buf = append(c.buf, b)
+			}
+			return
+		}
+		if n.Type == html.ElementNode && isBoilerplate(n) {
+			return
+		}
+		for ch := n.FirstChild; ch != nil; ch = ch.NextSibling {
+			walk(ch)
+		}
+	}
+	walk(n)
+	return c.buf
 }
 
 var cutPhrase = regexp.MustCompile(`^(related( stories| articles| posts| content| coverage| news| reading)?|more (from|stories|news|on|in|to explore)\b.*|you (may|might) (also )?(like|enjoy).*|recommended( for you| stories| reading)?|trending( now| stories| news)?|most (popular|read|viewed|shared).*|(our )?latest (stories|news|headlines|videos)|sponsored( content| stories| resources| links)?|newsletters?|top stories|editor'?s picks|what to read next|read next|also read|popular (now|stories|posts|articles)|(recent|related|popular) posts|around the web|from around the web|further reading on .*)[:.…]*$`)
@@ -350,8 +412,8 @@ func (c *content) dropped(n *html.Node) bool {
 		return true
 	}
 	if s := c.stats[n]; s != nil && s.chars > 0 && s.chars <= 100 && !isInline(n.DataAtom) {
-		t := strings.ToLower(collapse(nodeTextCheap(n)))
-		if s.chars <= 30 && boilerLine.MatchString(t) || metaLine.MatchString(t) || !c.explicit && countLine.MatchString(t) {
+		t := c.lowerText(n)
+		if s.chars <= 30 && boilerLine.Match(t) || metaLine.Match(t) || !c.explicit && countLine.Match(t) {
 			return true
 		}
 	}
@@ -427,6 +489,7 @@ func isParagraph(a atom.Atom) bool {
 // content, 0 otherwise.
 func hint(n *html.Node) int {
 	neg, pos := false, false
+	var buf [40]byte
 	for _, a := range n.Attr {
 		if a.Key != "class" && a.Key != "id" && a.Key != "itemprop" && a.Key != "role" {
 			continue
@@ -434,22 +497,28 @@ func hint(n *html.Node) int {
 		if a.Key == "id" && (n.DataAtom == atom.Section || strings.Count(a.Val, "-") >= 3) {
 			continue // documentation tools name sections after their headings
 		}
-		v := strings.ToLower(a.Val)
-		for len(v) > 0 {
-			i := strings.IndexFunc(v, isWordRune)
-			if i < 0 {
-				break
+		v := a.Val
+		for i := 0; i <= len(v); i++ {
+			k := 0
+			for ; i < len(v); i++ {
+				c := v[i]
+				if 'A' <= c && c <= 'Z' {
+					c += 'a' - 'A'
+				}
+				if !('a' <= c && c <= 'z' || '0' <= c && c <= '9') {
+					break
+				}
+				if k < len(buf) {
+					buf[k] = c
+				}
+				k++
 			}
-			v = v[i:]
-			j := strings.IndexFunc(v, func(r rune) bool { return !isWordRune(r) })
-			if j < 0 {
-				j = len(v)
+			if k == 0 || k > len(buf) {
+				continue
 			}
-			w := v[:j]
-			v = v[j:]
-			if negWords[w] {
+			if negWords[string(buf[:k])] {
 				neg = true
-			} else if posWords[w] {
+			} else if posWords[string(buf[:k])] {
 				pos = true
 			}
 		}
@@ -462,8 +531,6 @@ func hint(n *html.Node) int {
 	}
 	return 0
 }
-
-func isWordRune(r rune) bool { return r >= 'a' && r <= 'z' || r >= '0' && r <= '9' }
 
 var negWords = set("comment", "comments", "commentlist", "disqus", "respond", "replies", "related", "relatedposts", "recommended",
 	"recommendations", "recirc", "outbrain", "taboola", "share", "sharing", "sharebar", "social", "socials", "cookie", "cookies",

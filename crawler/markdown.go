@@ -353,6 +353,9 @@ func (m *mdWriter) inlineOne(b *strings.Builder, c *html.Node) {
 // collapseInline folds whitespace runs to one space, keeping the "  \n" of
 // hard line breaks.
 func collapseInline(s string) string {
+	if !strings.Contains(s, "  \n") {
+		return collapse(s)
+	}
 	parts := strings.Split(s, "  \n")
 	for i, p := range parts {
 		parts[i] = collapse(p)
