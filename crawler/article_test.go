@@ -61,8 +61,8 @@ func TestExtractArticleRealPage(t *testing.T) {
 	if d.Canonical != u.String() {
 		t.Errorf("Canonical = %q", d.Canonical)
 	}
-	if !strings.Contains(d.Markdown, "\n## Power and Performance\n\nIn Europe, there’ll be two versions") {
-		t.Errorf("Markdown lacks the section heading and its paragraph:\n%s", d.Markdown)
+	if !strings.Contains(d.Markdown(), "\n## Power and Performance\n\nIn Europe, there’ll be two versions") {
+		t.Errorf("Markdown lacks the section heading and its paragraph:\n%s", d.Markdown())
 	}
 }
 
@@ -89,8 +89,8 @@ func TestExtractArticleChinese(t *testing.T) {
 		t.Errorf("Title = %q", d.Title)
 	}
 	wantMD := "布隆过滤器是一种" // the <h1> stands apart from the article's block
-	if !strings.HasPrefix(d.Markdown, wantMD) || !strings.Contains(d.Markdown, "\n## 如何选择参数\n") || !strings.Contains(d.Markdown, "\n- 预计元素数量 n\n- 可接受的误判率 p\n") {
-		t.Errorf("Markdown:\n%s", d.Markdown)
+	if !strings.HasPrefix(d.Markdown(), wantMD) || !strings.Contains(d.Markdown(), "\n## 如何选择参数\n") || !strings.Contains(d.Markdown(), "\n- 预计元素数量 n\n- 可接受的误判率 p\n") {
+		t.Errorf("Markdown:\n%s", d.Markdown())
 	}
 }
 
@@ -115,7 +115,7 @@ make check</pre>
 		"1. First\n2. Second _step_\n\n" +
 		"| Option | Default |\n| --- | --- |\n| -n | 5 |\n\n" +
 		"> Quoted text.\n"
-	if d.Markdown != want {
-		t.Errorf("Markdown =\n%s\nwant\n%s", d.Markdown, want)
+	if d.Markdown() != want {
+		t.Errorf("Markdown =\n%s\nwant\n%s", d.Markdown(), want)
 	}
 }

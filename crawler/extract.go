@@ -42,10 +42,25 @@ type Document struct {
 	// Meta is what the page states about itself: language, publication
 	// date, author (from <html lang>, meta tags, JSON-LD, <time>).
 	Meta Meta
-	// Markdown is the main content (what Text holds) rendered as
-	// Markdown: headings, paragraphs, lists, code blocks, tables, links
-	// resolved against Base.
-	Markdown string
+
+	content *content // the main region, for Markdown
+}
+
+// Markdown renders the main content (what Text holds) as Markdown:
+// headings, paragraphs, lists, code blocks, tables, links resolved against
+// Base. It is rendered on each call (a crawl does not: rendering every
+// page cost about a sixth of a docs crawl's CPU; see docs/extraction.md),
+// from the parse Extract made.
+func (d *Document) Markdown() string { return markdown(d.content, d.Base) }
+
+// Markdown extracts an HTML page stored as UTF-8 (a stored page's HTML)
+// and renders its main content as Markdown; pageURL resolves its links.
+func Markdown(page []byte, pageURL *url.URL) (string, error) {
+	d, err := Extract(page, "text/html; charset=utf-8", true, pageURL)
+	if err != nil {
+		return "", err
+	}
+	return d.Markdown(), nil
 }
 
 // Extract decodes body to UTF-8 and parses it. contentType is the
@@ -98,7 +113,7 @@ func Extract(body []byte, contentType string, alreadyUTF8 bool, pageURL *url.URL
 	var c *content
 	d.Text, c = mainText(doc, &sc)
 	d.Meta = pageMeta(&sc)
-	d.Markdown = markdown(c, d.Base)
+	d.content = c
 	return d, nil
 }
 

@@ -21,7 +21,11 @@ func markdown(c *content, base *url.URL) string {
 	for _, r := range c.roots {
 		m.block(r)
 	}
-	return strings.TrimSpace(m.b.String()) + "\n"
+	out := strings.TrimSpace(m.b.String())
+	if out == "" {
+		return ""
+	}
+	return out + "\n"
 }
 
 type mdWriter struct {

@@ -174,10 +174,10 @@ func ldAuthor(v any) string {
 	return ""
 }
 
-// fill copies what the page states about itself and its Markdown into p.
+// fill copies what the page states about itself into p (its Markdown is
+// rendered on read, from the stored HTML: see Markdown).
 func (d *Document) fill(p *storage.Page) {
 	p.Lang, p.Published, p.Author = d.Meta.Lang, d.Meta.Published, d.Meta.Author
-	p.Markdown = d.Markdown
 	if d.Canonical != "" && d.Base != nil {
 		if u, err := d.Base.Parse(d.Canonical); err == nil {
 			p.Canonical = u.String()

@@ -357,6 +357,9 @@ type ExportOptions struct {
 	// Markdown writes every page as a Markdown document instead of a JSON
 	// line (see [WriteMarkdown]); HTML is then ignored.
 	Markdown bool
+	// Render, with Markdown, gives the Markdown of a page stored without
+	// one (nil: its text stands in); an error leaves the text.
+	Render func(p *Page) (string, error)
 }
 
 // WriteMarkdown writes p as one Markdown document: a YAML front matter
@@ -416,6 +419,11 @@ func (db *DB) ExportWith(ctx context.Context, w io.Writer, o ExportOptions) erro
 				return err
 			}
 			if o.Markdown {
+				if p.Markdown == "" && o.Render != nil {
+					if md, err := o.Render(&p); err == nil {
+						p.Markdown = md
+					}
+				}
 				if err := WriteMarkdown(w, &p); err != nil {
 					return err
 				}

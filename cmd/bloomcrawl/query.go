@@ -7,6 +7,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"net/url"
 	"os"
 	"path/filepath"
 	"strings"
@@ -15,6 +16,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/bloomcrawl/bloomcrawl/archive"
+	"github.com/bloomcrawl/bloomcrawl/crawler"
 	"github.com/bloomcrawl/bloomcrawl/storage"
 )
 
@@ -125,7 +127,7 @@ func runQuery(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 				if err := wantArgs(args, 0, ""); err != nil {
 					return err
 				}
-				return q.db.ExportWith(ctx, q.stdout, storage.ExportOptions{Markdown: true})
+				return q.db.ExportWith(ctx, q.stdout, storage.ExportOptions{Markdown: true, Render: renderMarkdown})
 			}
 			return usagef("--format %q: want json or markdown", *format)
 		}
@@ -444,6 +446,24 @@ func (q *queryCmd) doc(args []string, fullText, html bool, version int) error {
 	return nil
 }
 
+// renderMarkdown renders a stored page's Markdown from its stored HTML
+// (the crawl stores the HTML and renders Markdown on read); a page without
+// HTML has none.
+func renderMarkdown(p *storage.Page) (string, error) {
+	if len(p.HTML) == 0 {
+		return "", errors.New("no HTML stored")
+	}
+	u := p.FinalURL
+	if u == "" {
+		u = p.URL
+	}
+	pu, err := url.Parse(u)
+	if err != nil {
+		return "", err
+	}
+	return crawler.Markdown(p.HTML, pu)
+}
+
 // docMarkdown prints the stored Markdown of a document (its text when it
 // was stored before Markdown was); with --json, the page view with it.
 func (q *queryCmd) docMarkdown(args []string) error {
@@ -457,6 +477,11 @@ func (q *queryCmd) docMarkdown(args []string) error {
 	p, err := q.db.Page(id)
 	if err != nil {
 		return err
+	}
+	if p.Markdown == "" {
+		if md, err := renderMarkdown(&p); err == nil {
+			p.Markdown = md
+		}
 	}
 	if q.json {
 		return q.printJSON(p.View(storage.ViewOptions{Text: true, Markdown: true}))
