@@ -170,9 +170,9 @@ func (c *content) measure(n *html.Node, inLink bool) stat {
 	for ch := n.FirstChild; ch != nil; ch = ch.NextSibling {
 		switch ch.Type {
 		case html.TextNode:
-			k := countChars(ch.Data)
+			k, commas := countChars(ch.Data)
 			s.chars += k
-			s.commas += strings.Count(ch.Data, ",")
+			s.commas += commas
 			if inLink {
 				s.linkChars += k
 			}
@@ -225,7 +225,7 @@ func (c *content) best(top *html.Node) []*html.Node {
 	var visit func(n *html.Node, neg bool)
 	whole := c.textOf(top)
 	visit = func(n *html.Node, neg bool) {
-		if n.Type != html.ElementNode || c.skip(n) {
+		if n.Type != html.ElementNode || isInline(n.DataAtom) || c.skip(n) {
 			return
 		}
 		h := hint(n)
@@ -561,13 +561,16 @@ func hiddenByStyle(n *html.Node) bool {
 	return strings.Contains(st, "display:none") || strings.Contains(st, "visibility:hidden")
 }
 
-func countChars(s string) int {
-	k := 0
+// countChars counts s's characters other than whitespace, and its commas.
+func countChars(s string) (k, commas int) {
 	for i := 0; i < len(s); {
 		c := s[i]
 		if c < utf8.RuneSelf {
 			if !asciiSpace[c] {
 				k++
+				if c == ',' {
+					commas++
+				}
 			}
 			i++
 			continue
@@ -576,7 +579,7 @@ func countChars(s string) int {
 		k++
 		i += size
 	}
-	return k
+	return k, commas
 }
 
 // nodeTextCheap is n's descendant text, concatenated.
