@@ -37,6 +37,7 @@ type content struct {
 	regionLD  float64 // the marked region's link density
 	slab      []stat  // backing store of stats
 	buf       []byte  // lowerText's
+	whole     bool    // the roots are the whole body: only isBoilerplate drops
 	rootChars int     // the text of the roots
 }
 
@@ -87,6 +88,21 @@ func articlesIn(sc *scan, n *html.Node) int {
 	return k
 }
 
+// dominant reports whether the best blocks hold most of the page's
+// paragraph score: an article, not one block among many.
+func (c *content) dominant(top *html.Node, best []*html.Node) bool {
+	var in float64
+	for _, b := range best {
+		in += c.stats[b].psum
+	}
+	return in >= dominantMin && in >= dominantShare*c.stats[top].psum && linkDensity(c.stats[top]) < 0.5
+}
+
+const (
+	dominantMin   = 5.0
+	dominantShare = 0.5
+)
+
 // isAncestor reports whether n is a or one of its descendants.
 func isAncestor(a, n *html.Node) bool {
 	for ; n != nil; n = n.Parent {
@@ -128,6 +144,11 @@ func chooseContent(sc *scan, fallback []*html.Node) *content {
 		}
 	}
 	c.roots = best
+	if marked == nil && !c.dominant(top, best) {
+		// no article stands out (a docs page, an index): the whole body,
+		// as before, less the template and the widgets
+		c.roots = nil
+	}
 	if marked != nil && c.textOf(marked) > 0 && (len(best) == 0 || c.agrees(marked, best)) {
 		c.roots, c.explicit = []*html.Node{marked}, true
 		c.regionLD = linkDensity(c.stats[marked])
@@ -136,9 +157,9 @@ func chooseContent(sc *scan, fallback []*html.Node) *content {
 		}
 	}
 	if len(c.roots) == 0 {
-		// no paragraph scored: keep the whole body as before, pruning
-		// only what isBoilerplate and the widget names drop
-		c.roots, c.explicit, c.regionLD = []*html.Node{top}, true, 1
+		// no article stands out (a docs page, an index, a page without
+		// paragraphs): the whole body less its template, as before
+		c.roots, c.explicit, c.regionLD, c.whole = []*html.Node{top}, true, 1, true
 	}
 	for _, r := range c.roots {
 		c.rootChars += c.textOf(r)
@@ -251,7 +272,9 @@ func (c *content) best(top *html.Node) []*html.Node {
 	// a candidate that holds most of its parent's text stands for the parent
 	for cand.Parent != nil && cand.Parent != top && cand.Parent.Type == html.ElementNode {
 		ps := c.stats[cand.Parent]
-		if ps == nil || float64(c.textOf(cand)) < 0.85*float64(ps.chars) || hint(cand.Parent) < 0 {
+		cs := c.stats[cand]
+		prose := ps != nil && cs != nil && ps.psum >= 1.2*cs.psum && linkDensity(ps) < 0.2
+		if ps == nil || (float64(c.textOf(cand)) < 0.85*float64(ps.chars) && !prose) || hint(cand.Parent) < 0 {
 			break
 		}
 		cand = cand.Parent
@@ -305,7 +328,7 @@ func (c *content) prune(n *html.Node, root bool) {
 			c.drop[ch] = true
 			continue
 		}
-		if c.isCut(ch) {
+		if !c.whole && c.isCut(ch) {
 			// "Related stories", "More from…": the rest of this block is
 			// the site's, not the article's
 			rest := 0
@@ -410,6 +433,9 @@ func (c *content) skip(n *html.Node) bool {
 func (c *content) dropped(n *html.Node) bool {
 	if c.skip(n) || hiddenByStyle(n) {
 		return true
+	}
+	if c.whole {
+		return false
 	}
 	if s := c.stats[n]; s != nil && s.chars > 0 && s.chars <= 100 && !isInline(n.DataAtom) {
 		t := c.lowerText(n)
@@ -535,7 +561,7 @@ func hint(n *html.Node) int {
 var negWords = set("comment", "comments", "commentlist", "disqus", "respond", "replies", "related", "relatedposts", "recommended",
 	"recommendations", "recirc", "outbrain", "taboola", "share", "sharing", "sharebar", "social", "socials", "cookie", "cookies",
 	"consent", "gdpr", "newsletter", "subscribe", "subscription", "signup", "promo", "promotion", "sponsor", "sponsored",
-	"ad", "ads", "advert", "advertisement", "adslot", "adunit", "banner", "sidebar", "footer", "masthead", "breadcrumb",
+	"ad", "ads", "advert", "advertisement", "adslot", "adunit", "banner", "footer", "masthead", "breadcrumb",
 	"breadcrumbs", "menu", "navbar", "nav", "navigation", "popup", "modal", "paywall", "tags", "tag", "trending", "popular",
 	"widget", "toolbar", "byline", "author", "credit", "credits", "hidden", "skip", "teaser", "teasers",
 	"readmore", "pagination", "pager", "timestamp", "meta", "complementary",

@@ -88,7 +88,7 @@ func TestExtractArticleChinese(t *testing.T) {
 	if d.Title != "布隆过滤器在网络爬虫中的应用" {
 		t.Errorf("Title = %q", d.Title)
 	}
-	wantMD := "布隆过滤器是一种" // the <h1> stands apart from the article's block
+	wantMD := "# 布隆过滤器在网络爬虫中的应用\n\n布隆过滤器是一种"
 	if !strings.HasPrefix(d.Markdown(), wantMD) || !strings.Contains(d.Markdown(), "\n## 如何选择参数\n") || !strings.Contains(d.Markdown(), "\n- 预计元素数量 n\n- 可接受的误判率 p\n") {
 		t.Errorf("Markdown:\n%s", d.Markdown())
 	}

@@ -23,7 +23,9 @@ import (
 // region: the shingle recall of the new text against the text of the
 // page's one <main>/[role=main] (else its one <article>), with the
 // elements the crawler always drops (script, style, nav, header, footer,
-// aside, forms, hidden) left out of that reference.
+// aside, forms, hidden) left out of that reference. On pages without such
+// a region it measures the recall of the previous extractor's text (the
+// body without those elements) instead, reported apart.
 func docRecall(ctx context.Context, w io.Writer, dir string, maxN, worst int) error {
 	ents, err := os.ReadDir(dir)
 	if err != nil {
@@ -63,7 +65,7 @@ func docRecall(ctx context.Context, w io.Writer, dir string, maxN, worst int) er
 			}
 			files = s
 		}
-		var sum float64
+		var sum, sumOld float64
 		n, withRegion := 0, 0
 		var lows []low
 		for _, p := range files {
@@ -76,12 +78,17 @@ func docRecall(ctx context.Context, w io.Writer, dir string, maxN, worst int) er
 			}
 			n++
 			ref := regionText(b)
+			u := &url.URL{Scheme: "http", Host: "127.0.0.1", Path: "/" + filepath.ToSlash(p)}
+			got := newText(page{url: u, html: b})
 			if strings.TrimSpace(ref) == "" {
+				// no marked region: recall against the previous extractor's
+				// text (the body without its template elements)
+				s := match(baselineText(b), got)
+				sumOld += s.recall()
+				lows = append(lows, low{p, s.recall()})
 				continue
 			}
 			withRegion++
-			u := &url.URL{Scheme: "http", Host: "127.0.0.1", Path: "/" + filepath.ToSlash(p)}
-			got := newText(page{url: u, html: b})
 			s := match(ref, got)
 			r := s.recall()
 			sum += r
@@ -91,7 +98,12 @@ func docRecall(ctx context.Context, w io.Writer, dir string, maxN, worst int) er
 		if withRegion > 0 {
 			mean = sum / float64(withRegion)
 		}
-		fmt.Fprintf(w, "docs %s: %d pages, %d with a marked region, mean main-text recall %.4f\n", filepath.Base(root), n, withRegion, mean)
+		meanOld := 0.0
+		if n > withRegion {
+			meanOld = sumOld / float64(n-withRegion)
+		}
+		fmt.Fprintf(w, "docs %s: %d pages; %d with a marked region: mean main-text recall %.4f; %d without: mean recall of the previous extractor's text %.4f\n",
+			filepath.Base(root), n, withRegion, mean, n-withRegion, meanOld)
 		sort.Slice(lows, func(i, j int) bool { return lows[i].r < lows[j].r })
 		for i := 0; i < worst && i < len(lows) && lows[i].r < 0.98; i++ {
 			fmt.Fprintf(w, "    recall %.3f  %s\n", lows[i].r, lows[i].path)
