@@ -88,6 +88,19 @@ func articlesIn(sc *scan, n *html.Node) int {
 	return k
 }
 
+// declaresArticle reports whether the page says it is an article:
+// og:type article, or a JSON-LD Article.
+func declaresArticle(sc *scan) bool {
+	for _, n := range sc.props {
+		if p, _ := attr(n, "property"); p == "og:type" {
+			if v, _ := attr(n, "content"); strings.EqualFold(strings.TrimSpace(v), "article") {
+				return true
+			}
+		}
+	}
+	return len(sc.ldjson) > 0 && ldArticle(sc) != nil
+}
+
 // dominant reports whether the best blocks hold most of the page's
 // paragraph score: an article, not one block among many.
 func (c *content) dominant(top *html.Node, best []*html.Node) bool {
@@ -144,7 +157,7 @@ func chooseContent(sc *scan, fallback []*html.Node) *content {
 		}
 	}
 	c.roots = best
-	if marked == nil && !c.dominant(top, best) {
+	if marked == nil && !c.dominant(top, best) && !declaresArticle(sc) {
 		// no article stands out (a docs page, an index): the whole body,
 		// as before, less the template and the widgets
 		c.roots = nil
