@@ -66,7 +66,7 @@ func syndication(ctx context.Context, w io.Writer, name string, pages []page) er
 			continue
 		}
 		cu := *pages[j].url
-		cu.Path = strings.TrimSuffix(cu.Path, "/") + "/syndicated/" + p.key[:12]
+		cu.Path = strings.TrimSuffix(cu.Path, "/") + "/syndicated/" + p.key[:min(12, len(p.key))]
 		synd = append(synd, pair{p.html, composed, p.url, &cu})
 		diff = append(diff, pair{pages[j].html, composed, pages[j].url, &cu})
 	}
