@@ -20,7 +20,7 @@ import (
 // Document is what the crawler extracts from one HTML page.
 type Document struct {
 	Title string   // <title>, or the first <h1> when the title is empty
-	Text  string   // main text: boilerplate (script, style, nav, header, footer, aside, forms) removed
+	Text  string   // main text: the article or the page's main region, without template and widgets (see docs/extraction.md)
 	Links []string // href values of <a> and <area>, as written (resolve them against Base); not rel=nofollow ones
 	// NofollowLinks are the href values of links marked rel="nofollow",
 	// "sponsored" or "ugc" (followed only with
