@@ -20,7 +20,7 @@ import (
 // Document is what the crawler extracts from one HTML page.
 type Document struct {
 	Title string   // <title>, or the first <h1> when the title is empty
-	Text  string   // main text: boilerplate (script, style, nav, header, footer, aside, forms) removed
+	Text  string   // main text: the article or the page's main region, without template and widgets (see docs/extraction.md)
 	Links []string // href values of <a> and <area>, as written (resolve them against Base); not rel=nofollow ones
 	// NofollowLinks are the href values of links marked rel="nofollow",
 	// "sponsored" or "ugc" (followed only with
@@ -39,6 +39,28 @@ type Document struct {
 	// Charset is the encoding the page was decoded from ("utf-8" when it
 	// needed no decoding).
 	Charset string
+	// Meta is what the page states about itself: language, publication
+	// date, author (from <html lang>, meta tags, JSON-LD, <time>).
+	Meta Meta
+
+	content *content // the main region, for Markdown
+}
+
+// Markdown renders the main content (what Text holds) as Markdown:
+// headings, paragraphs, lists, code blocks, tables, links resolved against
+// Base. It is rendered on each call (a crawl does not: rendering every
+// page cost about a sixth of a docs crawl's CPU; see docs/extraction.md),
+// from the parse Extract made.
+func (d *Document) Markdown() string { return markdown(d.content, d.Base) }
+
+// Markdown extracts an HTML page stored as UTF-8 (a stored page's HTML)
+// and renders its main content as Markdown; pageURL resolves its links.
+func Markdown(page []byte, pageURL *url.URL) (string, error) {
+	d, err := Extract(page, "text/html; charset=utf-8", true, pageURL)
+	if err != nil {
+		return "", err
+	}
+	return d.Markdown(), nil
 }
 
 // Extract decodes body to UTF-8 and parses it. contentType is the
@@ -88,7 +110,10 @@ func Extract(body []byte, contentType string, alreadyUTF8 bool, pageURL *url.URL
 			d.RobotsMeta = append(d.RobotsMeta, RobotsMeta{Name: strings.ToLower(strings.TrimSpace(name)), Content: content})
 		}
 	}
-	d.Text = mainText(doc, &sc)
+	var c *content
+	d.Text, c = mainText(doc, &sc)
+	d.Meta = pageMeta(&sc)
+	d.content = c
 	return d, nil
 }
 
@@ -160,6 +185,10 @@ type scan struct {
 	links           []*html.Node // <a href> and <area href>, in document order
 	mains, articles []*html.Node // <main> or [role=main] elements; <article>s
 	body            *html.Node
+	root            *html.Node   // <html>
+	props           []*html.Node // <meta property|itemprop content>
+	ldjson          []*html.Node // <script type=application/ld+json>
+	time            *html.Node   // the first <time datetime>
 }
 
 func (s *scan) walk(n *html.Node) {
@@ -181,6 +210,22 @@ func (s *scan) walk(n *html.Node) {
 		case atom.Meta:
 			if _, ok := attr(n, "name"); ok {
 				s.metas = append(s.metas, n)
+			} else if _, ok := attr(n, "property"); ok {
+				s.props = append(s.props, n)
+			} else if _, ok := attr(n, "itemprop"); ok {
+				s.props = append(s.props, n)
+			}
+		case atom.Html:
+			if s.root == nil {
+				s.root = n
+			}
+		case atom.Script:
+			if t, _ := attr(n, "type"); strings.EqualFold(strings.TrimSpace(t), "application/ld+json") {
+				s.ldjson = append(s.ldjson, n)
+			}
+		case atom.Time:
+			if _, ok := attr(n, "datetime"); ok && s.time == nil {
+				s.time = n
 			}
 		case atom.H1:
 			if s.h1 == nil {
@@ -345,27 +390,18 @@ func declaredCharset(contentType string) string {
 	return strings.ToLower(params["charset"])
 }
 
-// mainText returns the page's main text: the <main> or <article> element
-// (or [role=main]) when there is exactly one such region, else <body>,
-// without boilerplate (see isBoilerplate), with block elements separated by
-// newlines and whitespace collapsed.
-func mainText(doc *goquery.Document, sc *scan) string {
-	roots := sc.mains
-	if len(roots) != 1 {
-		switch {
-		case len(sc.articles) == 1:
-			roots = sc.articles
-		case sc.body != nil:
-			roots = []*html.Node{sc.body}
-		default:
-			roots = doc.Nodes
-		}
-	}
-	w := textWriter{}
-	for _, n := range roots {
+// mainText returns the page's main text: the region chooseContent picks
+// (the one <main>, [role=main] or <article>; else the best-scoring block of
+// <body> and its like siblings), without boilerplate (see isBoilerplate and
+// content.dropped), with block elements separated by newlines and
+// whitespace collapsed.
+func mainText(doc *goquery.Document, sc *scan) (string, *content) {
+	c := chooseContent(sc, doc.Nodes)
+	w := textWriter{skip: c.skip, drop: c.drop}
+	for _, n := range c.roots {
 		w.node(n)
 	}
-	return w.String()
+	return w.String(), c
 }
 
 // isBoilerplate reports whether an element is left out of the main text:
@@ -398,6 +434,8 @@ func isBoilerplate(n *html.Node) bool {
 // textWriter collects text with whitespace collapsed in one pass: runs of
 // spaces become one space, block boundaries one newline, no empty lines.
 type textWriter struct {
+	skip    func(*html.Node) bool // the boilerplate test; nil: isBoilerplate
+	drop    map[*html.Node]bool   // elements left out
 	b       strings.Builder
 	pending byte // ' ' or '\n' to write before the next text, 0 for none
 }
@@ -456,7 +494,7 @@ func (w *textWriter) node(n *html.Node) {
 		w.text(n.Data)
 		return
 	case html.ElementNode:
-		if isBoilerplate(n) {
+		if w.drop[n] || (w.skip == nil && isBoilerplate(n)) || (w.skip != nil && w.skip(n)) {
 			return
 		}
 	case html.DocumentNode:

@@ -363,6 +363,7 @@ func (c *Crawler) sameDoc(e frontier.Entry, rec *storage.URLRecord, doc *Documen
 		c.versions.Add(1)
 	}
 	page.Title, page.Text, page.HTML = doc.Title, doc.Text, doc.HTML
+	doc.fill(&page)
 	page.Status, page.ContentType = rec.Status, rec.ContentType
 	out.cm.Update = &page
 	c.log.Debug("page changed", "url", e.URL, "doc", prev.DocID, "edit", edit, "versions", r.VersionCount(),
@@ -511,6 +512,7 @@ func (c *Crawler) judge(ctx context.Context, e frontier.Entry, j *job, rec *stor
 		TitleFP: v.Sig.Title, ContentFP: v.Sig.Content, FPFlags: v.Sig.Flags, Sketch: v.Sig.Sketch.Bytes(),
 		Depth: e.Depth, Referrer: e.Referrer, Hints: rec.Hints, Validators: rec.Validators,
 	}
+	doc.fill(cm.Page)
 	dedupstore.SetSimilarity(cm.Page, v.Similar)
 	if final.String() != e.URL {
 		cm.Page.FinalURL = final.String()

@@ -235,7 +235,22 @@ func encodePage(p *Page, level zstd.EncoderLevel) []byte {
 	e.str(p.Referrer)
 	e.blob([]byte(p.Text))
 	e.blob(p.HTML)
+	if p.hasExtracted() {
+		// optional trailing fields: records written before them end
+		// after the HTML
+		e.str(p.Lang)
+		e.str(p.Published)
+		e.str(p.Author)
+		e.str(p.Canonical)
+		e.blob([]byte(p.Markdown))
+	}
 	return e.b
+}
+
+// hasExtracted reports whether p has any of the fields the page record
+// keeps after the HTML.
+func (p *Page) hasExtracted() bool {
+	return p.Lang != "" || p.Published != "" || p.Author != "" || p.Canonical != "" || p.Markdown != ""
 }
 
 // decodePage decodes a page record; with bodies false, Text and HTML are
@@ -261,6 +276,15 @@ func decodePage(docID DocID, b []byte, bodies bool) (Page, error) {
 	p.HTML = d.blob(!bodies)
 	if bodies {
 		p.Text = string(text)
+	}
+	if d.err == nil && len(d.b) > 0 {
+		p.Lang = d.str()
+		p.Published = d.str()
+		p.Author = d.str()
+		p.Canonical = d.str()
+		if md := d.blob(!bodies); bodies {
+			p.Markdown = string(md)
+		}
 	}
 	if err := d.done(fmt.Sprintf("page %s", docID)); err != nil {
 		return Page{}, err

@@ -28,6 +28,16 @@ type Page struct {
 	Depth       int       // crawl depth
 	Referrer    string    // URL of the page that linked here
 
+	// What the page states about itself (optional, "" = not stated), kept
+	// at the end of the page record: a store written before these fields
+	// reads them as "". Lang is its language ("en", "zh-CN"), Published
+	// its publication date as written (usually ISO 8601), Author its
+	// author, Canonical the canonical URL it declares (resolved).
+	Lang, Published, Author, Canonical string
+	// Markdown is the main content rendered as Markdown (stored
+	// zstd-compressed like Text; "" for pages stored before it).
+	Markdown string
+
 	// Sketch is the contentdedup Jaccard sketch of the text (optional, nil
 	// = none). It is kept in the compact fingerprint entry only
 	// (ForEachFingerprint); Page, PageByURL, List and Export do not

@@ -11,6 +11,7 @@ import (
 	"io/fs"
 	"path/filepath"
 	"sort"
+	"strconv"
 	"strings"
 	"time"
 
@@ -353,6 +354,42 @@ func (s Stats) TopHosts(n int) []HostCount {
 // ExportOptions tunes ExportWith.
 type ExportOptions struct {
 	HTML bool // include the raw HTML (default false: URL, metadata, title, text)
+	// Markdown writes every page as a Markdown document instead of a JSON
+	// line (see [WriteMarkdown]); HTML is then ignored.
+	Markdown bool
+	// Render, with Markdown, gives the Markdown of a page stored without
+	// one (nil: its text stands in); an error leaves the text.
+	Render func(p *Page) (string, error)
+}
+
+// WriteMarkdown writes p as one Markdown document: a YAML front matter
+// block (url, doc_id, title, and lang, published, author, canonical when
+// stored), then the page's Markdown, or its text when it was stored
+// without one (stores written before the field), then a blank line.
+func WriteMarkdown(w io.Writer, p *Page) error {
+	var b strings.Builder
+	b.WriteString("---\n")
+	field := func(k, v string) {
+		if v != "" {
+			b.WriteString(k + ": " + strconv.Quote(v) + "\n")
+		}
+	}
+	field("url", p.URL)
+	field("doc_id", p.DocID.String())
+	field("title", p.Title)
+	field("lang", p.Lang)
+	field("published", p.Published)
+	field("author", p.Author)
+	field("canonical", p.Canonical)
+	b.WriteString("---\n\n")
+	body := p.Markdown
+	if body == "" {
+		body = p.Text
+	}
+	b.WriteString(strings.TrimRight(body, "\n"))
+	b.WriteString("\n\n")
+	_, err := io.WriteString(w, b.String())
+	return err
 }
 
 // Export writes every page as one JSON object per line (a PageView with
@@ -380,6 +417,17 @@ func (db *DB) ExportWith(ctx context.Context, w io.Writer, o ExportOptions) erro
 				return err
 			}); err != nil {
 				return err
+			}
+			if o.Markdown {
+				if p.Markdown == "" && o.Render != nil {
+					if md, err := o.Render(&p); err == nil {
+						p.Markdown = md
+					}
+				}
+				if err := WriteMarkdown(w, &p); err != nil {
+					return err
+				}
+				continue
 			}
 			rec := p.View(ViewOptions{Text: true, HTML: o.HTML})
 			dit := txn.NewIterator(badger.IteratorOptions{Prefix: docPrefix(docID)})

@@ -27,11 +27,22 @@ type PageView struct {
 	FPFlags     uint8     `json:"fp_flags"`
 	Depth       int       `json:"depth"`
 	Referrer    string    `json:"referrer,omitempty"`
-	TextBytes   int       `json:"text_bytes,omitempty"`
-	HTMLBytes   int       `json:"html_bytes,omitempty"`
-	Text        *string   `json:"text,omitempty"`
-	HTML        string    `json:"html,omitempty"`
-	Duplicates  []string  `json:"duplicates,omitempty"` // export: the other URLs mapped to this docId
+	// What the page states (absent when it does not, or it was stored
+	// before these fields): language, publication date, author, the
+	// canonical URL it declares.
+	Lang      string  `json:"lang,omitempty"`
+	Published string  `json:"published,omitempty"`
+	Author    string  `json:"author,omitempty"`
+	Canonical string  `json:"canonical,omitempty"`
+	TextBytes int     `json:"text_bytes,omitempty"`
+	HTMLBytes int     `json:"html_bytes,omitempty"`
+	Text      *string `json:"text,omitempty"`
+	HTML      string  `json:"html,omitempty"`
+	// Markdown is the main content as Markdown, present only when asked
+	// for ([ViewOptions.Markdown]) and stored.
+	Markdown      string   `json:"markdown,omitempty"`
+	MarkdownBytes int      `json:"markdown_bytes,omitempty"`
+	Duplicates    []string `json:"duplicates,omitempty"` // export: the other URLs mapped to this docId
 	// Version is the version shown, for a page read as one version of its
 	// document (query doc --version, the API's ?version=); FetchedAt is
 	// then when that version was first fetched.
@@ -42,6 +53,8 @@ type PageView struct {
 type ViewOptions struct {
 	Text bool // include the extracted text
 	HTML bool // include the raw HTML
+	// Markdown includes the Markdown rendering of the main content.
+	Markdown bool
 }
 
 // View returns p as a PageView with the bodies o asks for.
@@ -52,6 +65,11 @@ func (p *Page) View(o ViewOptions) PageView {
 		TitleFP: hex64(p.TitleFP), ContentFP: hex64(p.ContentFP),
 		FPFlags: p.FPFlags, Depth: p.Depth, Referrer: p.Referrer,
 		TextBytes: len(p.Text), HTMLBytes: len(p.HTML), Version: p.Version,
+		Lang: p.Lang, Published: p.Published, Author: p.Author, Canonical: p.Canonical,
+		MarkdownBytes: len(p.Markdown),
+	}
+	if o.Markdown {
+		v.Markdown = p.Markdown
 	}
 	if o.Text {
 		text := p.Text

@@ -8,6 +8,7 @@ import (
 	"flag"
 	"fmt"
 	"io"
+	"net/url"
 	"os"
 	"path/filepath"
 	"strings"
@@ -16,6 +17,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/bloomcrawl/bloomcrawl/archive"
+	"github.com/bloomcrawl/bloomcrawl/crawler"
 	"github.com/bloomcrawl/bloomcrawl/storage"
 )
 
@@ -26,12 +28,14 @@ subcommands:
   stats                       counts: pages, URLs, duplicates, hosts, pages per host
   url URL                     the page stored for URL (a duplicate URL shows its original)
   doc ID [--version K]        the page with docId ID (16 hex digits as printed, or 0x-hex), and
-                              its kept versions; --version K shows version K (continuous crawl)
+                              its kept versions; --version K shows version K (continuous crawl);
+                              --markdown prints its main content as Markdown only
   dups ID|URL                 every URL mapped to a docId (the original and its duplicates)
   similar ID|URL [--limit N]  pages similar to it (MinHash bands shared, estimated Jaccard)
   list [--host H] [--prefix P] [--since T] [--until T] [--limit N] [--after CURSOR]
                               pages by host, URL prefix or fetch time (RFC 3339), paginated
   export [--html]             every page as JSON lines (docId order)
+  export --format markdown    every page as a Markdown document (front matter, then its content)
   export --warc FILE          the store as a WARC/1.1 file (pages as resource records, duplicates
                               and failures as metadata; no HTTP headers or raw bytes: see docs/warc.md)
   export --cdxj DIR|FILE      CDXJ index of WARC files (crawl --warc output), sorted; no --store needed
@@ -90,7 +94,13 @@ func runQuery(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 		text := sfs.Bool("text", false, "print the full extracted text")
 		html := sfs.Bool("html", false, "print the raw HTML only")
 		version := sfs.Int("version", 0, "show version K of the page (query doc lists the versions kept; 0 = the latest)")
-		run = func(q *queryCmd, args []string) error { return q.doc(args, *text, *html, *version) }
+		md := sfs.Bool("markdown", false, "print the main content as Markdown only")
+		run = func(q *queryCmd, args []string) error {
+			if *md {
+				return q.docMarkdown(args)
+			}
+			return q.doc(args, *text, *html, *version)
+		}
 	case "dups":
 		run = func(q *queryCmd, args []string) error { return q.dups(args) }
 	case "similar":
@@ -111,6 +121,7 @@ func runQuery(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 		html := sfs.Bool("html", false, "include the raw HTML")
 		warcFile := sfs.String("warc", "", "write a WARC/1.1 file (gzip per record) instead of JSON lines")
 		wf = addWARCFlags(sfs)
+		format := sfs.String("format", "json", "json (JSON lines) or markdown (one Markdown document per page)")
 		run = func(q *queryCmd, args []string) error {
 			if *warcFile != "" {
 				return q.exportWARC(ctx, args, *warcFile)
@@ -118,7 +129,16 @@ func runQuery(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 			if wf.wacz != "" {
 				return wf.exportWACZ(ctx, q, args)
 			}
-			return q.export(ctx, args, *html)
+			switch *format {
+			case "json":
+				return q.export(ctx, args, *html)
+			case "markdown", "md":
+				if err := wantArgs(args, 0, ""); err != nil {
+					return err
+				}
+				return q.db.ExportWith(ctx, q.stdout, storage.ExportOptions{Markdown: true, Render: renderMarkdown})
+			}
+			return usagef("--format %q: want json or markdown", *format)
 		}
 	default:
 		return usagef("unknown query subcommand %q (stats, url, doc, dups, similar, list, export, check)", sub)
@@ -436,6 +456,54 @@ func (q *queryCmd) doc(args []string, fullText, html bool, version int) error {
 		tw.Flush()
 	}
 	return nil
+}
+
+// renderMarkdown renders a stored page's Markdown from its stored HTML
+// (the crawl stores the HTML and renders Markdown on read); a page without
+// HTML has none.
+func renderMarkdown(p *storage.Page) (string, error) {
+	if len(p.HTML) == 0 {
+		return "", errors.New("no HTML stored")
+	}
+	u := p.FinalURL
+	if u == "" {
+		u = p.URL
+	}
+	pu, err := url.Parse(u)
+	if err != nil {
+		return "", err
+	}
+	return crawler.Markdown(p.HTML, pu)
+}
+
+// docMarkdown prints the stored Markdown of a document (its text when it
+// was stored before Markdown was); with --json, the page view with it.
+func (q *queryCmd) docMarkdown(args []string) error {
+	if err := wantArgs(args, 1, "one document id"); err != nil {
+		return err
+	}
+	id, err := parseDocID(args[0])
+	if err != nil {
+		return err
+	}
+	p, err := q.db.Page(id)
+	if err != nil {
+		return err
+	}
+	if p.Markdown == "" {
+		if md, err := renderMarkdown(&p); err == nil {
+			p.Markdown = md
+		}
+	}
+	if q.json {
+		return q.printJSON(p.View(storage.ViewOptions{Text: true, Markdown: true}))
+	}
+	md := p.Markdown
+	if md == "" {
+		md = p.Text + "\n"
+	}
+	_, err = io.WriteString(q.stdout, md)
+	return err
 }
 
 func (q *queryCmd) dups(args []string) error {

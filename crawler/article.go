@@ -1,0 +1,638 @@
+package crawler
+
+import (
+	"regexp"
+	"strings"
+	"unicode/utf8"
+
+	"golang.org/x/net/html"
+	"golang.org/x/net/html/atom"
+)
+
+// This file chooses and cleans the page's main content: the region an
+// author marked as the main one (<main>, [role=main], a single <article>)
+// or, when there is none, the block that a readability-style score over
+// paragraphs picks (text length, commas, link density, class and id
+// hints), with its siblings that score alike. Inside that region it drops
+// what isBoilerplate drops and the blocks whose class or id name a widget
+// (comments, share, related, cookie, newsletter, ads…) or that are mostly
+// links. Both the main text and the Markdown rendering walk what it keeps.
+
+// stat is one element's text, measured once.
+type stat struct {
+	chars     int // characters of text, whitespace excluded
+	linkChars int // of which inside <a>
+	commas    int
+	score     float64
+	psum      float64 // the paragraph scores of the whole subtree
+}
+
+// content is the chosen main region of a page and the verdicts about its
+// elements.
+type content struct {
+	roots     []*html.Node // in document order
+	stats     map[*html.Node]*stat
+	drop      map[*html.Node]bool
+	explicit  bool    // the region is one the page marked (<main>, <article>)
+	regionLD  float64 // the marked region's link density
+	slab      []stat  // backing store of stats
+	buf       []byte  // lowerText's
+	whole     bool    // the roots are the whole body: only isBoilerplate drops
+	rootChars int     // the text of the roots
+}
+
+// agrees reports whether the region the page marked is the content the
+// scores found: it holds the best block, or it lies inside the best
+// blocks and has half their text.
+func (c *content) agrees(marked *html.Node, best []*html.Node) bool {
+	total := 0
+	for _, b := range best {
+		if isAncestor(marked, b) {
+			return true
+		}
+		total += c.textOf(b)
+	}
+	for _, b := range best {
+		if isAncestor(b, marked) {
+			return 2*c.textOf(marked) >= total
+		}
+	}
+	return false
+}
+
+// narrow reports whether the best blocks, strictly inside the marked
+// region, are its article and the rest of it the site's: captions, teasers,
+// bylines, whose paragraphs score under a fifth of the article's.
+func (c *content) narrow(marked *html.Node, best []*html.Node) bool {
+	var in float64
+	for _, b := range best {
+		if b == marked || !isAncestor(marked, b) {
+			return false
+		}
+		in += c.stats[b].psum
+	}
+	return c.stats[marked].psum-in < narrowShare*in
+}
+
+const narrowShare = 0.35
+
+// articlesIn counts the <article> elements inside n (teaser cards, when a
+// <main> holds several).
+func articlesIn(sc *scan, n *html.Node) int {
+	k := 0
+	for _, a := range sc.articles {
+		if a != n && isAncestor(n, a) {
+			k++
+		}
+	}
+	return k
+}
+
+// declaresArticle reports whether the page says it is an article:
+// og:type article, or a JSON-LD Article.
+func declaresArticle(sc *scan) bool {
+	for _, n := range sc.props {
+		if p, _ := attr(n, "property"); p == "og:type" {
+			if v, _ := attr(n, "content"); strings.EqualFold(strings.TrimSpace(v), "article") {
+				return true
+			}
+		}
+	}
+	return len(sc.ldjson) > 0 && ldArticle(sc) != nil
+}
+
+// dominant reports whether the best blocks hold most of the page's
+// paragraph score: an article, not one block among many.
+func (c *content) dominant(top *html.Node, best []*html.Node) bool {
+	var in float64
+	for _, b := range best {
+		in += c.stats[b].psum
+	}
+	return in >= dominantMin && in >= dominantShare*c.stats[top].psum && linkDensity(c.stats[top]) < 0.5
+}
+
+const (
+	dominantMin   = 5.0
+	dominantShare = 0.5
+)
+
+// isAncestor reports whether n is a or one of its descendants.
+func isAncestor(a, n *html.Node) bool {
+	for ; n != nil; n = n.Parent {
+		if n == a {
+			return true
+		}
+	}
+	return false
+}
+
+// chooseContent picks the page's main region (see the file comment).
+func chooseContent(sc *scan, fallback []*html.Node) *content {
+	c := &content{stats: make(map[*html.Node]*stat, 256), drop: make(map[*html.Node]bool)}
+	top := sc.body
+	if top == nil {
+		if len(fallback) == 0 {
+			return c
+		}
+		top = fallback[0]
+	}
+	c.measure(top, false)
+	best := c.best(top)
+	var marked *html.Node
+	switch {
+	case len(sc.mains) == 1:
+		marked = sc.mains[0]
+	case len(sc.articles) > 0:
+		// the one <article>, or the one holding most of the articles' text
+		// (a story among teaser cards)
+		sum, big := 0, sc.articles[0]
+		for _, a := range sc.articles {
+			sum += c.textOf(a)
+			if c.textOf(a) > c.textOf(big) {
+				big = a
+			}
+		}
+		if 2*c.textOf(big) > sum && hint(big) >= 0 {
+			marked = big
+		}
+	}
+	c.roots = best
+	if marked == nil && !c.dominant(top, best) && !declaresArticle(sc) {
+		// no article stands out (a docs page, an index): the whole body,
+		// as before, less the template and the widgets
+		c.roots = nil
+	}
+	if marked != nil && c.textOf(marked) > 0 && (len(best) == 0 || c.agrees(marked, best)) {
+		c.roots, c.explicit = []*html.Node{marked}, true
+		c.regionLD = linkDensity(c.stats[marked])
+		if (marked.DataAtom == atom.Article || articlesIn(sc, marked) >= 3) && c.narrow(marked, best) {
+			c.roots, c.explicit = best, false
+		}
+	}
+	if len(c.roots) == 0 {
+		// no article stands out (a docs page, an index, a page without
+		// paragraphs): the whole body less its template, as before
+		c.roots, c.explicit, c.regionLD, c.whole = []*html.Node{top}, true, 1, true
+	}
+	for _, r := range c.roots {
+		c.rootChars += c.textOf(r)
+	}
+	for _, r := range c.roots {
+		c.prune(r, true)
+	}
+	return c
+}
+
+func (c *content) textOf(n *html.Node) int {
+	if s := c.stats[n]; s != nil {
+		return s.chars
+	}
+	return 0
+}
+
+// measure fills stats for n's subtree (boilerplate elements count zero) and
+// adds the paragraph scores to the ancestors, readability's way: a
+// paragraph's score to its parent, half to its grandparent.
+func (c *content) measure(n *html.Node, inLink bool) stat {
+	var s stat
+	if n.Type == html.ElementNode && isBoilerplate(n) && n.DataAtom != atom.Form {
+		return s
+	}
+	if n.DataAtom == atom.A {
+		inLink = true
+	}
+	for ch := n.FirstChild; ch != nil; ch = ch.NextSibling {
+		switch ch.Type {
+		case html.TextNode:
+			k, commas := countChars(ch.Data)
+			s.chars += k
+			s.commas += commas
+			if inLink {
+				s.linkChars += k
+			}
+		case html.ElementNode:
+			cs := c.measure(ch, inLink)
+			s.chars += cs.chars
+			s.linkChars += cs.linkChars
+			s.commas += cs.commas
+			s.psum += cs.psum
+		}
+	}
+	if n.Type == html.ElementNode && isParagraph(n.DataAtom) && s.chars >= 25 {
+		p := 1 + float64(s.commas) + min(float64(s.chars)/100, 3)
+		p *= 1 - float64(s.linkChars)/float64(s.chars)
+		s.psum += p
+		if par := n.Parent; par != nil {
+			c.stat(par).score += p
+			if gp := par.Parent; gp != nil {
+				c.stat(gp).score += p / 2
+			}
+		}
+	}
+	if n.Type != html.ElementNode || !isInline(n.DataAtom) || n.DataAtom == atom.Td || n.DataAtom == atom.Th {
+		// inline elements are judged with their block: not kept
+		st := c.stat(n)
+		st.chars, st.linkChars, st.commas, st.psum = s.chars, s.linkChars, s.commas, s.psum
+		s.score = st.score
+	}
+	return s
+}
+
+func (c *content) stat(n *html.Node) *stat {
+	s := c.stats[n]
+	if s == nil {
+		if len(c.slab) == cap(c.slab) {
+			c.slab = make([]stat, 0, 256)
+		}
+		c.slab = append(c.slab, stat{})
+		s = &c.slab[len(c.slab)-1]
+		c.stats[n] = s
+	}
+	return s
+}
+
+// best returns the highest-scoring element under top and its siblings
+// that score alike (readability's candidate and its sibling rule).
+func (c *content) best(top *html.Node) []*html.Node {
+	var cand *html.Node
+	var bestScore float64
+	var visit func(n *html.Node, neg bool)
+	whole := c.textOf(top)
+	visit = func(n *html.Node, neg bool) {
+		if n.Type != html.ElementNode || isInline(n.DataAtom) || c.skip(n) {
+			return
+		}
+		h := hint(n)
+		// a widget's subtree holds no candidate, unless the "widget" is a
+		// wrapper of most of the page ("has-sidebar" layouts)
+		if h < 0 && 2*c.textOf(n) < whole {
+			neg = true
+		}
+		if s := c.stats[n]; s != nil && s.score > 0 && !neg {
+			sc := s.score * (1 - linkDensity(s)) * (1 + 0.25*float64(h))
+			if sc > bestScore {
+				cand, bestScore = n, sc
+			}
+		}
+		for ch := n.FirstChild; ch != nil; ch = ch.NextSibling {
+			visit(ch, neg)
+		}
+	}
+	visit(top, false)
+	if cand == nil {
+		return nil
+	}
+	// a candidate that holds most of its parent's text stands for the parent
+	for cand.Parent != nil && cand.Parent != top && cand.Parent.Type == html.ElementNode {
+		ps := c.stats[cand.Parent]
+		cs := c.stats[cand]
+		prose := ps != nil && cs != nil && ps.psum >= 1.2*cs.psum && linkDensity(ps) < 0.2
+		if ps == nil || (float64(c.textOf(cand)) < 0.85*float64(ps.chars) && !prose) || hint(cand.Parent) < 0 {
+			break
+		}
+		cand = cand.Parent
+	}
+	par := cand.Parent
+	if par == nil {
+		return []*html.Node{cand}
+	}
+	threshold := max(10, bestScore*0.2)
+	var roots []*html.Node
+	for sib := par.FirstChild; sib != nil; sib = sib.NextSibling {
+		if sib == cand {
+			roots = append(roots, sib)
+			continue
+		}
+		if sib.Type != html.ElementNode || c.skip(sib) || hint(sib) < 0 {
+			continue
+		}
+		s := c.stats[sib]
+		if s == nil || s.chars == 0 {
+			continue
+		}
+		ld := linkDensity(s)
+		switch {
+		case s.score*(1-ld) >= threshold:
+			roots = append(roots, sib)
+		case isParagraph(sib.DataAtom) && s.chars > 80 && ld < 0.25:
+			roots = append(roots, sib)
+		case isParagraph(sib.DataAtom) && s.chars > 0 && ld == 0 && strings.Contains(nodeTextCheap(sib), "."):
+			roots = append(roots, sib)
+		}
+	}
+	return roots
+}
+
+// prune marks the elements under n left out of the main content.
+func (c *content) prune(n *html.Node, root bool) {
+	for ch := n.FirstChild; ch != nil; ch = ch.NextSibling {
+		if ch.Type != html.ElementNode {
+			continue
+		}
+		if isInline(ch.DataAtom) && ch.DataAtom != atom.Td && ch.DataAtom != atom.Th {
+			// inline elements stay with their block (the writers still
+			// leave out scripts and the like inside them)
+			if hiddenByStyle(ch) {
+				c.drop[ch] = true
+			}
+			continue
+		}
+		if c.dropped(ch) {
+			c.drop[ch] = true
+			continue
+		}
+		if !c.whole && c.isCut(ch) {
+			// "Related stories", "More from…": the rest of this block is
+			// the site's, not the article's
+			rest := 0
+			links := 0
+			for x := ch; x != nil; x = x.NextSibling {
+				if s := c.stats[x]; s != nil {
+					rest += s.chars
+					links += s.linkChars
+				}
+			}
+			if rest < 300 || 4*links >= rest {
+				for x := ch; x != nil; x = x.NextSibling {
+					if x.Type == html.ElementNode {
+						c.drop[x] = true
+					}
+				}
+				return
+			}
+		}
+		switch ch.DataAtom {
+		case atom.P, atom.Pre, atom.H1, atom.H2, atom.H3, atom.H4, atom.H5, atom.H6:
+			continue // kept whole
+		}
+		c.prune(ch, false)
+	}
+}
+
+// isCut reports whether n is a heading (or a short line standing for one)
+// that opens a site section: related or recommended stories, newsletters,
+// "more from".
+func (c *content) isCut(n *html.Node) bool {
+	s := c.stats[n]
+	if s == nil || s.chars == 0 || s.chars > 40 {
+		return false
+	}
+	switch n.DataAtom {
+	case atom.H1, atom.H2, atom.H3, atom.H4, atom.H5, atom.H6, atom.P, atom.Div:
+	default:
+		return false
+	}
+	return cutPhrase.Match(c.lowerText(n))
+}
+
+// lowerText is n's text, whitespace collapsed and ASCII lowercased, in a
+// buffer reused by the next call.
+func (c *content) lowerText(n *html.Node) []byte {
+	c.buf = c.buf[:0]
+	space := false
+	var walk func(n *html.Node)
+	walk = func(n *html.Node) {
+		if n.Type == html.TextNode {
+			for i := 0; i < len(n.Data); i++ {
+				b := n.Data[i]
+				if b < utf8.RuneSelf && asciiSpace[b] {
+					space = len(c.buf) > 0
+					continue
+				}
+				if space {
+					c.buf = append(c.buf, ' ')
+					space = false
+				}
+				if 'A' <= b && b <= 'Z' {
+					b += 'a' - 'A'
+				}
+				c.buf = append(c.buf, b)
+			}
+			return
+		}
+		if n.Type == html.ElementNode && isBoilerplate(n) {
+			return
+		}
+		for ch := n.FirstChild; ch != nil; ch = ch.NextSibling {
+			walk(ch)
+		}
+	}
+	walk(n)
+	return c.buf
+}
+
+var cutPhrase = regexp.MustCompile(`^(related( stories| articles| posts| content| coverage| news| reading)?|more (from|stories|news|on|in|to explore)\b.*|you (may|might) (also )?(like|enjoy).*|recommended( for you| stories| reading)?|trending( now| stories| news)?|most (popular|read|viewed|shared).*|(our )?latest (stories|news|headlines|videos)|sponsored( content| stories| resources| links)?|newsletters?|top stories|editor'?s picks|what to read next|read next|also read|popular (now|stories|posts|articles)|(recent|related|popular) posts|around the web|from around the web|further reading on .*)[:.…]*$`)
+
+// metaLine matches a short block that is a byline, a dateline, a photo
+// credit, a count or a bare URL.
+var metaLine = regexp.MustCompile(`^((updated|published|posted|first published|last updated|last modified)\b.*\d.*|by [^.]{2,40}|(photo|image|picture|credit|photograph|source)s?( by)? ?:.*)$`)
+
+// countLine matches a block that is only a count or a bare URL (left out
+// of regions the page did not mark: a docs table has numbers).
+var countLine = regexp.MustCompile(`^([\d\s.,:/|+()-]*(shares?|comments?|views?|likes?)?|https?://\S+)$`)
+
+// boilerLine matches the whole text of a short block that is a widget's
+// label, not the article's.
+var boilerLine = regexp.MustCompile(`^(advertisement|advert|ad|sponsored|share( this( article| story| post)?)?( on)?|share on .*|tags?|topics|filed under|related( topics)?|read more|continue reading|close|caption|play now|video|photo|image|back to top|previous( post| article)?|next( post| article)?|previous next|follow us|print|email|comments?|\d+ comments?|leave a (comment|reply)|post comment.*|sign up|subscribe( now)?|skip (ad|advertisement)|loading…?|loading\.\.\.)[:.!]*$`)
+
+// skip reports whether the element n is boilerplate: isBoilerplate, except
+// a <form> with a page's worth of text (ASP.NET pages wrap the whole body in
+// one).
+func (c *content) skip(n *html.Node) bool {
+	return isBoilerplate(n) && (n.DataAtom != atom.Form || c.textOf(n) < 500)
+}
+
+// dropped reports whether the element n inside the main region is left out.
+func (c *content) dropped(n *html.Node) bool {
+	if c.skip(n) || hiddenByStyle(n) {
+		return true
+	}
+	if c.whole {
+		return false
+	}
+	if s := c.stats[n]; s != nil && s.chars > 0 && s.chars <= 100 && !isInline(n.DataAtom) {
+		t := c.lowerText(n)
+		if s.chars <= 30 && boilerLine.Match(t) || metaLine.Match(t) || !c.explicit && countLine.Match(t) {
+			return true
+		}
+	}
+	switch n.DataAtom {
+	case atom.Span, atom.A, atom.B, atom.I, atom.Em, atom.Strong, atom.Code, atom.Sup, atom.Sub, atom.Small,
+		atom.Mark, atom.Abbr, atom.Q, atom.Cite, atom.Kbd, atom.Var, atom.Samp, atom.Time, atom.U, atom.S:
+		return false // inline: its block decides (code highlighting names spans "comment")
+	case atom.P, atom.Pre, atom.H1, atom.H2, atom.H3, atom.H4, atom.H5, atom.H6,
+		atom.Td, atom.Th, atom.Tr, atom.Tbody, atom.Thead, atom.Dd, atom.Dt, atom.Blockquote, atom.Main, atom.Article:
+		if hint(n) >= 0 {
+			return false
+		}
+		// a paragraph named like a widget ("share-this") drops when short
+		if s := c.stats[n]; s != nil && s.chars > 200 {
+			return false
+		}
+		return true
+	case atom.Img, atom.Picture, atom.Video, atom.Audio, atom.Canvas, atom.Input, atom.Textarea, atom.Label:
+		return false
+	}
+	h := hint(n)
+	s := c.stats[n]
+	if h < 0 {
+		return s == nil || 2*s.chars < c.rootChars
+	}
+	if s == nil || s.chars == 0 {
+		return false
+	}
+	ld := linkDensity(s)
+	if c.explicit {
+		// a region the page marked keeps its link lists (a docs page's
+		// table of contents is content)
+		return false
+	}
+	switch n.DataAtom {
+	case atom.Ul, atom.Ol, atom.Dl, atom.Div, atom.Section, atom.Table, atom.Figure:
+		if h == 0 && ld > 0.5 && s.score < 3 {
+			return true
+		}
+		if h == 0 && ld > 0.33 && s.chars < 200 && s.score == 0 {
+			return true
+		}
+	}
+	return false
+}
+
+func isInline(a atom.Atom) bool {
+	switch a {
+	case atom.Span, atom.A, atom.B, atom.I, atom.Em, atom.Strong, atom.Code, atom.Sup, atom.Sub, atom.Small,
+		atom.Mark, atom.Abbr, atom.Q, atom.Cite, atom.Kbd, atom.Var, atom.Samp, atom.Time, atom.U, atom.S, atom.Td, atom.Th:
+		return true
+	}
+	return false
+}
+
+func linkDensity(s *stat) float64 {
+	if s.chars == 0 {
+		return 0
+	}
+	return float64(s.linkChars) / float64(s.chars)
+}
+
+func isParagraph(a atom.Atom) bool {
+	switch a {
+	case atom.P, atom.Pre, atom.Td, atom.Blockquote, atom.Li, atom.Dd:
+		return true
+	}
+	return false
+}
+
+// hint is +1 when n's class or id names content ("article-body",
+// "entry-content"), -1 when it names a widget or template part and not
+// content, 0 otherwise.
+func hint(n *html.Node) int {
+	neg, pos := false, false
+	var buf [40]byte
+	for _, a := range n.Attr {
+		if a.Key != "class" && a.Key != "id" && a.Key != "itemprop" && a.Key != "role" {
+			continue
+		}
+		if a.Key == "id" && (n.DataAtom == atom.Section || strings.Count(a.Val, "-") >= 3) {
+			continue // documentation tools name sections after their headings
+		}
+		v := a.Val
+		for i := 0; i <= len(v); i++ {
+			k := 0
+			for ; i < len(v); i++ {
+				c := v[i]
+				if 'A' <= c && c <= 'Z' {
+					c += 'a' - 'A'
+				}
+				if !('a' <= c && c <= 'z' || '0' <= c && c <= '9') {
+					break
+				}
+				if k < len(buf) {
+					buf[k] = c
+				}
+				k++
+			}
+			if k == 0 || k > len(buf) {
+				continue
+			}
+			if negWords[string(buf[:k])] {
+				neg = true
+			} else if posWords[string(buf[:k])] {
+				pos = true
+			}
+		}
+	}
+	switch {
+	case neg && !pos:
+		return -1
+	case pos && !neg:
+		return 1
+	}
+	return 0
+}
+
+var negWords = set("comment", "comments", "commentlist", "disqus", "respond", "replies", "related", "relatedposts", "recommended",
+	"recommendations", "recirc", "outbrain", "taboola", "share", "sharing", "sharebar", "social", "socials", "cookie", "cookies",
+	"consent", "gdpr", "newsletter", "subscribe", "subscription", "signup", "promo", "promotion", "sponsor", "sponsored",
+	"ad", "ads", "advert", "advertisement", "adslot", "adunit", "banner", "footer", "masthead", "breadcrumb",
+	"breadcrumbs", "menu", "navbar", "nav", "navigation", "popup", "modal", "paywall", "tags", "tag", "trending", "popular",
+	"widget", "toolbar", "byline", "author", "credit", "credits", "hidden", "skip", "teaser", "teasers",
+	"readmore", "pagination", "pager", "timestamp", "meta", "complementary",
+	"contentinfo", "search", "login")
+
+var posWords = set("article", "articlebody", "content", "body", "main", "post", "entry", "story", "text", "prose", "blog", "hentry")
+
+func set(ws ...string) map[string]bool {
+	m := make(map[string]bool, len(ws))
+	for _, w := range ws {
+		m[w] = true
+	}
+	return m
+}
+
+// hiddenByStyle reports an inline display:none or visibility:hidden.
+func hiddenByStyle(n *html.Node) bool {
+	st, ok := attr(n, "style")
+	if !ok {
+		return false
+	}
+	st = strings.ReplaceAll(strings.ToLower(st), " ", "")
+	return strings.Contains(st, "display:none") || strings.Contains(st, "visibility:hidden")
+}
+
+// countChars counts s's characters other than whitespace, and its commas.
+func countChars(s string) (k, commas int) {
+	for i := 0; i < len(s); {
+		c := s[i]
+		if c < utf8.RuneSelf {
+			if !asciiSpace[c] {
+				k++
+				if c == ',' {
+					commas++
+				}
+			}
+			i++
+			continue
+		}
+		_, size := utf8.DecodeRuneInString(s[i:])
+		k++
+		i += size
+	}
+	return k, commas
+}
+
+// nodeTextCheap is n's descendant text, concatenated.
+func nodeTextCheap(n *html.Node) string {
+	var b strings.Builder
+	var f func(*html.Node)
+	f = func(n *html.Node) {
+		if n.Type == html.TextNode {
+			b.WriteString(n.Data)
+		}
+		for c := n.FirstChild; c != nil; c = c.NextSibling {
+			f(c)
+		}
+	}
+	f(n)
+	return b.String()
+}

@@ -1,0 +1,17 @@
+// Package extracteval measures the crawler's main-text extractor against
+// labelled article pages, near-duplicate pages built from them, and
+// documentation pages on disk. It is lab code: nothing in the product
+// imports it.
+//
+// # Metric
+//
+// The article metric is the one of scrapinghub/article-extraction-benchmark
+// (evaluate.py): text is tokenized into \w+ runs (Unicode letters, digits
+// and underscore; case kept), a page's shingles are its runs of 4
+// consecutive tokens (a text of fewer than 4 tokens is one shorter
+// shingle), counted as multisets; for one page TP = Σ min(true, pred),
+// FP = Σ max(0, pred−true), FN = Σ max(0, true−pred), normalized by
+// TP+FP+FN; precision = TP/(TP+FP) and recall = TP/(TP+FN) (both 1 when
+// FP = FN = 0, 0 when TP is 0), averaged over the pages where they are
+// defined, and F1 = 2PR/(P+R) of the averages.
+package extracteval

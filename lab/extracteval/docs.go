@@ -1,0 +1,168 @@
+package extracteval
+
+import (
+	"bytes"
+	"context"
+	"fmt"
+	"io"
+	"io/fs"
+	"net/url"
+	"os"
+	"path/filepath"
+	"sort"
+	"strings"
+
+	"github.com/PuerkitoBio/goquery"
+	"golang.org/x/net/html"
+	"golang.org/x/net/html/atom"
+)
+
+// docRecall measures, for every corpus directory under dir (or dir itself
+// when it holds .html files directly and no subdirectories), the
+// main-text recall of the crawler's extractor on the pages that mark a
+// region: the shingle recall of the new text against the text of the
+// page's one <main>/[role=main] (else its one <article>), with the
+// elements the crawler always drops (script, style, nav, header, footer,
+// aside, forms, hidden) left out of that reference. On pages without such
+// a region it measures the recall of the previous extractor's text (the
+// body without those elements) instead, reported apart.
+func docRecall(ctx context.Context, w io.Writer, dir string, maxN, worst int) error {
+	ents, err := os.ReadDir(dir)
+	if err != nil {
+		return fmt.Errorf("extracteval: docs: %w", err)
+	}
+	var corpora []string
+	for _, e := range ents {
+		if strings.HasPrefix(e.Name(), ".") {
+			continue
+		}
+		if fi, err := os.Stat(filepath.Join(dir, e.Name())); err == nil && fi.IsDir() {
+			corpora = append(corpora, filepath.Join(dir, e.Name()))
+		}
+	}
+	if len(corpora) == 0 {
+		corpora = []string{dir}
+	}
+	type low struct {
+		path string
+		r    float64
+	}
+	for _, root := range corpora {
+		var files []string
+		filepath.WalkDir(root+"/", func(p string, d fs.DirEntry, err error) error {
+			if err == nil && !d.IsDir() && (strings.HasSuffix(p, ".html") || strings.HasSuffix(p, ".htm")) {
+				files = append(files, p)
+			}
+			return nil
+		})
+		sort.Strings(files)
+		if len(files) > maxN {
+			// an even sample
+			step := float64(len(files)) / float64(maxN)
+			var s []string
+			for i := 0; i < maxN; i++ {
+				s = append(s, files[int(float64(i)*step)])
+			}
+			files = s
+		}
+		var sum, sumOld float64
+		n, withRegion := 0, 0
+		var lows []low
+		for _, p := range files {
+			if err := ctx.Err(); err != nil {
+				return err
+			}
+			b, err := os.ReadFile(p)
+			if err != nil {
+				continue
+			}
+			n++
+			ref := regionText(b)
+			u := &url.URL{Scheme: "http", Host: "127.0.0.1", Path: "/" + filepath.ToSlash(p)}
+			got := newText(page{url: u, html: b})
+			if strings.TrimSpace(ref) == "" {
+				// no marked region: recall against the previous extractor's
+				// text (the body without its template elements)
+				s := match(baselineText(b), got)
+				sumOld += s.recall()
+				lows = append(lows, low{p, s.recall()})
+				continue
+			}
+			withRegion++
+			s := match(ref, got)
+			r := s.recall()
+			sum += r
+			lows = append(lows, low{p, r})
+		}
+		mean := 0.0
+		if withRegion > 0 {
+			mean = sum / float64(withRegion)
+		}
+		meanOld := 0.0
+		if n > withRegion {
+			meanOld = sumOld / float64(n-withRegion)
+		}
+		fmt.Fprintf(w, "docs %s: %d pages; %d with a marked region: mean main-text recall %.4f; %d without: mean recall of the previous extractor's text %.4f\n",
+			filepath.Base(root), n, withRegion, mean, n-withRegion, meanOld)
+		sort.Slice(lows, func(i, j int) bool { return lows[i].r < lows[j].r })
+		for i := 0; i < worst && i < len(lows) && lows[i].r < 0.98; i++ {
+			fmt.Fprintf(w, "    recall %.3f  %s\n", lows[i].r, lows[i].path)
+		}
+	}
+	return nil
+}
+
+// regionText is the text of the page's one <main>/[role=main], else its one
+// <article>, without the elements the crawler always drops; "" when there
+// is none.
+func regionText(b []byte) string {
+	doc, err := goquery.NewDocumentFromReader(bytes.NewReader(b))
+	if err != nil {
+		return ""
+	}
+	var mains, articles []*html.Node
+	var walk func(n *html.Node)
+	walk = func(n *html.Node) {
+		if n.Type == html.ElementNode {
+			if n.DataAtom == atom.Article {
+				articles = append(articles, n)
+			}
+			if n.DataAtom == atom.Main || attrOf(n, "role") == "main" {
+				mains = append(mains, n)
+			}
+		}
+		for c := n.FirstChild; c != nil; c = c.NextSibling {
+			walk(c)
+		}
+	}
+	for _, n := range doc.Nodes {
+		walk(n)
+	}
+	var root *html.Node
+	switch {
+	case len(mains) == 1:
+		root = mains[0]
+	case len(articles) == 1:
+		root = articles[0]
+	default:
+		return ""
+	}
+	var sb strings.Builder
+	var text func(n *html.Node)
+	text = func(n *html.Node) {
+		if n.Type == html.TextNode {
+			sb.WriteString(n.Data)
+			return
+		}
+		if n.Type == html.ElementNode && baselineBoilerplate(n) {
+			return
+		}
+		sb.WriteByte(' ')
+		for c := n.FirstChild; c != nil; c = c.NextSibling {
+			text(c)
+		}
+		sb.WriteByte(' ')
+	}
+	text(root)
+	return sb.String()
+}

@@ -1,0 +1,126 @@
+package extracteval
+
+import (
+	"context"
+	"flag"
+	"fmt"
+	"io"
+	"io/fs"
+	"os"
+	"sort"
+	"strings"
+
+	"github.com/bloomcrawl/bloomcrawl/crawler"
+)
+
+// Main runs the evaluations args choose and prints their figures to
+// stdout; it is `bloomcrawl-lab extract`. Flags:
+//
+//	-data DIR      labelled sets (each a directory with ground-truth.json.gz
+//	               and html/); default: the sets built into the binary
+//	-sets a,b      only these sets (default all)
+//	-worst N       list the N worst pages by F1 (default 10)
+//	-dedup         also run the near-duplicate evaluation
+//	-docs DIR      also measure main-text recall on the .html files under DIR
+//	-docs-max N    at most N doc pages per corpus directory (default 2000)
+func Main(ctx context.Context, args []string, stdout, stderr io.Writer) error {
+	fl := flag.NewFlagSet("extract", flag.ContinueOnError)
+	fl.SetOutput(stderr)
+	data := fl.String("data", "", "directory of labelled sets (default: built in)")
+	only := fl.String("sets", "", "comma-separated set names (default: all)")
+	worst := fl.Int("worst", 10, "list the N worst pages")
+	dedup := fl.Bool("dedup", false, "run the near-duplicate evaluation")
+	docs := fl.String("docs", "", "directory of documentation corpora to measure main-text recall on")
+	docsMax := fl.Int("docs-max", 2000, "at most N pages per corpus")
+	if err := fl.Parse(args); err != nil {
+		return err
+	}
+	var fsys fs.FS
+	if *data != "" {
+		fsys = os.DirFS(*data)
+	} else {
+		sub, err := fs.Sub(testdata, "testdata")
+		if err != nil {
+			return err
+		}
+		fsys = sub
+	}
+	names, err := setNames(fsys)
+	if err != nil {
+		return fmt.Errorf("extracteval: sets: %w", err)
+	}
+	if *only != "" {
+		names = strings.Split(*only, ",")
+	}
+	for _, name := range names {
+		if err := ctx.Err(); err != nil {
+			return err
+		}
+		pages, err := loadSet(fsys, name)
+		if err != nil {
+			return err
+		}
+		articles(stdout, name, pages, *worst)
+		if *dedup {
+			if err := syndication(ctx, stdout, name, pages); err != nil {
+				return err
+			}
+		}
+	}
+	if *docs != "" {
+		return docRecall(ctx, stdout, *docs, *docsMax, *worst)
+	}
+	return nil
+}
+
+// newText is the crawler's main text of a page.
+func newText(p page) string {
+	d, err := crawler.Extract(p.html, "text/html", false, p.url)
+	if err != nil {
+		return ""
+	}
+	return d.Text
+}
+
+type pageScore struct {
+	key, site string
+	s         score
+}
+
+func articles(w io.Writer, name string, pages []page, worst int) {
+	sites := map[string]bool{}
+	var base, cur []score
+	var per []pageScore
+	for _, p := range pages {
+		sites[site(p.url)] = true
+		base = append(base, match(p.body, baselineText(p.html)))
+		s := match(p.body, newText(p))
+		cur = append(cur, s)
+		if s.tp+s.fp+s.fn > 0 {
+			per = append(per, pageScore{p.key, site(p.url), s})
+		}
+	}
+	bp, br, bf := summary(base)
+	np, nr, nf := summary(cur)
+	fmt.Fprintf(w, "set %s: %d pages, %d sites (4-token shingles, per-page averages)\n", name, len(pages), len(sites))
+	fmt.Fprintf(w, "  %-9s precision %.3f  recall %.3f  F1 %.3f\n", "baseline", bp, br, bf)
+	fmt.Fprintf(w, "  %-9s precision %.3f  recall %.3f  F1 %.3f\n", "new", np, nr, nf)
+	sort.Slice(per, func(i, j int) bool { return f1(per[i].s) < f1(per[j].s) })
+	if worst > len(per) {
+		worst = len(per)
+	}
+	if worst > 0 {
+		fmt.Fprintf(w, "  worst pages (new):\n")
+	}
+	for _, ps := range per[:worst] {
+		fmt.Fprintf(w, "    F1 %.3f  P %.3f  R %.3f  %s  %s\n", f1(ps.s), ps.s.precision(), ps.s.recall(), ps.site, ps.key)
+	}
+}
+
+func f1(s score) float64 {
+	p, r := s.precision(), s.recall()
+	if p+r == 0 {
+		return 0
+	}
+	return 2 * p * r / (p + r)
+}
