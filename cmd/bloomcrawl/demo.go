@@ -118,7 +118,7 @@ func runDemo(ctx context.Context, args []string, stdout, stderr io.Writer) error
 		enc.SetIndent("", "  ")
 		return enc.Encode(rep)
 	}
-	printSummary(stdout, st, "")
+	st.WriteSummary(stdout, "")
 	printDemo(stdout, &rep, *store != "")
 	return nil
 }
