@@ -12,9 +12,9 @@ import (
 
 func init() {
 	register(command{
-		name:    "filter",
-		summary: "bloomcrawl bench filter with the peers (bits-and-blooms): bits/URL, measured vs predicted FP, ns per add/test",
-		run:     runFilter,
+		Name:    "filter",
+		Summary: "bloomcrawl bench filter with the peers (bits-and-blooms): bits/URL, measured vs predicted FP, ns per add/test",
+		Run:     runFilter,
 	})
 }
 

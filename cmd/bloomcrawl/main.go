@@ -12,9 +12,6 @@ import (
 	"flag"
 	"fmt"
 	"io"
-	"os"
-	"os/signal"
-	"sort"
 	"strings"
 	"syscall"
 
@@ -34,28 +31,14 @@ type command struct {
 var commands = map[string]command{}
 
 // register adds a subcommand; called from init in each subcommand's file.
-func register(c command) {
-	if _, dup := commands[c.name]; dup {
-		panic("bloomcrawl: command registered twice: " + c.name)
-	}
-	commands[c.name] = c
-}
+func register(c command) { cli.Register(commands, "bloomcrawl", c.name, c) }
 
 // usageError marks an error caused by bad command-line input (exit code 2).
 type usageError = cli.UsageError
 
 func usagef(format string, a ...any) error { return cli.Usagef(format, a...) }
 
-func main() {
-	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
-	go func() {
-		// After the first signal, restore the default handler so that a
-		// second Ctrl-C terminates the process at once.
-		<-ctx.Done()
-		stop()
-	}()
-	os.Exit(run(ctx, os.Args[1:], os.Stdout, os.Stderr))
-}
+func main() { cli.Main(run) }
 
 // Exit codes besides 0 (success), 1 (failure), 2 (bad usage) and 130
 // (interrupted).
@@ -72,18 +55,9 @@ const (
 // 0 success, 1 failure, 2 bad usage, 74 I/O error on the store's disk, 75
 // store disk full, 130 interrupted.
 func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
-	if len(args) == 0 || args[0] == "-h" || args[0] == "--help" || args[0] == "help" {
-		printUsage(stdout)
-		if len(args) == 0 {
-			return 2
-		}
-		return 0
-	}
-	c, ok := commands[args[0]]
+	c, code, ok := cli.Lookup(commands, "bloomcrawl", args, stdout, stderr, printUsage)
 	if !ok {
-		fmt.Fprintf(stderr, "bloomcrawl: unknown command %q\n\n", args[0])
-		printUsage(stderr)
-		return 2
+		return code
 	}
 	err := c.run(ctx, args[1:], stdout, stderr)
 	var ue usageError
@@ -177,14 +151,7 @@ func printUsage(w io.Writer) {
 	fmt.Fprintln(w, "usage: bloomcrawl <command> [flags] [args]")
 	fmt.Fprintln(w)
 	fmt.Fprintln(w, "commands:")
-	names := make([]string, 0, len(commands))
-	for n := range commands {
-		names = append(names, n)
-	}
-	sort.Strings(names)
-	for _, n := range names {
-		fmt.Fprintf(w, "  %-8s %s\n", n, commands[n].summary)
-	}
+	cli.WriteList(w, commands, 8, func(c command) string { return c.summary })
 	fmt.Fprintln(w)
 	fmt.Fprintln(w, "Run 'bloomcrawl <command> -h' for a command's flags.")
 }

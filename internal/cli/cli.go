@@ -1,7 +1,8 @@
 // Package cli holds the command-line plumbing that cmd/bloomcrawl and
 // cmd/bloomcrawl-lab share: usage errors (exit status 2), flag sets that
 // report errors instead of exiting, and the list flags and JSON-lines output
-// of their subcommands. It knows nothing of what the commands do.
+// of their subcommands, the registry and listing of subcommands, and main's
+// signal context. It knows nothing of what the commands do.
 package cli
 
 import (
