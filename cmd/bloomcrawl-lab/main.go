@@ -69,12 +69,7 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 }
 
 func printUsage(w io.Writer) {
-	fmt.Fprintln(w, "usage: go run ./cmd/bloomcrawl-lab <command> [flags] [args]")
-	fmt.Fprintln(w)
-	fmt.Fprintln(w, "commands:")
-	cli.WriteList(w, commands, 9, func(c command) string { return c.Summary })
-	fmt.Fprintln(w)
-	fmt.Fprintln(w, "Run 'go run ./cmd/bloomcrawl-lab <command> -h' for a command's flags.")
+	cli.WriteUsage(w, "go run ./cmd/bloomcrawl-lab", commands, 9, func(c command) string { return c.Summary })
 }
 
 // newFlagSet returns a FlagSet for a subcommand that reports errors instead
@@ -88,10 +83,7 @@ func newFlagSet(name, usage string, stderr io.Writer) *flag.FlagSet {
 func parseFlags(fs *flag.FlagSet, args []string) error { return cli.ParseFlags(fs, args) }
 
 // stringList is a repeatable string flag.
-type stringList []string
-
-func (s *stringList) String() string     { return strings.Join(*s, ",") }
-func (s *stringList) Set(v string) error { *s = append(*s, v); return nil }
+type stringList = cli.StringList
 
 // intList parses flag's value, a comma-separated list of integers of at
 // least least; a usage error names the flag and the item (as what).

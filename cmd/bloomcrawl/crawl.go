@@ -13,7 +13,6 @@ import (
 	"runtime"
 	"runtime/debug"
 	"runtime/pprof"
-	"strings"
 	"sync"
 	"time"
 
@@ -37,12 +36,6 @@ func init() {
 		run:     runCrawlCmd,
 	})
 }
-
-// stringList is a repeatable string flag.
-type stringList []string
-
-func (s *stringList) String() string     { return strings.Join(*s, ",") }
-func (s *stringList) Set(v string) error { *s = append(*s, v); return nil }
 
 // crawlFlags are the crawl command's flags.
 type crawlFlags struct {

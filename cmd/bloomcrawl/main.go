@@ -38,6 +38,9 @@ type usageError = cli.UsageError
 
 func usagef(format string, a ...any) error { return cli.Usagef(format, a...) }
 
+// stringList is a repeatable string flag.
+type stringList = cli.StringList
+
 func main() { cli.Main(run) }
 
 // Exit codes besides 0 (success), 1 (failure), 2 (bad usage) and 130
@@ -148,12 +151,7 @@ func isDiskFull(err error) bool {
 }
 
 func printUsage(w io.Writer) {
-	fmt.Fprintln(w, "usage: bloomcrawl <command> [flags] [args]")
-	fmt.Fprintln(w)
-	fmt.Fprintln(w, "commands:")
-	cli.WriteList(w, commands, 8, func(c command) string { return c.summary })
-	fmt.Fprintln(w)
-	fmt.Fprintln(w, "Run 'bloomcrawl <command> -h' for a command's flags.")
+	cli.WriteUsage(w, "bloomcrawl", commands, 8, func(c command) string { return c.summary })
 }
 
 // newFlagSet returns a FlagSet for a subcommand that reports errors instead

@@ -48,6 +48,12 @@ func ParseFlags(fs *flag.FlagSet, args []string) error {
 	return nil
 }
 
+// StringList is a repeatable string flag: each use appends its value.
+type StringList []string
+
+func (s *StringList) String() string     { return strings.Join(*s, ",") }
+func (s *StringList) Set(v string) error { *s = append(*s, v); return nil }
+
 // SplitList returns the comma-separated items of s, trimmed, empty ones
 // left out.
 func SplitList(s string) []string {

@@ -38,6 +38,15 @@ func WriteList[C any](w io.Writer, m map[string]C, width int, summary func(C) st
 	}
 }
 
+// WriteUsage writes a program's usage: "usage: prog <command> [flags]
+// [args]", its commands (WriteList, names padded to width) and how to see a
+// command's flags.
+func WriteUsage[C any](w io.Writer, prog string, m map[string]C, width int, summary func(C) string) {
+	fmt.Fprintf(w, "usage: %s <command> [flags] [args]\n\ncommands:\n", prog)
+	WriteList(w, m, width, summary)
+	fmt.Fprintf(w, "\nRun '%s <command> -h' for a command's flags.\n", prog)
+}
+
 // Lookup finds the subcommand that args[0] names in m. With no arguments,
 // or -h, --help or help, it writes usage to stdout and returns exit code 2
 // (no arguments) or 0; for a name m lacks it writes "prog: unknown command"
