@@ -14,7 +14,6 @@ package main
 
 import (
 	"context"
-	"errors"
 	"flag"
 	"fmt"
 	"io"
@@ -49,23 +48,7 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	if !ok {
 		return code
 	}
-	err := c.Run(ctx, args[1:], stdout, stderr)
-	var ue usageError
-	switch {
-	case err == nil:
-		return 0
-	case errors.Is(err, flag.ErrHelp):
-		return 0
-	case errors.As(err, &ue):
-		fmt.Fprintf(stderr, "bloomcrawl-lab %s: %v\n", c.Name, err)
-		return 2
-	case errors.Is(err, context.Canceled):
-		fmt.Fprintf(stderr, "bloomcrawl-lab %s: interrupted\n", c.Name)
-		return 130
-	default:
-		fmt.Fprintf(stderr, "bloomcrawl-lab %s: %v\n", c.Name, err)
-		return 1
-	}
+	return cli.ExitCode("bloomcrawl-lab", c.Name, c.Run(ctx, args[1:], stdout, stderr), stderr)
 }
 
 func printUsage(w io.Writer) {

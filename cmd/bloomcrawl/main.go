@@ -63,34 +63,34 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 		return code
 	}
 	err := c.run(ctx, args[1:], stdout, stderr)
+	if code, ok := diskExitCode(c.name, err, stderr); ok {
+		return code
+	}
+	return cli.ExitCode("bloomcrawl", c.name, err, stderr)
+}
+
+// diskExitCode gives the exit code of a command that stopped on the store's
+// disk: 75 when it is full (the line says what ran out and how to go on),
+// 74 on an I/O error; ok is false for any other outcome.
+func diskExitCode(name string, err error, stderr io.Writer) (code int, ok bool) {
 	var ue usageError
 	var nse *storage.NoSpaceError
 	switch {
-	case err == nil:
-		return 0
-	case errors.Is(err, flag.ErrHelp):
-		return 0
-	case errors.As(err, &ue):
-		fmt.Fprintf(stderr, "bloomcrawl %s: %v\n", c.name, err)
-		return 2
+	case err == nil, errors.As(err, &ue):
+		return 0, false
 	case errors.As(err, &nse):
-		fmt.Fprintf(stderr, "bloomcrawl %s: %s\n", c.name, noSpaceLine(c.name, nse))
-		return exitNoSpace
+		fmt.Fprintf(stderr, "bloomcrawl %s: %s\n", name, noSpaceLine(name, nse))
+		return exitNoSpace, true
 	case isDiskFull(err):
 		// A write outside the store (a WARC file) hit a full disk; the
 		// error names the file.
-		fmt.Fprintf(stderr, "bloomcrawl %s: disk full: %v; %s\n", c.name, err, resumeHint(c.name))
-		return exitNoSpace
+		fmt.Fprintf(stderr, "bloomcrawl %s: disk full: %v; %s\n", name, err, resumeHint(name))
+		return exitNoSpace, true
 	case errors.Is(err, storage.ErrIO), errors.Is(err, syscall.EIO):
-		fmt.Fprintf(stderr, "bloomcrawl %s: %v; the command stopped: check the disk (dmesg), then run it again to resume\n", c.name, err)
-		return exitIOError
-	case errors.Is(err, context.Canceled):
-		fmt.Fprintf(stderr, "bloomcrawl %s: interrupted\n", c.name)
-		return 130
-	default:
-		fmt.Fprintf(stderr, "bloomcrawl %s: %v\n", c.name, err)
-		return 1
+		fmt.Fprintf(stderr, "bloomcrawl %s: %v; the command stopped: check the disk (dmesg), then run it again to resume\n", name, err)
+		return exitIOError, true
 	}
+	return 0, false
 }
 
 // noSpaceLine is the one line a command that ran out of disk ends with:

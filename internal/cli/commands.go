@@ -2,6 +2,8 @@ package cli
 
 import (
 	"context"
+	"errors"
+	"flag"
 	"fmt"
 	"io"
 	"maps"
@@ -66,6 +68,28 @@ func Lookup[C any](m map[string]C, prog string, args []string, stdout, stderr io
 		return c, 2, false
 	}
 	return c, 0, true
+}
+
+// ExitCode maps the error of subcommand name of program prog to its exit
+// code, and says what went wrong on stderr as "prog name: err": 0 for nil
+// and flag.ErrHelp (nothing written), 2 for a UsageError, 130 for
+// context.Canceled ("interrupted"), 1 otherwise. A program with more codes
+// checks for them first.
+func ExitCode(prog, name string, err error, stderr io.Writer) int {
+	var ue UsageError
+	switch {
+	case err == nil, errors.Is(err, flag.ErrHelp):
+		return 0
+	case errors.As(err, &ue):
+		fmt.Fprintf(stderr, "%s %s: %v\n", prog, name, err)
+		return 2
+	case errors.Is(err, context.Canceled):
+		fmt.Fprintf(stderr, "%s %s: interrupted\n", prog, name)
+		return 130
+	default:
+		fmt.Fprintf(stderr, "%s %s: %v\n", prog, name, err)
+		return 1
+	}
 }
 
 // Main runs run with the process's arguments (without the program name)
