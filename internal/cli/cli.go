@@ -11,6 +11,7 @@ import (
 	"flag"
 	"fmt"
 	"io"
+	"strconv"
 	"strings"
 )
 
@@ -64,6 +65,20 @@ func SplitList(s string) []string {
 		}
 	}
 	return out
+}
+
+// FloatList returns the numbers of the comma-separated list s (SplitList),
+// each in [lo, hi]; a UsageError names flag and the item that is not.
+func FloatList(flag, s string, lo, hi float64) ([]float64, error) {
+	var out []float64
+	for _, p := range SplitList(s) {
+		v, err := strconv.ParseFloat(p, 64)
+		if err != nil || !(v >= lo && v <= hi) {
+			return nil, Usagef("%s: %q is not a number in [%g, %g]", flag, p, lo, hi)
+		}
+		out = append(out, v)
+	}
+	return out, nil
 }
 
 // WriteJSONLines writes each row as one line of JSON.
