@@ -12,6 +12,8 @@
 //     stored page, a near-duplicate becomes a URL record pointing at the
 //     docId it duplicates. `bloomcrawl serve`, `bloomcrawl dedup --store` and
 //     `crawl --serve` all go through it, so the three agree.
+//     [Service.ServeLines] is its batch form (`bloomcrawl dedup`): one
+//     JSON request a line in, one JSON answer a line out, in order.
 //   - [NewHandler], the HTTP handler that serves the service and the store
 //     queries (see the route list on [NewHandler]), with bearer-token auth,
 //     body limits, JSON errors and Prometheus metrics on a private registry.

@@ -131,6 +131,14 @@
 // recrawl.continuous, listed sitemaps and dedup.filter (CheckCluster names
 // the option) and reads no sitemaps with scope.sitemaps auto.
 //
+// # Progress
+//
+// Options.Progress receives the counters (Stats) while the crawl runs;
+// NewProgress makes the callback the crawl command uses (a line rewritten in
+// place on a terminal, Stats.ProgressLine, or a log record every 10 seconds)
+// and Stats.WriteSummary prints the final summary. Crawler.Collectors export
+// the same counters to a Prometheus registry (crawl --serve's /metrics).
+//
 // # Caveats
 //
 //   - A redirect whose target is already queued fetches the target twice

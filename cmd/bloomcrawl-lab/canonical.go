@@ -13,9 +13,9 @@ import (
 
 func init() {
 	register(command{
-		name:    "canonical",
-		summary: "the rel=canonical guard on every pair of a directory's HTML pages vs exact Jaccard: false merges, misuse",
-		run:     runBenchCanonical,
+		Name:    "canonical",
+		Summary: "the rel=canonical guard on every pair of a directory's HTML pages vs exact Jaccard: false merges, misuse",
+		Run:     runBenchCanonical,
 	})
 }
 

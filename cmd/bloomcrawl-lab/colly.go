@@ -18,9 +18,9 @@ import (
 
 func init() {
 	register(command{
-		name:    "colly",
-		summary: "the bare Colly crawler that crawl compares against (--tools bloomcrawl,wget,colly --tool 'colly=PATH/bloomcrawl-lab colly {seed}')",
-		run:     runColly,
+		Name:    "colly",
+		Summary: "the bare Colly crawler that crawl compares against (--tools bloomcrawl,wget,colly --tool 'colly=PATH/bloomcrawl-lab colly {seed}')",
+		Run:     runColly,
 	})
 }
 

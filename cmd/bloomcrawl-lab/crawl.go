@@ -13,9 +13,9 @@ import (
 
 func init() {
 	register(command{
-		name:    "crawl",
-		summary: "crawl throughput and memory on directories of HTML served on loopback, vs wget and other crawlers",
-		run:     runBenchCrawl,
+		Name:    "crawl",
+		Summary: "crawl throughput and memory on directories of HTML served on loopback, vs wget and other crawlers",
+		Run:     runBenchCrawl,
 	})
 }
 

@@ -13,9 +13,9 @@ import (
 
 func init() {
 	register(command{
-		name:    "dedup",
-		summary: "near-duplicate precision/recall (en, zh) vs exact Jaccard ground truth, SimHash vs naive baseline",
-		run:     runBenchDedup,
+		Name:    "dedup",
+		Summary: "near-duplicate precision/recall (en, zh) vs exact Jaccard ground truth, SimHash vs naive baseline",
+		Run:     runBenchDedup,
 	})
 }
 

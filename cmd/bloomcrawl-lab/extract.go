@@ -4,8 +4,8 @@ import "github.com/bloomcrawl/bloomcrawl/lab/extracteval"
 
 func init() {
 	register(command{
-		name:    "extract",
-		summary: "main-text extraction against labelled article pages (token-shingle P/R/F1), syndicated copies through the dedup cascade, doc-corpus recall",
-		run:     extracteval.Main,
+		Name:    "extract",
+		Summary: "main-text extraction against labelled article pages (token-shingle P/R/F1), syndicated copies through the dedup cascade, doc-corpus recall",
+		Run:     extracteval.Main,
 	})
 }

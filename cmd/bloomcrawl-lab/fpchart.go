@@ -23,9 +23,9 @@ import (
 
 func init() {
 	register(command{
-		name:    "fpchart",
-		summary: "draw fp.svg and fp.png from DIR/fp.jsonl (bloomcrawl bench fp --report DIR)",
-		run:     runFPChart,
+		Name:    "fpchart",
+		Summary: "draw fp.svg and fp.png from DIR/fp.jsonl (bloomcrawl bench fp --report DIR)",
+		Run:     runFPChart,
 	})
 }
 

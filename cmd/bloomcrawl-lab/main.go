@@ -14,106 +14,45 @@ package main
 
 import (
 	"context"
-	"errors"
 	"flag"
 	"fmt"
 	"io"
 	"os"
 	"os/exec"
-	"os/signal"
 	"path/filepath"
-	"sort"
 	"strconv"
 	"strings"
-	"syscall"
 
 	"github.com/bloomcrawl/bloomcrawl/internal/cli"
 )
 
 // command is one subcommand of bloomcrawl-lab.
-type command struct {
-	name    string // as typed on the command line
-	summary string // one line for the usage listing
-	// run executes the subcommand with its own arguments (without the
-	// subcommand name). It returns a usageError for bad flags or arguments.
-	run func(ctx context.Context, args []string, stdout, stderr io.Writer) error
-}
+type command = cli.Command
 
 var commands = map[string]command{}
 
 // register adds a subcommand; called from init in each subcommand's file.
-func register(c command) {
-	if _, dup := commands[c.name]; dup {
-		panic("bloomcrawl-lab: command registered twice: " + c.name)
-	}
-	commands[c.name] = c
-}
+func register(c command) { cli.Register(commands, "bloomcrawl-lab", c.Name, c) }
 
 // usageError marks an error caused by bad command-line input (exit code 2).
 type usageError = cli.UsageError
 
 func usagef(format string, a ...any) error { return cli.Usagef(format, a...) }
 
-func main() {
-	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
-	go func() {
-		// After the first signal, restore the default handler so that a
-		// second Ctrl-C terminates the process at once.
-		<-ctx.Done()
-		stop()
-	}()
-	os.Exit(run(ctx, os.Args[1:], os.Stdout, os.Stderr))
-}
+func main() { cli.Main(run) }
 
 // run executes bloomcrawl-lab with args and returns the process exit code:
 // 0 success, 1 failure, 2 bad usage, 130 interrupted.
 func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
-	if len(args) == 0 || args[0] == "-h" || args[0] == "--help" || args[0] == "help" {
-		printUsage(stdout)
-		if len(args) == 0 {
-			return 2
-		}
-		return 0
-	}
-	c, ok := commands[args[0]]
+	c, code, ok := cli.Lookup(commands, "bloomcrawl-lab", args, stdout, stderr, printUsage)
 	if !ok {
-		fmt.Fprintf(stderr, "bloomcrawl-lab: unknown command %q\n\n", args[0])
-		printUsage(stderr)
-		return 2
+		return code
 	}
-	err := c.run(ctx, args[1:], stdout, stderr)
-	var ue usageError
-	switch {
-	case err == nil:
-		return 0
-	case errors.Is(err, flag.ErrHelp):
-		return 0
-	case errors.As(err, &ue):
-		fmt.Fprintf(stderr, "bloomcrawl-lab %s: %v\n", c.name, err)
-		return 2
-	case errors.Is(err, context.Canceled):
-		fmt.Fprintf(stderr, "bloomcrawl-lab %s: interrupted\n", c.name)
-		return 130
-	default:
-		fmt.Fprintf(stderr, "bloomcrawl-lab %s: %v\n", c.name, err)
-		return 1
-	}
+	return cli.ExitCode("bloomcrawl-lab", c.Name, c.Run(ctx, args[1:], stdout, stderr), stderr)
 }
 
 func printUsage(w io.Writer) {
-	fmt.Fprintln(w, "usage: go run ./cmd/bloomcrawl-lab <command> [flags] [args]")
-	fmt.Fprintln(w)
-	fmt.Fprintln(w, "commands:")
-	names := make([]string, 0, len(commands))
-	for n := range commands {
-		names = append(names, n)
-	}
-	sort.Strings(names)
-	for _, n := range names {
-		fmt.Fprintf(w, "  %-9s %s\n", n, commands[n].summary)
-	}
-	fmt.Fprintln(w)
-	fmt.Fprintln(w, "Run 'go run ./cmd/bloomcrawl-lab <command> -h' for a command's flags.")
+	cli.WriteUsage(w, "go run ./cmd/bloomcrawl-lab", commands, 9, func(c command) string { return c.Summary })
 }
 
 // newFlagSet returns a FlagSet for a subcommand that reports errors instead
@@ -127,10 +66,7 @@ func newFlagSet(name, usage string, stderr io.Writer) *flag.FlagSet {
 func parseFlags(fs *flag.FlagSet, args []string) error { return cli.ParseFlags(fs, args) }
 
 // stringList is a repeatable string flag.
-type stringList []string
-
-func (s *stringList) String() string     { return strings.Join(*s, ",") }
-func (s *stringList) Set(v string) error { *s = append(*s, v); return nil }
+type stringList = cli.StringList
 
 // intList parses flag's value, a comma-separated list of integers of at
 // least least; a usage error names the flag and the item (as what).

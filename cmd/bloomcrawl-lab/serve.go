@@ -13,9 +13,9 @@ import (
 
 func init() {
 	register(command{
-		name:    "serve",
-		summary: "HTTP API load: requests/s and latency of POST /v1/docid and GET /v1/pages/{docId}",
-		run:     runBenchServe,
+		Name:    "serve",
+		Summary: "HTTP API load: requests/s and latency of POST /v1/docid and GET /v1/pages/{docId}",
+		Run:     runBenchServe,
 	})
 }
 

@@ -16,9 +16,9 @@ import (
 
 func init() {
 	register(command{
-		name:    "similar",
-		summary: "similar pages (MinHash p x q) on a store vs exact all-pairs Jaccard: recall, precision, cost, p/q sweep",
-		run:     runBenchSimilar,
+		Name:    "similar",
+		Summary: "similar pages (MinHash p x q) on a store vs exact all-pairs Jaccard: recall, precision, cost, p/q sweep",
+		Run:     runBenchSimilar,
 	})
 }
 

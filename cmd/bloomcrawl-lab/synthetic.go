@@ -12,9 +12,9 @@ import (
 
 func init() {
 	register(command{
-		name:    "synthetic",
-		summary: "crawl generated sites of several sizes: pages/s, RssAnon, disk per page, loss vs the truth",
-		run:     runBenchSynthetic,
+		Name:    "synthetic",
+		Summary: "crawl generated sites of several sizes: pages/s, RssAnon, disk per page, loss vs the truth",
+		Run:     runBenchSynthetic,
 	})
 }
 

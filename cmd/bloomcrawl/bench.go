@@ -4,19 +4,15 @@ import (
 	"context"
 	"fmt"
 	"io"
-	"sort"
+
+	"github.com/bloomcrawl/bloomcrawl/internal/cli"
 )
 
 // benchmarks holds the 'bloomcrawl bench <name>' subcommands; each
 // benchmark's file registers itself with registerBench.
 var benchmarks = map[string]command{}
 
-func registerBench(c command) {
-	if _, dup := benchmarks[c.name]; dup {
-		panic("bloomcrawl: benchmark registered twice: " + c.name)
-	}
-	benchmarks[c.name] = c
-}
+func registerBench(c command) { cli.Register(benchmarks, "bloomcrawl bench", c.name, c) }
 
 func init() {
 	register(command{
@@ -29,14 +25,7 @@ func init() {
 func runBench(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	if len(args) == 0 || args[0] == "-h" || args[0] == "--help" {
 		fmt.Fprintln(stderr, "usage: bloomcrawl bench <benchmark> [flags]\n\nbenchmarks:")
-		names := make([]string, 0, len(benchmarks))
-		for n := range benchmarks {
-			names = append(names, n)
-		}
-		sort.Strings(names)
-		for _, n := range names {
-			fmt.Fprintf(stderr, "  %-8s %s\n", n, benchmarks[n].summary)
-		}
+		cli.WriteList(stderr, benchmarks, 8, func(c command) string { return c.summary })
 		if len(args) == 0 {
 			return usagef("missing benchmark name")
 		}

@@ -4,9 +4,6 @@ import (
 	"context"
 	"fmt"
 	"io"
-	"os"
-	"path/filepath"
-	"strconv"
 	"strings"
 
 	"github.com/bloomcrawl/bloomcrawl/internal/cli"
@@ -45,10 +42,10 @@ func runBenchFP(ctx context.Context, args []string, stdout, stderr io.Writer) er
 	}
 	o := filterbench.FPOptions{Variants: cli.SplitList(*variants), Log: stderr}
 	var err error
-	if o.Budgets, err = parseFloatList("--bits", *bitsList, 0.5, 1024); err != nil {
+	if o.Budgets, err = cli.FloatList("--bits", *bitsList, 0.5, 1024); err != nil {
 		return err
 	}
-	if o.Targets, err = parseFloatList("--fp", *fpList, 1e-12, 0.4999); err != nil {
+	if o.Targets, err = cli.FloatList("--fp", *fpList, 1e-12, 0.4999); err != nil {
 		return err
 	}
 	if len(o.Budgets) == 0 && len(o.Targets) == 0 {
@@ -84,39 +81,10 @@ func runBenchFP(ctx context.Context, args []string, stdout, stderr io.Writer) er
 		filterbench.WriteFPTable(stdout, rows, false)
 	}
 	if *report != "" {
-		if err := writeFPReport(*report, o.Source, len(o.Stream), rows); err != nil {
+		if err := filterbench.SaveFPReport(*report, o.Source, len(o.Stream), rows); err != nil {
 			return fmt.Errorf("bench fp: report: %w", err)
 		}
 		fmt.Fprintf(stderr, "bench fp: report written to %s (report.md, fp.jsonl); draw fp.svg and fp.png with: go run ./cmd/bloomcrawl-lab fpchart %s\n", *report, *report)
 	}
 	return nil
-}
-
-// writeFPReport writes report.md and the rows as fp.jsonl, which
-// cmd/bloomcrawl-lab fpchart reads to draw the chart report.md shows.
-func writeFPReport(dir, source string, tested int, rows []filterbench.FPRow) error {
-	if err := os.MkdirAll(dir, 0o755); err != nil {
-		return err
-	}
-	var md, jl strings.Builder
-	filterbench.WriteFPReport(&md, source, tested, rows)
-	if err := cli.WriteJSONLines(&jl, rows); err != nil {
-		return err
-	}
-	if err := os.WriteFile(filepath.Join(dir, "report.md"), []byte(md.String()), 0o644); err != nil {
-		return err
-	}
-	return os.WriteFile(filepath.Join(dir, "fp.jsonl"), []byte(jl.String()), 0o644)
-}
-
-func parseFloatList(flag, s string, lo, hi float64) ([]float64, error) {
-	var out []float64
-	for _, p := range cli.SplitList(s) {
-		v, err := strconv.ParseFloat(p, 64)
-		if err != nil || !(v >= lo && v <= hi) {
-			return nil, usagef("%s: %q is not a number in [%g, %g]", flag, p, lo, hi)
-		}
-		out = append(out, v)
-	}
-	return out, nil
 }

@@ -8,20 +8,14 @@ import (
 	"fmt"
 	"io"
 	"log/slog"
-	"math"
 	"net"
 	"os"
 	"runtime"
 	"runtime/debug"
-	"runtime/metrics"
 	"runtime/pprof"
-	"slices"
-	"strconv"
-	"strings"
 	"sync"
 	"time"
 
-	"github.com/prometheus/client_golang/prometheus"
 	"golang.org/x/term"
 
 	"github.com/bloomcrawl/bloomcrawl/api"
@@ -30,6 +24,7 @@ import (
 	"github.com/bloomcrawl/bloomcrawl/configs"
 	"github.com/bloomcrawl/bloomcrawl/contentdedup"
 	"github.com/bloomcrawl/bloomcrawl/crawler"
+	"github.com/bloomcrawl/bloomcrawl/internal/memlimit"
 	"github.com/bloomcrawl/bloomcrawl/seen"
 	"github.com/bloomcrawl/bloomcrawl/storage"
 )
@@ -41,12 +36,6 @@ func init() {
 		run:     runCrawlCmd,
 	})
 }
-
-// stringList is a repeatable string flag.
-type stringList []string
-
-func (s *stringList) String() string     { return strings.Join(*s, ",") }
-func (s *stringList) Set(v string) error { *s = append(*s, v); return nil }
 
 // crawlFlags are the crawl command's flags.
 type crawlFlags struct {
@@ -157,7 +146,7 @@ func runCrawlCmd(ctx context.Context, args []string, stdout, stderr io.Writer) e
 				err = jerr
 			}
 		} else {
-			printSummary(stdout, st, cfg.Store.Dir)
+			st.WriteSummary(stdout, cfg.Store.Dir)
 		}
 	}
 	return err
@@ -245,12 +234,12 @@ func startProfiling(ctx context.Context, f *crawlFlags, stderr io.Writer) (stop 
 	memLimitBefore := debug.SetMemoryLimit(-1)
 	stops = append(stops, func() { stopSamplers(); sampling.Wait(); debug.SetMemoryLimit(memLimitBefore) })
 	if *f.memLimit > 0 && os.Getenv("GOMEMLIMIT") == "" {
-		ceiling, source := memCeiling()
+		ceiling, source := memlimit.Ceiling()
 		warn := slog.New(slog.NewTextHandler(stderr, nil)).With("memory_ceiling_from", source).Warn
-		sampling.Go(func() { followMemLimit(samplers, *f.memLimit<<20, ceiling, time.Second, warn) })
+		sampling.Go(func() { memlimit.Follow(samplers, *f.memLimit<<20, ceiling, time.Second, warn) })
 	}
 	if *f.memProfile != "" {
-		sampling.Go(func() { profileHeapPeaks(samplers, *f.memProfile+".peak", 5*time.Second) })
+		sampling.Go(func() { memlimit.ProfileHeapPeaks(samplers, *f.memProfile+".peak", 5*time.Second) })
 	}
 	if *f.cpuProfile != "" {
 		cf, err := os.Create(*f.cpuProfile)
@@ -374,7 +363,7 @@ func crawlStore(ctx context.Context, cfg *configs.Config, r crawlRun) (st *crawl
 		live = true
 	}
 	if !r.quiet {
-		opts.Progress, opts.ProgressEvery = progressReporter(r.stderr, db, log, live)
+		opts.Progress, opts.ProgressEvery = crawler.NewProgress(r.stderr, db, log, live)
 	}
 	if !live || r.verbose {
 		opts.Logger = log
@@ -400,8 +389,8 @@ func crawlStore(ctx context.Context, cfg *configs.Config, r crawlRun) (st *crawl
 		err = r.inspect(db)
 	}
 	if r.memProfile != "" {
-		if perr := writeHeapProfile(r.memProfile); perr != nil && err == nil {
-			err = perr
+		if perr := memlimit.WriteHeapProfile(r.memProfile); perr != nil && err == nil {
+			err = fmt.Errorf("--memprofile: %w", perr)
 		}
 		runtime.KeepAlive(c)
 		runtime.KeepAlive(dd)
@@ -430,7 +419,7 @@ func serveAPI(ctx context.Context, r crawlRun, dd *contentdedup.Deduper, db *sto
 			serveDone <- serr
 			return
 		}
-		ho := api.HandlerOptions{Token: r.token, Logger: log, Seen: recs, Collectors: crawlMetrics(*c)}
+		ho := api.HandlerOptions{Token: r.token, Logger: log, Seen: recs, Collectors: (*c).Collectors()}
 		if r.cluster.URL != "" {
 			// a document decided here, outside the cluster's document
 			// log, would make this node's dedup index differ from the
@@ -452,337 +441,4 @@ func serveAPI(ctx context.Context, r crawlRun, dd *contentdedup.Deduper, db *sto
 		return <-serveDone
 	}
 	return started, wait
-}
-
-// progressReporter returns the crawl's progress callback and its period: a
-// line rewritten in place on a terminal (live), else a log line every 10
-// seconds.
-func progressReporter(stderr io.Writer, db *storage.DB, log *slog.Logger, live bool) (func(crawler.Stats), time.Duration) {
-	if live {
-		return func(s crawler.Stats) { fmt.Fprintf(stderr, "\r\033[K%s%s", progressLine(s), lowDiskNote(db)) }, 0
-	}
-	return func(s crawler.Stats) {
-		args := []any{"fetched", s.Fetched, "stored", s.Stored, "duplicates", s.Duplicates,
-			"errors", s.Errors, "queued", s.Queued, "pages_per_s", fmt.Sprintf("%.0f", s.PagesPerSecond)}
-		if sp, err := db.Space(); err == nil && sp.Low() {
-			args = append(args, "disk_free", storage.FormatBytes(sp.Free), "stops_below", storage.FormatBytes(sp.Need()))
-		}
-		if s.FalsePositives != nil {
-			args = append(args, "filter_false_positives", *s.FalsePositives)
-		}
-		if s.RefreshScheduled > 0 {
-			args = append(args, "refreshed", s.Refreshed, "not_modified", s.NotModified, "changed", s.Changed,
-				"refresh_due", s.RefreshDue, "behind_schedule", s.BehindSchedule)
-		}
-		if l := s.ClusterLease; l != nil {
-			length, pending := clusterQueues(l)
-			args = append(args, "cluster_partitions", fmt.Sprint(l.Held), "cluster_queue", length, "cluster_pending", pending,
-				"cluster_leases_lost", l.LeasesLost, "cluster_renew_failures", l.RenewFailures)
-		}
-		log.Info("progress", args...)
-	}, 10 * time.Second
-}
-
-// writeHeapProfile collects garbage and writes the heap profile to path.
-func writeHeapProfile(path string) error {
-	f, err := os.Create(path)
-	if err != nil {
-		return fmt.Errorf("--memprofile: %w", err)
-	}
-	runtime.GC()
-	if err := pprof.WriteHeapProfile(f); err != nil {
-		f.Close()
-		return fmt.Errorf("--memprofile: %w", err)
-	}
-	return f.Close()
-}
-
-// profileHeapPeaks writes a heap profile to path every time the live heap
-// (as the last collection marked it) passes 110% of the highest seen so
-// far, checking every interval until ctx is done.
-func profileHeapPeaks(ctx context.Context, path string, every time.Duration) {
-	sample := []metrics.Sample{{Name: "/gc/heap/live:bytes"}}
-	var high uint64
-	readMetricsEvery(ctx, every, sample, func() bool {
-		if live := sample[0].Value.Uint64(); live > high+high/10 {
-			high = live
-			f, err := os.Create(path)
-			if err != nil {
-				return false
-			}
-			pprof.WriteHeapProfile(f)
-			f.Close()
-		}
-		return true
-	})
-}
-
-// readMetricsEvery reads samples every interval and calls fn, until ctx is
-// done or fn returns false; it stops as well when a sample is not a uint64
-// (a metric this Go version does not have).
-func readMetricsEvery(ctx context.Context, every time.Duration, samples []metrics.Sample, fn func() bool) {
-	t := time.NewTicker(every)
-	defer t.Stop()
-	for {
-		select {
-		case <-ctx.Done():
-			return
-		case <-t.C:
-		}
-		metrics.Read(samples)
-		for _, s := range samples {
-			if s.Value.Kind() != metrics.KindUint64 {
-				return
-			}
-		}
-		if !fn() {
-			return
-		}
-	}
-}
-
-// crawlMetrics are the running crawl's counters that crawl --serve adds to
-// /metrics: the URL filter's false positives and the store reads that
-// confirm its "seen" answers (dedup.verify).
-func crawlMetrics(c *crawler.Crawler) []prometheus.Collector {
-	counter := func(name, help string, v func(crawler.Stats) uint64) prometheus.Collector {
-		return prometheus.NewCounterFunc(prometheus.CounterOpts{Name: name, Help: help},
-			func() float64 { return float64(v(c.Stats())) })
-	}
-	gauge := func(name, help string, v func(crawler.Stats) float64) prometheus.Collector {
-		return prometheus.NewGaugeFunc(prometheus.GaugeOpts{Name: name, Help: help},
-			func() float64 { return v(c.Stats()) })
-	}
-	return []prometheus.Collector{
-		counter("bloomcrawl_crawl_filter_false_positives_total",
-			`URLs the URL filter answered "seen" for that were new, crawled anyway (dedup.verify or --audit; 0 when neither counts them).`,
-			func(s crawler.Stats) uint64 {
-				if s.FalsePositives == nil {
-					return 0
-				}
-				return *s.FalsePositives
-			}),
-		counter("bloomcrawl_crawl_filter_store_reads_total",
-			`Store read batches made to confirm the URL filter's "seen" answers (at most one per page).`,
-			func(s crawler.Stats) uint64 { return s.FilterStoreReads }),
-		counter("bloomcrawl_crawl_filter_store_keys_total",
-			`URLs looked up in the store to confirm the URL filter's "seen" answers.`,
-			func(s crawler.Stats) uint64 { return s.FilterStoreKeys }),
-		counter("bloomcrawl_crawl_pages_fetched_total", "URLs requested that got an HTTP response.",
-			func(s crawler.Stats) uint64 { return uint64(s.Fetched) }),
-		counter("bloomcrawl_crawl_refreshed_total", "Scheduled refreshes fetched (recrawl; any response).",
-			func(s crawler.Stats) uint64 { return uint64(s.Refreshed) }),
-		counter("bloomcrawl_crawl_not_modified_total", "Refreshes answered 304 Not Modified (conditional GET): nothing rewritten.",
-			func(s crawler.Stats) uint64 { return uint64(s.NotModified) }),
-		counter("bloomcrawl_crawl_changed_total", "Refreshes whose title or text changed: the stored page replaced by the new text.",
-			func(s crawler.Stats) uint64 { return uint64(s.Changed) }),
-		counter("bloomcrawl_crawl_new_versions_total", "Changed refreshes that were no near-duplicate of the stored text: new versions (the old one kept up to recrawl.keep_versions).",
-			func(s crawler.Stats) uint64 { return uint64(s.NewVersions) }),
-		counter("bloomcrawl_crawl_behind_schedule_total", "Refreshes fetched more than one interval after they were due.",
-			func(s crawler.Stats) uint64 { return uint64(s.BehindSchedule) }),
-		gauge("bloomcrawl_crawl_discovery_delay_median_seconds", "Median delay from a URL's discovery (its link queued in this run) to its fetch.",
-			func(s crawler.Stats) float64 { return s.DiscoveryDelayMedian }),
-		gauge("bloomcrawl_crawl_cluster_partitions_held", "Cluster mode: partitions this node holds a lease on (only their hosts are fetched here).",
-			func(s crawler.Stats) float64 { return float64(len(s.ClusterPartitions)) }),
-		counter("bloomcrawl_crawl_cluster_lease_renew_failures_total", "Cluster mode: lease rounds that failed (Redis unreachable or an error); the node stops after a lease TTL of them in a row.",
-			func(s crawler.Stats) uint64 {
-				if s.ClusterLease == nil {
-					return 0
-				}
-				return uint64(s.ClusterLease.RenewFailures)
-			}),
-		counter("bloomcrawl_crawl_cluster_leases_lost_total", "Cluster mode: leases found expired or owned by another node when this node came to renew them.",
-			func(s crawler.Stats) uint64 {
-				if s.ClusterLease == nil {
-					return 0
-				}
-				return uint64(s.ClusterLease.LeasesLost)
-			}),
-		newClusterQueueCollector(c),
-		gauge("bloomcrawl_crawl_discovery_delay_p99_seconds", "99th percentile of the delay from a URL's discovery to its fetch.",
-			func(s crawler.Stats) float64 { return s.DiscoveryDelayP99 }),
-	}
-}
-
-func progressLine(s crawler.Stats) string {
-	line := fmt.Sprintf("%6.0fs  fetched %d  stored %d  duplicates %d  errors %d  queued %d  %.0f pages/s",
-		s.Seconds, s.Fetched, s.Stored, s.Duplicates, s.Errors, s.Queued, s.PagesPerSecond)
-	if s.FalsePositives != nil {
-		line += fmt.Sprintf("  filter FPs %d", *s.FalsePositives)
-	}
-	if s.RefreshScheduled > 0 {
-		line += fmt.Sprintf("  refreshed %d  due %d  behind %d", s.Refreshed, s.RefreshDue, s.BehindSchedule)
-	}
-	if l := s.ClusterLease; l != nil {
-		length, pending := clusterQueues(l)
-		line += fmt.Sprintf("  partitions %v  queue %d (%d pending)", l.Held, length, pending)
-		if l.LeasesLost > 0 || l.RenewFailures > 0 {
-			line += fmt.Sprintf("  leases lost %d  renew failures %d", l.LeasesLost, l.RenewFailures)
-		}
-	}
-	return line
-}
-
-// clusterQueues sums the queue lengths and pending entries of the
-// partitions a cluster node holds.
-func clusterQueues(l *cluster.LeaseState) (length, pending int64) {
-	for _, q := range l.Queues {
-		length += q.Length
-		pending += q.Pending
-	}
-	return length, pending
-}
-
-// clusterQueueCollector exports, in cluster mode, the queue length and
-// pending entries of each partition the node holds, labelled by
-// partition.
-type clusterQueueCollector struct {
-	c               *crawler.Crawler
-	length, pending *prometheus.Desc
-}
-
-func newClusterQueueCollector(c *crawler.Crawler) *clusterQueueCollector {
-	return &clusterQueueCollector{c: c,
-		length: prometheus.NewDesc("bloomcrawl_crawl_cluster_queue_length",
-			"Cluster mode: entries in the stream of each partition this node holds (waiting or handed out, not yet acknowledged), read every lease round.",
-			[]string{"partition"}, nil),
-		pending: prometheus.NewDesc("bloomcrawl_crawl_cluster_queue_pending",
-			"Cluster mode: entries of each partition this node holds that were handed out and not yet acknowledged.",
-			[]string{"partition"}, nil)}
-}
-
-func (q *clusterQueueCollector) Describe(ch chan<- *prometheus.Desc) { ch <- q.length; ch <- q.pending }
-
-func (q *clusterQueueCollector) Collect(ch chan<- prometheus.Metric) {
-	l := q.c.Stats().ClusterLease
-	if l == nil {
-		return
-	}
-	for _, p := range l.Queues {
-		label := strconv.Itoa(p.Partition)
-		ch <- prometheus.MustNewConstMetric(q.length, prometheus.GaugeValue, float64(p.Length), label)
-		ch <- prometheus.MustNewConstMetric(q.pending, prometheus.GaugeValue, float64(p.Pending), label)
-	}
-}
-
-// lowDiskNote is what the live progress line adds when the store's disk
-// gets low (under twice the reserve): "" otherwise.
-func lowDiskNote(db *storage.DB) string {
-	sp, err := db.Space()
-	if err != nil || !sp.Low() {
-		return ""
-	}
-	return fmt.Sprintf("  disk %s free (stops below %s)", storage.FormatBytes(sp.Free), storage.FormatBytes(sp.Need()))
-}
-
-func printSummary(w io.Writer, s *crawler.Stats, dir string) {
-	fmt.Fprintf(w, "crawl finished in %.1fs (%.0f pages/s)\n", s.Seconds, s.PagesPerSecond)
-	fmt.Fprintf(w, "  fetched      %d\n", s.Fetched)
-	fmt.Fprintf(w, "  stored       %d new documents\n", s.Stored)
-	fmt.Fprintf(w, "  duplicates   %d (URLs mapped to a stored document)\n", s.Duplicates)
-	if s.Retries > 0 {
-		fmt.Fprintf(w, "  retries      %d\n", s.Retries)
-	}
-	if s.Redirected > 0 {
-		fmt.Fprintf(w, "  redirected   %d\n", s.Redirected)
-	}
-	if s.NonHTML > 0 {
-		fmt.Fprintf(w, "  non-HTML     %d (recorded, not parsed)\n", s.NonHTML)
-	}
-	if s.Robots > 0 {
-		fmt.Fprintf(w, "  robots.txt   %d disallowed\n", s.Robots)
-	}
-	if s.NoIndex > 0 {
-		fmt.Fprintf(w, "  noindex      %d (fetched, links followed, not stored)\n", s.NoIndex)
-	}
-	if s.Sitemaps > 0 {
-		fmt.Fprintf(w, "  sitemaps     %d read, %d URLs listed\n", s.Sitemaps, s.SitemapURLs)
-	}
-	fmt.Fprintf(w, "  errors       %d\n", s.Errors)
-	fmt.Fprintf(w, "  queued left  %d\n", s.Queued)
-	if s.ClusterPartitions != nil {
-		fmt.Fprintf(w, "  partitions   %v (cluster: held by this node at the end)\n", s.ClusterPartitions)
-	}
-	if s.FalsePositives != nil {
-		fmt.Fprintf(w, "  filter false positives  %d (URLs the filter called seen that were new: crawled anyway)\n", *s.FalsePositives)
-	}
-	if s.FilterStoreReads > 0 || s.FilterMemoryHits > 0 {
-		fmt.Fprintf(w, "  filter store reads      %d (%d URLs looked up to confirm the filter's \"seen\"; %d confirmed in memory)\n", s.FilterStoreReads, s.FilterStoreKeys, s.FilterMemoryHits)
-	}
-	if s.Refreshed > 0 || s.RefreshScheduled > 0 {
-		fmt.Fprintf(w, "  refreshed    %d (%d not modified, %d changed of which %d new versions, %d behind schedule; %d URLs on the refresh schedule)\n",
-			s.Refreshed, s.NotModified, s.Changed, s.NewVersions, s.BehindSchedule, s.RefreshScheduled)
-		if s.LastModDue > 0 {
-			fmt.Fprintf(w, "               %d queued because a sitemap's lastmod was newer than their last fetch\n", s.LastModDue)
-		}
-	}
-	if s.DiscoveryDelayMedian > 0 {
-		fmt.Fprintf(w, "  discovery to fetch  median %.3fs, p99 %.3fs\n", s.DiscoveryDelayMedian, s.DiscoveryDelayP99)
-	}
-	if s.ResumedURLs > 0 || s.ResumedQueue > 0 {
-		fmt.Fprintf(w, "  resumed from %d URLs already in the store and %d queued\n", s.ResumedURLs, s.ResumedQueue)
-	}
-	if dir != "" {
-		fmt.Fprintf(w, "store: %s\n", dir)
-	}
-}
-
-// followMemLimit sets the Go heap's soft limit to base bytes, and raises it
-// while ctx lasts when the live heap stays above 60% of it over ten garbage
-// collections in a row (the dedup index and URL filter grow with the crawl;
-// one huge page's DOM does not last): a limit below the lasting live heap
-// would make the GC run continuously instead of bounding memory. The live
-// heap is what the last collection marked, so a sample is taken only after
-// a new collection. The raised limit is 1.67 times the lasting heap: a
-// fixed headroom (the lasting heap plus 40% of base) measured 16% more CPU
-// per page at 500k synthetic pages for 200 MB less RssAnon (bench
-// synthetic), because Badger's table builders, pooled in the Go heap, come
-// and go by tens of MB during compactions.
-//
-// The limit never goes above 3/4 of ceiling (memCeiling: the cgroup limit
-// or the RAM, 0 = unknown; the rest is for Badger's mapped files, caches
-// and the runtime). When the lasting heap needs more, the limit stays there:
-// the GC then runs more often and the crawl slows down instead of being
-// OOM-killed without a word, and warn is called to say so (once, and again
-// each time the lasting heap has grown by another tenth).
-func followMemLimit(ctx context.Context, base, ceiling int64, every time.Duration, warn func(msg string, args ...any)) {
-	maxLimit := int64(math.MaxInt64)
-	if ceiling > 0 {
-		maxLimit = ceiling / 4 * 3
-	}
-	limit := min(base, maxLimit)
-	debug.SetMemoryLimit(limit)
-	sample := []metrics.Sample{{Name: "/gc/heap/live:bytes"}, {Name: "/gc/cycles/total:gc-cycles"}}
-	var recent [10]int64 // live heap after the last collections, a ring
-	var n, lastCycle uint64
-	var warned int64 // lasting heap at the last warning
-	readMetricsEvery(ctx, every, sample, func() bool {
-		cycle := sample[1].Value.Uint64()
-		if cycle == lastCycle {
-			return true // no collection since the last sample
-		}
-		lastCycle = cycle
-		recent[n%uint64(len(recent))] = int64(sample[0].Value.Uint64())
-		if n++; n < uint64(len(recent)) {
-			return true
-		}
-		lasting := slices.Min(recent[:])
-		if lasting <= limit*6/10 {
-			return true
-		}
-		want := lasting * 10 / 6
-		if want > maxLimit {
-			want = maxLimit
-			if warn != nil && lasting > warned+warned/10 {
-				warned = lasting
-				warn("memory: the crawl's lasting state is near the memory available; the garbage collector runs more often and the crawl slows down (lower politeness.concurrency or dedup.capacity, or give it more memory)",
-					"live_heap", storage.FormatBytes(lasting), "heap_limit", storage.FormatBytes(maxLimit), "ceiling", storage.FormatBytes(ceiling))
-			}
-		}
-		if want != limit {
-			limit = want
-			debug.SetMemoryLimit(limit)
-		}
-		return true
-	})
 }

@@ -6,8 +6,6 @@ import (
 	"fmt"
 	"io"
 	"os"
-	"sort"
-	"strings"
 
 	"github.com/bloomcrawl/bloomcrawl/configs"
 	"github.com/bloomcrawl/bloomcrawl/crawler"
@@ -23,25 +21,13 @@ func init() {
 	})
 }
 
-// demoURL is one URL of the demo crawl that is not a stored page.
-type demoURL struct {
-	URL      string        `json:"url"`
-	DocID    storage.DocID `json:"doc_id,omitempty"`
-	KeptURL  string        `json:"kept_url,omitempty"` // the URL the document was stored under
-	Reason   string        `json:"reason,omitempty"`
-	Distance int           `json:"distance,omitempty"`
-	Status   int           `json:"status,omitempty"`
-	Type     string        `json:"content_type,omitempty"`
-	Err      string        `json:"error,omitempty"`
-}
-
+// demoReport is the demo's JSON report: the site, the store, the crawl's
+// summary, and where each URL went.
 type demoReport struct {
-	Site       string         `json:"site"`
-	Store      string         `json:"store"`
-	Summary    *crawler.Stats `json:"summary"`
-	Stored     []demoURL      `json:"stored"`
-	Duplicates []demoURL      `json:"duplicates"`
-	NotStored  []demoURL      `json:"not_stored"`
+	Site    string         `json:"site"`
+	Store   string         `json:"store"`
+	Summary *crawler.Stats `json:"summary"`
+	*samplesite.Outcomes
 }
 
 func runDemo(ctx context.Context, args []string, stdout, stderr io.Writer) error {
@@ -90,23 +76,9 @@ func runDemo(ctx context.Context, args []string, stdout, stderr io.Writer) error
 		fmt.Fprintf(stdout, "  a 404, a PDF, a slow page, robots.txt, and a calendar URL trap (excluded: %s)\n\n", m.Trap.Exclude)
 	}
 	rep := demoReport{Site: base + "/", Store: dir}
-	inspect := func(db *storage.DB) error {
-		return db.ForEachURL(ctx, func(r storage.URLRecord) error {
-			d := demoURL{URL: strings.TrimPrefix(r.URL, base), DocID: r.DocID, Reason: r.Reason, Distance: r.Distance,
-				Status: r.Status, Type: r.ContentType, Err: r.Err}
-			switch {
-			case r.DocID != 0 && !r.Duplicate:
-				rep.Stored = append(rep.Stored, d)
-			case r.DocID != 0:
-				if p, err := db.Page(r.DocID); err == nil {
-					d.KeptURL = strings.TrimPrefix(p.URL, base)
-				}
-				rep.Duplicates = append(rep.Duplicates, d)
-			default:
-				rep.NotStored = append(rep.NotStored, d)
-			}
-			return nil
-		})
+	inspect := func(db *storage.DB) (err error) {
+		rep.Outcomes, err = samplesite.ReadOutcomes(ctx, db, base)
+		return err
 	}
 	st, err := crawlStore(ctx, cfg, crawlRun{quiet: *asJSON, stderr: stderr, inspect: inspect})
 	if err != nil {
@@ -118,63 +90,7 @@ func runDemo(ctx context.Context, args []string, stdout, stderr io.Writer) error
 		enc.SetIndent("", "  ")
 		return enc.Encode(rep)
 	}
-	printSummary(stdout, st, "")
-	printDemo(stdout, &rep, *store != "")
+	st.WriteSummary(stdout, "")
+	rep.WriteText(stdout, dir, *store != "")
 	return nil
-}
-
-func printDemo(w io.Writer, rep *demoReport, kept bool) {
-	sort.Slice(rep.Duplicates, func(i, j int) bool {
-		a, b := rep.Duplicates[i], rep.Duplicates[j]
-		if a.KeptURL != b.KeptURL {
-			return a.KeptURL < b.KeptURL
-		}
-		return a.URL < b.URL
-	})
-	fmt.Fprintf(w, "\nWhere the duplicates went: %d URLs share the document of another URL\n", len(rep.Duplicates))
-	width, keptWidth := 0, 0
-	for _, d := range rep.Duplicates {
-		width, keptWidth = max(width, len(d.URL)), max(keptWidth, len(d.KeptURL))
-	}
-	for _, d := range rep.NotStored {
-		width = max(width, len(d.URL))
-	}
-	fmt.Fprintf(w, "  %-*s    %-16s  %-*s  %s\n", width, "URL", "docId", keptWidth, "stored as", "why")
-	for _, d := range rep.Duplicates {
-		why := d.Reason
-		switch d.Reason {
-		case "content":
-			why = fmt.Sprintf("content SimHash %d bits apart", d.Distance)
-		case "title":
-			why = fmt.Sprintf("same title, content %d bits apart", d.Distance)
-		case "url":
-			why = "same URL"
-		case "redirect":
-			why = "redirects there"
-		case "canonical":
-			why = fmt.Sprintf("declares it rel=canonical, content %d bits apart", d.Distance)
-		}
-		fmt.Fprintf(w, "  %-*s -> %s  %-*s  %s\n", width, d.URL, d.DocID, keptWidth, d.KeptURL, why)
-	}
-	fmt.Fprintf(w, "\nRecorded, not stored (%d URLs):\n", len(rep.NotStored))
-	for _, d := range rep.NotStored {
-		what := d.Err
-		switch {
-		case d.Reason == "noindex":
-			what = "noindex: the page asked not to be stored (links followed)"
-		case d.Reason == "sitemap" && what == "":
-			what = "sitemap (read for its URLs)"
-		case what == "" && d.Type != "":
-			what = "non-HTML: " + d.Type
-		case d.Status != 0:
-			what = fmt.Sprintf("HTTP %d: %s", d.Status, what)
-		}
-		fmt.Fprintf(w, "  %-*s  %s\n", width, d.URL, what)
-	}
-	fmt.Fprintf(w, "\n%d documents stored.", len(rep.Stored))
-	if kept {
-		fmt.Fprintf(w, " Look at them with:\n  bloomcrawl query --store %s stats\n", rep.Store)
-	} else {
-		fmt.Fprintf(w, " (The temporary store is removed; run 'bloomcrawl demo --store DIR' to keep it for 'bloomcrawl query'.)\n")
-	}
 }

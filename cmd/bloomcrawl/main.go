@@ -12,9 +12,6 @@ import (
 	"flag"
 	"fmt"
 	"io"
-	"os"
-	"os/signal"
-	"sort"
 	"strings"
 	"syscall"
 
@@ -34,28 +31,17 @@ type command struct {
 var commands = map[string]command{}
 
 // register adds a subcommand; called from init in each subcommand's file.
-func register(c command) {
-	if _, dup := commands[c.name]; dup {
-		panic("bloomcrawl: command registered twice: " + c.name)
-	}
-	commands[c.name] = c
-}
+func register(c command) { cli.Register(commands, "bloomcrawl", c.name, c) }
 
 // usageError marks an error caused by bad command-line input (exit code 2).
 type usageError = cli.UsageError
 
 func usagef(format string, a ...any) error { return cli.Usagef(format, a...) }
 
-func main() {
-	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
-	go func() {
-		// After the first signal, restore the default handler so that a
-		// second Ctrl-C terminates the process at once.
-		<-ctx.Done()
-		stop()
-	}()
-	os.Exit(run(ctx, os.Args[1:], os.Stdout, os.Stderr))
-}
+// stringList is a repeatable string flag.
+type stringList = cli.StringList
+
+func main() { cli.Main(run) }
 
 // Exit codes besides 0 (success), 1 (failure), 2 (bad usage) and 130
 // (interrupted).
@@ -72,48 +58,39 @@ const (
 // 0 success, 1 failure, 2 bad usage, 74 I/O error on the store's disk, 75
 // store disk full, 130 interrupted.
 func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
-	if len(args) == 0 || args[0] == "-h" || args[0] == "--help" || args[0] == "help" {
-		printUsage(stdout)
-		if len(args) == 0 {
-			return 2
-		}
-		return 0
-	}
-	c, ok := commands[args[0]]
+	c, code, ok := cli.Lookup(commands, "bloomcrawl", args, stdout, stderr, printUsage)
 	if !ok {
-		fmt.Fprintf(stderr, "bloomcrawl: unknown command %q\n\n", args[0])
-		printUsage(stderr)
-		return 2
+		return code
 	}
 	err := c.run(ctx, args[1:], stdout, stderr)
+	if code, ok := diskExitCode(c.name, err, stderr); ok {
+		return code
+	}
+	return cli.ExitCode("bloomcrawl", c.name, err, stderr)
+}
+
+// diskExitCode gives the exit code of a command that stopped on the store's
+// disk: 75 when it is full (the line says what ran out and how to go on),
+// 74 on an I/O error; ok is false for any other outcome.
+func diskExitCode(name string, err error, stderr io.Writer) (code int, ok bool) {
 	var ue usageError
 	var nse *storage.NoSpaceError
 	switch {
-	case err == nil:
-		return 0
-	case errors.Is(err, flag.ErrHelp):
-		return 0
-	case errors.As(err, &ue):
-		fmt.Fprintf(stderr, "bloomcrawl %s: %v\n", c.name, err)
-		return 2
+	case err == nil, errors.As(err, &ue):
+		return 0, false
 	case errors.As(err, &nse):
-		fmt.Fprintf(stderr, "bloomcrawl %s: %s\n", c.name, noSpaceLine(c.name, nse))
-		return exitNoSpace
+		fmt.Fprintf(stderr, "bloomcrawl %s: %s\n", name, noSpaceLine(name, nse))
+		return exitNoSpace, true
 	case isDiskFull(err):
 		// A write outside the store (a WARC file) hit a full disk; the
 		// error names the file.
-		fmt.Fprintf(stderr, "bloomcrawl %s: disk full: %v; %s\n", c.name, err, resumeHint(c.name))
-		return exitNoSpace
+		fmt.Fprintf(stderr, "bloomcrawl %s: disk full: %v; %s\n", name, err, resumeHint(name))
+		return exitNoSpace, true
 	case errors.Is(err, storage.ErrIO), errors.Is(err, syscall.EIO):
-		fmt.Fprintf(stderr, "bloomcrawl %s: %v; the command stopped: check the disk (dmesg), then run it again to resume\n", c.name, err)
-		return exitIOError
-	case errors.Is(err, context.Canceled):
-		fmt.Fprintf(stderr, "bloomcrawl %s: interrupted\n", c.name)
-		return 130
-	default:
-		fmt.Fprintf(stderr, "bloomcrawl %s: %v\n", c.name, err)
-		return 1
+		fmt.Fprintf(stderr, "bloomcrawl %s: %v; the command stopped: check the disk (dmesg), then run it again to resume\n", name, err)
+		return exitIOError, true
 	}
+	return 0, false
 }
 
 // noSpaceLine is the one line a command that ran out of disk ends with:
@@ -174,19 +151,7 @@ func isDiskFull(err error) bool {
 }
 
 func printUsage(w io.Writer) {
-	fmt.Fprintln(w, "usage: bloomcrawl <command> [flags] [args]")
-	fmt.Fprintln(w)
-	fmt.Fprintln(w, "commands:")
-	names := make([]string, 0, len(commands))
-	for n := range commands {
-		names = append(names, n)
-	}
-	sort.Strings(names)
-	for _, n := range names {
-		fmt.Fprintf(w, "  %-8s %s\n", n, commands[n].summary)
-	}
-	fmt.Fprintln(w)
-	fmt.Fprintln(w, "Run 'bloomcrawl <command> -h' for a command's flags.")
+	cli.WriteUsage(w, "bloomcrawl", commands, 8, func(c command) string { return c.summary })
 }
 
 // newFlagSet returns a FlagSet for a subcommand that reports errors instead

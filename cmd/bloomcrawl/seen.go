@@ -10,7 +10,6 @@ import (
 	"os"
 	"slices"
 	"strings"
-	"time"
 
 	"github.com/bloomcrawl/bloomcrawl/seen"
 	"github.com/bloomcrawl/bloomcrawl/storage"
@@ -186,24 +185,7 @@ func (r *seenRun) show(ctx context.Context) error {
 	if r.asJSON {
 		return r.json(rec)
 	}
-	if len(rec.Blocks) == 0 {
-		fmt.Fprintf(r.stdout, "%s: no record\n", r.key)
-		return nil
-	}
-	expires := "never"
-	if e := rec.Expires; e != nil {
-		expires = fmt.Sprintf("%s (in %s)", e.UTC().Format(time.RFC3339), time.Until(*e).Round(time.Second))
-	}
-	fmt.Fprintf(r.stdout, "%s: %d blocks, %d bytes stored, expires %s\n", r.key, len(rec.Blocks), rec.Bytes, expires)
-	for i, b := range rec.Blocks {
-		fmt.Fprintf(r.stdout, "  block %d: %d ids, %d bits (%d set), k=%d, predicted FP %.2g\n", i, b.Count, b.Bits, b.SetBits, b.K, b.PredictedFP)
-		if b.Seed != "" {
-			fmt.Fprintf(r.stdout, "    %s\n", b.Seed)
-		}
-	}
-	if rec.Audit != nil {
-		fmt.Fprintf(r.stdout, "  audit (%d ids, oldest first): %s\n", len(rec.Audit), strings.Join(rec.Audit, " "))
-	}
+	rec.WriteText(r.stdout)
 	return nil
 }
 

@@ -1,7 +1,8 @@
 // Package cli holds the command-line plumbing that cmd/bloomcrawl and
 // cmd/bloomcrawl-lab share: usage errors (exit status 2), flag sets that
 // report errors instead of exiting, and the list flags and JSON-lines output
-// of their subcommands. It knows nothing of what the commands do.
+// of their subcommands, the registry and listing of subcommands, and main's
+// signal context. It knows nothing of what the commands do.
 package cli
 
 import (
@@ -10,6 +11,7 @@ import (
 	"flag"
 	"fmt"
 	"io"
+	"strconv"
 	"strings"
 )
 
@@ -47,6 +49,12 @@ func ParseFlags(fs *flag.FlagSet, args []string) error {
 	return nil
 }
 
+// StringList is a repeatable string flag: each use appends its value.
+type StringList []string
+
+func (s *StringList) String() string     { return strings.Join(*s, ",") }
+func (s *StringList) Set(v string) error { *s = append(*s, v); return nil }
+
 // SplitList returns the comma-separated items of s, trimmed, empty ones
 // left out.
 func SplitList(s string) []string {
@@ -57,6 +65,20 @@ func SplitList(s string) []string {
 		}
 	}
 	return out
+}
+
+// FloatList returns the numbers of the comma-separated list s (SplitList),
+// each in [lo, hi]; a UsageError names flag and the item that is not.
+func FloatList(flag, s string, lo, hi float64) ([]float64, error) {
+	var out []float64
+	for _, p := range SplitList(s) {
+		v, err := strconv.ParseFloat(p, 64)
+		if err != nil || !(v >= lo && v <= hi) {
+			return nil, Usagef("%s: %q is not a number in [%g, %g]", flag, p, lo, hi)
+		}
+		out = append(out, v)
+	}
+	return out, nil
 }
 
 // WriteJSONLines writes each row as one line of JSON.

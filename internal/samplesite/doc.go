@@ -1,8 +1,9 @@
 // Package samplesite is a small website, generated deterministically from
 // embedded texts, that bloomcrawl's demo crawls and the crawler's end-to-end
 // tests assert against. It owns the pages, the HTTP handler that serves
-// them, and the Manifest: the exact ground truth of what a correct crawl of
-// the site stores, merges, skips and never fetches.
+// them, the Manifest: the exact ground truth of what a correct crawl of
+// the site stores, merges, skips and never fetches, and the demo's report
+// of what a crawl did with each URL (Outcomes, read from the crawl's store).
 //
 // # Basics
 //

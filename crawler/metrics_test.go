@@ -1,4 +1,4 @@
-package main
+package crawler
 
 import (
 	"context"
@@ -10,7 +10,6 @@ import (
 
 	"github.com/bloomcrawl/bloomcrawl/cluster"
 	"github.com/bloomcrawl/bloomcrawl/configs"
-	"github.com/bloomcrawl/bloomcrawl/crawler"
 	"github.com/bloomcrawl/bloomcrawl/lab/redistest"
 	"github.com/bloomcrawl/bloomcrawl/storage"
 )
@@ -40,16 +39,16 @@ func TestClusterMetrics(t *testing.T) {
 	defer db.Close()
 	cfg := configs.Default()
 	cfg.Seeds = []string{"http://127.0.0.1:1/"}
-	o, err := crawler.NewOptions(cfg, crawler.Options{Store: db, Cluster: node}, false)
+	o, err := NewOptions(cfg, Options{Store: db, Cluster: node}, false)
 	if err != nil {
 		t.Fatal(err)
 	}
-	c, err := crawler.New(o)
+	c, err := New(o)
 	if err != nil {
 		t.Fatal(err)
 	}
 	reg := prometheus.NewRegistry()
-	reg.MustRegister(crawlMetrics(c)...)
+	reg.MustRegister(c.Collectors()...)
 	// The only node holds all 4 partitions after its first lease rounds,
 	// and the next round reads their queues (bounded wait: 5 s).
 	var length, pending, lost float64

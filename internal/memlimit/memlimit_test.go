@@ -1,4 +1,4 @@
-package main
+package memlimit
 
 import (
 	"context"
@@ -22,7 +22,7 @@ func TestFollowMemLimitRaises(t *testing.T) {
 	}
 	ctx, cancel := context.WithCancel(context.Background())
 	done := make(chan struct{})
-	go func() { followMemLimit(ctx, 16<<20, 0, time.Millisecond, nil); close(done) }()
+	go func() { Follow(ctx, 16<<20, 0, time.Millisecond, nil); close(done) }()
 	deadline := time.Now().Add(20 * time.Second)
 	raised := func() bool { l := debug.SetMemoryLimit(-1); return l > 16<<20 && l != math.MaxInt64 }
 	for !raised() && time.Now().Before(deadline) {
@@ -59,7 +59,7 @@ func TestFollowMemLimitStopsBelowCeiling(t *testing.T) {
 	}
 	ctx, cancel := context.WithCancel(context.Background())
 	done := make(chan struct{})
-	go func() { followMemLimit(ctx, 16<<20, ceiling, time.Millisecond, warn); close(done) }()
+	go func() { Follow(ctx, 16<<20, ceiling, time.Millisecond, warn); close(done) }()
 	deadline := time.After(20 * time.Second)
 	var msg string
 wait:
@@ -87,13 +87,13 @@ wait:
 
 // TestMemCeiling: on Linux the ceiling is known and at most the RAM.
 func TestMemCeiling(t *testing.T) {
-	c, src := memCeiling()
+	c, src := Ceiling()
 	ram := meminfoTotal()
 	if runtime.GOOS != "linux" {
-		t.Skipf("memCeiling reads /proc and /sys: %d %q", c, src)
+		t.Skipf("Ceiling reads /proc and /sys: %d %q", c, src)
 	}
 	if c <= 0 || ram <= 0 || c > ram || src == "" {
-		t.Errorf("memCeiling() = %d (%s), MemTotal %d; want 0 < ceiling <= RAM", c, src, ram)
+		t.Errorf("Ceiling() = %d (%s), MemTotal %d; want 0 < ceiling <= RAM", c, src, ram)
 	}
 	t.Logf("ceiling %d MiB from %s", c>>20, src)
 }

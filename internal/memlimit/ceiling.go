@@ -1,4 +1,4 @@
-package main
+package memlimit
 
 import (
 	"bufio"
@@ -8,12 +8,12 @@ import (
 	"strings"
 )
 
-// memCeiling is how much memory this process may use before the kernel's
+// Ceiling is how much memory this process may use before the kernel's
 // OOM killer ends it: its cgroup's limit (v2 memory.max, v1
 // memory.limit_in_bytes) when there is one below the machine's RAM,
 // otherwise the RAM (MemTotal). 0 when neither can be read (not Linux).
 // source says which it is.
-func memCeiling() (bytes int64, source string) {
+func Ceiling() (bytes int64, source string) {
 	ram := meminfoTotal()
 	limit := cgroupMemLimit()
 	if limit > 0 && (ram == 0 || limit < ram) {
