@@ -48,9 +48,7 @@
 // window has drained (or at once when no entry in memory can be handed
 // out): no entry is handed out before one queued earlier, so a crawl
 // larger than the window stays breadth-first and a URL's Depth is its
-// distance from a seed (entries that jumped the stored queue once made
-// depths grow along chains of fresh links, and MaxDepth dropped pages a
-// few links from a seed). Resume starts a frontier on a store that already
+// distance from a seed. Resume starts a frontier on a store that already
 // holds pending entries.
 //
 // # Politeness
