@@ -6,6 +6,12 @@
 // and tests every candidate URL against a URL filter before it is queued, so a
 // URL is queued at most once per crawl.
 //
+// A crawl on one node queues through it (the crawler's local backend,
+// crawler/local.go). A cluster node feeds it the URLs of the partitions it
+// holds, with a URL filter that admits everything (package cluster has
+// already tested them), so that per-host politeness holds there too
+// (crawler/redis.go).
+//
 // The frontier owns the URL filter and the per-host and total accounting that
 // goes with it: a URL enters both through Reserve (a discovered link),
 // Claim (a URL recorded without being queued, such as a redirect alias) or
