@@ -1,7 +1,9 @@
 // Package cluster owns the state several bloomcrawl nodes share in Redis
 // when they crawl as one (crawl --cluster): which node fetches which hosts,
-// the cluster-wide URL filter, the queue of URLs to fetch, and when the
-// crawl is over. Each node keeps its pages in its own store.
+// the cluster-wide URL filter, the queue of URLs to fetch, the document log
+// that orders the content-dedup decisions, and when the crawl is over. It is
+// the shared state of the crawler's Redis backend (crawler/redis.go); each
+// node keeps its pages in its own store.
 //
 // Hosts map by registrable domain (publicsuffix) to a fixed number of
 // partitions. A partition is fetched only by the node holding its lease

@@ -13,7 +13,8 @@ import (
 )
 
 // Default values, as Default fills them in. The dedup defaults are the
-// component packages' own (urlfilter, contentdedup): they live there once.
+// component packages' own (urlfilter, contentdedup, frontier): they live
+// there once.
 const (
 	DefaultMaxDepth           = 50
 	DefaultMaxURLLength       = 2048

@@ -58,10 +58,10 @@ type Options struct {
 	// same docId. With sketches, a match through a duplicate's signature
 	// also needs an estimated Jaccard of 0.7 with the document itself, so
 	// that chains of edits cannot drift (without sketches there is no such
-	// guard). On bench dedup seeds 1, 2, 3 (with sketches) it raises
-	// English recall 0.927/0.948/0.945 → 0.985/0.993/0.980 at precision
-	// 0.993/0.993/0.991 (Chinese unchanged; without the 0.7 guard seed 1
-	// measured 0.970/0.989). A store keeps these signatures with the
+	// guard). On the lab's dedup benchmark, seeds 1, 2, 3 (with
+	// sketches), it raises English recall 0.927/0.948/0.945 →
+	// 0.985/0.993/0.980 at precision 0.993/0.993/0.991 (Chinese unchanged;
+	// without the 0.7 guard seed 1 measured 0.970/0.989). A store keeps these signatures with the
 	// duplicates' URL records; [Deduper.RestoreAlias] indexes them again
 	// at start-up, so that a restarted Deduper answers as the running one.
 	NoIndexDuplicates bool
@@ -101,10 +101,9 @@ type Options struct {
 	SpillDir string
 	// MapArrays, with SpillDir, also keeps the large arrays (entries, packed
 	// maps, index tables) in a memory-mapped file there (internal/mapped):
-	// about 150 bytes per document leave the heap. A 2M crawl once took
-	// 15% more CPU per page than the heap arrays; a profiled one found
-	// the same shares of CPU in the code that touches them. False (the zero value) keeps them on
-	// the heap; the crawl command sets it unless --mapped-arrays=false.
+	// about 150 bytes per document leave the heap (CPU cost measured in
+	// docs/benchmarks.md). False (the zero value) keeps them on the heap;
+	// the crawl command sets it unless --mapped-arrays=false.
 	MapArrays bool
 	// NoSimilar leaves Verdict.Similar empty. By default Check gives every
 	// new document the MinHash [Similarity] of its word set (MinHash bands,
@@ -621,7 +620,7 @@ func (d *Deduper) CheckSig(url, canonical string, sig Signature, sim Similarity)
 // similarity (candidates without sketches: the closest content), then a
 // title match, then the closest, then the earliest. (Letting any title
 // match win outright measured English recall 0.916 instead of 0.927 on
-// bench dedup seed 1.)
+// the lab's dedup benchmark, seed 1.)
 func (d *Deduper) matchLocked(sig Signature) (int32, Signature, int) {
 	var tb best
 	tb.m = none
@@ -687,7 +686,7 @@ func (d *Deduper) matchLocked(sig Signature) (int32, Signature, int) {
 
 // aliasGuard is the estimated Jaccard similarity to the document itself
 // that a match through one of its duplicates' signatures also needs
-// (Options.NoIndexDuplicates). bench dedup seed 1, en: 0.5 → 0.978/0.986, 0.6 →
+// (Options.NoIndexDuplicates). The lab's dedup benchmark, seed 1, en: 0.5 → 0.978/0.986, 0.6 →
 // 0.979/0.963, 0.7 → 0.992/0.942 (no guard: 0.970/0.989).
 const aliasGuard = 0.7
 

@@ -57,8 +57,8 @@
 // default 64, for a title match) is a duplicate when the estimated Jaccard
 // is at least [Options.SketchJaccard] (default 0.7), however close the
 // SimHashes ([Options.SimHashAlone] lets a distance within Threshold merge
-// on its own, as before 2026-11-22: on a Rust docs crawl that merged
-// short templated pages of different functions, ~10% of its merges with an
+// on its own: on a Rust docs crawl that merged short templated pages of
+// different functions, ~10% of its merges with an
 // exact Jaccard below 0.5); title and content candidates compete and the
 // highest estimate wins. A document restored without a sketch is matched by
 // SimHash distances alone.
@@ -69,29 +69,21 @@
 // its sketch also estimates J >= 0.7 with the document itself. A store
 // keeps these signatures with the duplicates' URL records and
 // [Deduper.RestoreAlias] indexes them again at start-up, beside
-// [Deduper.RestoreDoc]. `go run ./cmd/bloomcrawl-lab dedup`, precision/recall,
-// SimHash without sketch → with sketch → default (sketch + duplicates'
-// signatures) with SimHashAlone, measured when it was the default:
+// [Deduper.RestoreDoc]. Precision and recall of each of these choices, and
+// the command that reproduces them (`go run ./cmd/bloomcrawl-lab dedup`),
+// are in docs/benchmarks.md.
 //
-//	seed 1  en 0.996/0.876 → 0.996/0.927 → 0.993/0.985   zh 0.995/0.986 → 1.000/0.994 → 1.000/0.994
-//	seed 2  en 0.994/0.829 → 0.997/0.948 → 0.993/0.993   zh 0.993/0.970 → 0.992/0.997 → 0.992/0.997
-//	seed 3  en 0.988/0.849 → 0.996/0.945 → 0.991/0.980   zh 0.982/0.985 → 0.994/0.988 → 0.994/0.988
+// [MinHash] is a second near-duplicate detector over word shingles, with a
+// banded inverted index ([MinHashIndex]); the accuracy harness measures it
+// beside SimHash.
 //
-// and the default (the sketch decides) against SimHashAlone, same runs:
+// Similar pages (not duplicates, but sharing words) are found with MinHash
+// bands too: Check gives every new document its [Similarity] under
+// [SimilarOptions], which a store keeps and indexes (`bloomcrawl query
+// similar`).
 //
-//	seed 1  en 0.9955/0.9816 vs 0.9929/0.9851   zh 1.0000/0.9905 vs 1.0000/0.9937
-//	seed 2  en 0.9946/0.9903 vs 0.9934/0.9930   zh 1.0000/0.9875 vs 0.9921/0.9969
-//	seed 3  en 0.9940/0.9822 vs 0.9908/0.9804   zh 1.0000/0.9768 vs 0.9942/0.9876
-//	pages of 30+ words (--min-words 30), en: seed 1 0.9987/0.9815 vs
-//	0.9934/0.9868, seed 2 1.0000/0.9800 vs 0.9950/0.9809, seed 3
-//	0.9974/0.9792 vs 0.9926/0.9778
-//
-// [MinHash] is a second near-duplicate detector over word
-// shingles, with the banded inverted index of the seed ([MinHashIndex]); the
-// accuracy harness measures it beside SimHash.
-//
-// The accuracy harness (`go run ./cmd/bloomcrawl-lab dedup`) and its data generator and
-// exact ground truth live in lab/bench and lab/dedupeval.
+// The accuracy harness (`go run ./cmd/bloomcrawl-lab dedup`), its data
+// generator and exact ground truth live in lab/bench and lab/dedupeval.
 //
 // # Document ids
 //

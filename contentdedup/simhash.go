@@ -30,8 +30,8 @@ const (
 	// ShingleSize is the number of consecutive words in one content feature.
 	ShingleSize = 1
 	// MinSimHashTokens is the number of words below which a text gets an
-	// exact hash instead of a SimHash. The short-text sweep of `bloomcrawl
-	// bench dedup` sets it: for windows of 10 words, SimHash (d <= 3)
+	// exact hash instead of a SimHash. The short-text sweep of `go run
+	// ./cmd/bloomcrawl-lab dedup` sets it: for windows of 10 words, SimHash (d <= 3)
 	// merged 2.2% (en) and 0.7% (zh) of one-word edits whose 4-shingle
 	// Jaccard is below 0.5, 0.15% / 0% at 15 words, and none at 20.
 	MinSimHashTokens = 20

@@ -6,6 +6,12 @@
 // and tests every candidate URL against a URL filter before it is queued, so a
 // URL is queued at most once per crawl.
 //
+// A crawl on one node queues through it (the crawler's local backend,
+// crawler/local.go). A cluster node feeds it the URLs of the partitions it
+// holds, with a URL filter that admits everything (package cluster has
+// already tested them), so that per-host politeness holds there too
+// (crawler/redis.go).
+//
 // The frontier owns the URL filter and the per-host and total accounting that
 // goes with it: a URL enters both through Reserve (a discovered link),
 // Claim (a URL recorded without being queued, such as a redirect alias) or
@@ -48,9 +54,7 @@
 // window has drained (or at once when no entry in memory can be handed
 // out): no entry is handed out before one queued earlier, so a crawl
 // larger than the window stays breadth-first and a URL's Depth is its
-// distance from a seed (entries that jumped the stored queue once made
-// depths grow along chains of fresh links, and MaxDepth dropped pages a
-// few links from a seed). Resume starts a frontier on a store that already
+// distance from a seed. Resume starts a frontier on a store that already
 // holds pending entries.
 //
 // # Politeness

@@ -1,7 +1,8 @@
 // Package urlfilter owns the URL filter of bloomcrawl: URL
 // canonicalization, scope rules, and the URL filters with their sizing
-// math, snapshots and false-positive accounting. It imports only the
-// standard library, xxhash and x/net/idna.
+// math, snapshots and false-positive accounting; and Block, the small
+// Bloom filter that package seen stores its seen-records in. It imports
+// only the standard library, xxhash and x/net/idna.
 //
 // # Canonicalization and scope
 //

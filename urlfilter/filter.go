@@ -9,7 +9,8 @@ import (
 	"time"
 )
 
-// Filter is a concurrent URL-seen test. Implementations in this package:
+// Filter is a concurrent URL filter: a set of keys that answers whether a
+// key was added before. Implementations in this package:
 // classic, blocked, mdbf, mdbf-routed, exact, scalable, chain, and Audit.
 type Filter interface {
 	// TestAndAdd reports whether key was seen before and records it. It is

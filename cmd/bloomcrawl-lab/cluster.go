@@ -12,7 +12,7 @@ import (
 func init() {
 	register(command{
 		Name:    "cluster",
-		Summary: "crawl one generated multi-host site with 1, 2, 3 cluster nodes: pages/s, Redis round trips, bytes and CPU per page, seen-state bytes per URL",
+		Summary: "crawl one generated multi-host site with 1, 2, 3 cluster nodes: pages/s, Redis round trips, bytes and CPU per page, URL filter bytes per URL",
 		Run:     runBenchCluster,
 	})
 }

@@ -1,8 +1,10 @@
-// Package dedupstore rebuilds a content-dedup index from a store: it is the
-// one place that turns storage's fingerprint entries and URL records back
-// into contentdedup signatures. Both the crawler (resume) and the api
-// service (start-up) use it; contentdedup and storage stay unaware of each
-// other.
+// Package dedupstore is the one place where contentdedup's signatures meet
+// storage's records, so that contentdedup and storage stay unaware of each
+// other. It rebuilds a content-dedup index from a store (Restore), makes a
+// store's similar-pages index complete (IndexSimilar), and puts a verdict's
+// signatures on what a commit writes (SetDuplicateSignature,
+// SetSimilarity). Both the crawler (resume) and the api service (start-up)
+// use it.
 package dedupstore
 
 import (

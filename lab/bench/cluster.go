@@ -419,7 +419,7 @@ func (cr *clusterRun) countPages(row *ClusterRow) error {
 }
 
 // redisCosts sets row's per-page Redis costs (against before, the servers'
-// INFO at the start), its URLs and the memory of the seen-state per URL.
+// INFO at the start), its URLs and the URL filter's memory per URL.
 func (cr *clusterRun) redisCosts(ctx context.Context, before map[string]float64, row *ClusterRow) error {
 	pages := float64(row.Pages)
 	after, err := redisInfo(ctx, cr.addrs)

@@ -11,9 +11,10 @@
 // character is a word of its own (so Chinese shingles are character
 // 4-grams and do not depend on a segmenter).
 //
-// It also holds the naive SimHash baseline of the issue: one feature per
-// word (per Han character), raw term-frequency weights, distance <= 3,
-// linear scan. Everything is deterministic for a given seed.
+// It also holds the naive SimHash baseline the benchmark compares with: one
+// feature per word (per Han character), raw term-frequency weights,
+// distance <= 3, linear scan. Everything is deterministic for a given
+// seed.
 package dedupeval
 
 import (
@@ -414,8 +415,8 @@ func (g *Generator) edit(paras []string, frac float64) []string {
 	return out
 }
 
-// Generate returns the pages followed by variants of each: the i-th page
-// gets variants[i] variants, then the whole set is shuffled (so a variant
+// Generate returns the pages followed by variants of each: every page
+// gets variants variants, then the whole set is shuffled (so a variant
 // may come before its original, as on the web).
 func (g *Generator) Generate(pages []Doc, variants int) []Doc {
 	var out []Doc

@@ -68,8 +68,8 @@ func freePort() (int, error) {
 }
 
 // StartServer starts bin (redis-server) on a free loopback port with its
-// files in dir, without persistence, plus extra arguments, and waits (10 s
-// at most) until it answers PING. With cluster set it is a Redis Cluster
+// files in dir, without persistence, and waits (10 s at most) until it
+// answers PING. With cluster set it is a Redis Cluster
 // node (cluster-enabled, its nodes file in dir, its bus on another free
 // port), with no slots yet: see CreateCluster.
 func StartServer(bin, dir string, cluster bool) (*Server, error) {

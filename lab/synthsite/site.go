@@ -1,6 +1,7 @@
 // Package synthsite generates a synthetic website of any size for the
-// scale benchmarks (`go run ./cmd/bloomcrawl-lab synthetic`) and their tests, with its
-// exact ground truth: which pages exist, which are near-copies of which.
+// lab's scale and cluster benchmarks (`go run ./cmd/bloomcrawl-lab
+// synthetic`, `cluster`) and for tests, with its exact ground truth: which
+// pages exist, which are near-copies of which.
 //
 // A Site of N pages serves /p/0 … /p/{N-1} and an allow-all /robots.txt;
 // every other path is 404. Page i has a title and about 250 words of text
@@ -27,7 +28,7 @@ import (
 	"sync"
 )
 
-// Defaults of a Site's shape.
+// The shape of every Site.
 const (
 	// Words is the number of words of a page's text.
 	Words = 250

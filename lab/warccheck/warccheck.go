@@ -5,7 +5,7 @@
 // revisit (WARC-Concurrent-To); revisits refer to an earlier response with
 // the same payload digest, target URI and date; metadata records follow the
 // response they are concurrent to and name an earlier response as the
-// original. The tests of archive, crawler and cmd share it.
+// original. The tests of archive, crawler and cmd/bloomcrawl share it.
 package warccheck
 
 import (
