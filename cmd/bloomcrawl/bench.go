@@ -12,20 +12,20 @@ import (
 // benchmark's file registers itself with registerBench.
 var benchmarks = map[string]command{}
 
-func registerBench(c command) { cli.Register(benchmarks, "bloomcrawl bench", c.name, c) }
+func registerBench(c command) { cli.Register(benchmarks, "bloomcrawl bench", c.Name, c) }
 
 func init() {
 	register(command{
-		name:    "bench",
-		summary: "measure the URL filters and the seen-records (bench -h lists them; the lab's benchmarks: go run ./cmd/bloomcrawl-lab)",
-		run:     runBench,
+		Name:    "bench",
+		Summary: "measure the URL filters and the seen-records (bench -h lists them; the lab's benchmarks: go run ./cmd/bloomcrawl-lab)",
+		Run:     runBench,
 	})
 }
 
 func runBench(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	if len(args) == 0 || args[0] == "-h" || args[0] == "--help" {
 		fmt.Fprintln(stderr, "usage: bloomcrawl bench <benchmark> [flags]\n\nbenchmarks:")
-		cli.WriteList(stderr, benchmarks, 8, func(c command) string { return c.summary })
+		cli.WriteList(stderr, benchmarks, 8, func(c command) string { return c.Summary })
 		if len(args) == 0 {
 			return usagef("missing benchmark name")
 		}
@@ -35,5 +35,5 @@ func runBench(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	if !ok {
 		return usagef("unknown benchmark %q (bloomcrawl bench -h lists them)", args[0])
 	}
-	return b.run(ctx, args[1:], stdout, stderr)
+	return b.Run(ctx, args[1:], stdout, stderr)
 }

@@ -9,9 +9,9 @@ import (
 
 func init() {
 	registerBench(command{
-		name:    "filter",
-		summary: "URL-filter variants vs a Go map: bits/URL, measured vs predicted FP, ns per add/test (peers: go run ./cmd/bloomcrawl-lab filter)",
-		run:     runBenchFilter,
+		Name:    "filter",
+		Summary: "URL-filter variants vs a Go map: bits/URL, measured vs predicted FP, ns per add/test (peers: go run ./cmd/bloomcrawl-lab filter)",
+		Run:     runBenchFilter,
 	})
 }
 

@@ -12,9 +12,9 @@ import (
 
 func init() {
 	registerBench(command{
-		name:    "fp",
-		summary: "replay a crawl's URL stream through every filter at several memory budgets; measured vs predicted FP",
-		run:     runBenchFP,
+		Name:    "fp",
+		Summary: "replay a crawl's URL stream through every filter at several memory budgets; measured vs predicted FP",
+		Run:     runBenchFP,
 	})
 }
 

@@ -12,9 +12,9 @@ import (
 
 func init() {
 	registerBench(command{
-		name:    "seen",
-		summary: "seen-records: bytes and test time vs a plain id list, measured FP, the window",
-		run:     runBenchSeen,
+		Name:    "seen",
+		Summary: "seen-records: bytes and test time vs a plain id list, measured FP, the window",
+		Run:     runBenchSeen,
 	})
 }
 

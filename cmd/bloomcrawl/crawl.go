@@ -31,9 +31,9 @@ import (
 
 func init() {
 	register(command{
-		name:    "crawl",
-		summary: "crawl from a YAML config or --seed URLs into a store (resumes an interrupted crawl)",
-		run:     runCrawlCmd,
+		Name:    "crawl",
+		Summary: "crawl from a YAML config or --seed URLs into a store (resumes an interrupted crawl)",
+		Run:     runCrawlCmd,
 	})
 }
 

@@ -16,9 +16,9 @@ import (
 
 func init() {
 	register(command{
-		name:    "dedup",
-		summary: "assign docIds to JSON-lines documents on stdin (docId service, batch form)",
-		run:     runDedup,
+		Name:    "dedup",
+		Summary: "assign docIds to JSON-lines documents on stdin (docId service, batch form)",
+		Run:     runDedup,
 	})
 }
 

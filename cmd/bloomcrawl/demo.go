@@ -15,9 +15,9 @@ import (
 
 func init() {
 	register(command{
-		name:    "demo",
-		summary: "crawl a built-in sample site on 127.0.0.1 (no network) and show where the duplicates went",
-		run:     runDemo,
+		Name:    "demo",
+		Summary: "crawl a built-in sample site on 127.0.0.1 (no network) and show where the duplicates went",
+		Run:     runDemo,
 	})
 }
 

@@ -30,7 +30,7 @@ func TestExitCodesForDiskErrors(t *testing.T) {
 	}
 	for i, c := range cases {
 		name := fmt.Sprintf("test-disk-%d", i)
-		commands[name] = command{name: name, run: func(context.Context, []string, io.Writer, io.Writer) error { return c.err }}
+		commands[name] = command{Name: name, Run: func(context.Context, []string, io.Writer, io.Writer) error { return c.err }}
 		var stderr strings.Builder
 		code := run(context.Background(), []string{name}, io.Discard, &stderr)
 		delete(commands, name)

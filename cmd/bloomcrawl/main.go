@@ -20,18 +20,12 @@ import (
 )
 
 // command is one subcommand of bloomcrawl.
-type command struct {
-	name    string // as typed on the command line
-	summary string // one line for the usage listing
-	// run executes the subcommand with its own arguments (without the
-	// subcommand name). It returns a usageError for bad flags or arguments.
-	run func(ctx context.Context, args []string, stdout, stderr io.Writer) error
-}
+type command = cli.Command
 
 var commands = map[string]command{}
 
 // register adds a subcommand; called from init in each subcommand's file.
-func register(c command) { cli.Register(commands, "bloomcrawl", c.name, c) }
+func register(c command) { cli.Register(commands, "bloomcrawl", c.Name, c) }
 
 // usageError marks an error caused by bad command-line input (exit code 2).
 type usageError = cli.UsageError
@@ -62,11 +56,11 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	if !ok {
 		return code
 	}
-	err := c.run(ctx, args[1:], stdout, stderr)
-	if code, ok := diskExitCode(c.name, err, stderr); ok {
+	err := c.Run(ctx, args[1:], stdout, stderr)
+	if code, ok := diskExitCode(c.Name, err, stderr); ok {
 		return code
 	}
-	return cli.ExitCode("bloomcrawl", c.name, err, stderr)
+	return cli.ExitCode("bloomcrawl", c.Name, err, stderr)
 }
 
 // diskExitCode gives the exit code of a command that stopped on the store's
@@ -151,7 +145,7 @@ func isDiskFull(err error) bool {
 }
 
 func printUsage(w io.Writer) {
-	cli.WriteUsage(w, "bloomcrawl", commands, 8, func(c command) string { return c.summary })
+	cli.WriteUsage(w, "bloomcrawl", commands, 8, func(c command) string { return c.Summary })
 }
 
 // newFlagSet returns a FlagSet for a subcommand that reports errors instead

@@ -12,9 +12,7 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
-	"text/tabwriter"
 	"time"
-	"unicode/utf8"
 
 	"github.com/bloomcrawl/bloomcrawl/archive"
 	"github.com/bloomcrawl/bloomcrawl/crawler"
@@ -48,9 +46,9 @@ while a crawl holds the store.`
 
 func init() {
 	register(command{
-		name:    "query",
-		summary: "query a crawl store: stats, url, doc, dups, similar, list, export, check",
-		run:     runQuery,
+		Name:    "query",
+		Summary: "query a crawl store: stats, url, doc, dups, similar, list, export, check",
+		Run:     runQuery,
 	})
 }
 
@@ -226,27 +224,7 @@ func (q *queryCmd) stats(ctx context.Context, args []string, top int) error {
 	if q.json {
 		return q.printJSON(st)
 	}
-	tw := tabwriter.NewWriter(q.stdout, 0, 0, 2, ' ', 0)
-	fmt.Fprintf(tw, "pages\t%d\n", st.Pages)
-	fmt.Fprintf(tw, "urls\t%d\n", st.URLs)
-	fmt.Fprintf(tw, "duplicates\t%d\n", st.Duplicates)
-	fmt.Fprintf(tw, "urls without document\t%d\n", st.NoDoc)
-	fmt.Fprintf(tw, "hosts\t%d\n", st.Hosts)
-	fmt.Fprintf(tw, "queued\t%d\n", st.Queue)
-	if st.OldVersions > 0 {
-		fmt.Fprintf(tw, "old versions\t%d (of refreshed pages; 'query doc ID' lists a page's)\n", st.OldVersions)
-	}
-	fmt.Fprintf(tw, "disk bytes\t%d\n", st.DiskBytes)
-	if hosts := st.TopHosts(top); len(hosts) > 0 {
-		fmt.Fprintf(tw, "\npages per host\t\n")
-		for _, h := range hosts {
-			fmt.Fprintf(tw, "  %s\t%d\n", h.Host, h.Pages)
-		}
-		if len(hosts) < st.Hosts {
-			fmt.Fprintf(tw, "  (%d more hosts; --top 0 lists all)\t\n", st.Hosts-len(hosts))
-		}
-	}
-	return tw.Flush()
+	return st.WriteText(q.stdout, top)
 }
 
 func (q *queryCmd) url(args []string) error {
@@ -272,7 +250,7 @@ func (q *queryCmd) url(args []string) error {
 		}
 		return q.printJSON(out)
 	}
-	q.printURL(rec)
+	rec.WriteText(q.stdout)
 	if noDoc {
 		if rec.DocID != 0 {
 			fmt.Fprintf(q.stdout, "\ndocument %s is not stored (yet)\n", rec.DocID)
@@ -280,108 +258,7 @@ func (q *queryCmd) url(args []string) error {
 		return nil
 	}
 	fmt.Fprintln(q.stdout)
-	q.printPage(p, false)
-	return nil
-}
-
-func (q *queryCmd) printURL(r storage.URLRecord) {
-	tw := tabwriter.NewWriter(q.stdout, 0, 0, 2, ' ', 0)
-	fmt.Fprintf(tw, "url\t%s\n", r.URL)
-	if r.DocID != 0 {
-		fmt.Fprintf(tw, "doc\t%s\n", r.DocID)
-	} else {
-		fmt.Fprintf(tw, "doc\t(none)\n")
-	}
-	if r.Duplicate {
-		fmt.Fprintf(tw, "duplicate\tyes (%s, distance %d)\n", r.Reason, r.Distance)
-		if r.Node != "" {
-			fmt.Fprintf(tw, "stored by\tnode %s (cluster: the document is in that node's store)\n", r.Node)
-		}
-	} else {
-		fmt.Fprintf(tw, "duplicate\tno\n")
-	}
-	fmt.Fprintf(tw, "status\t%d\n", r.Status)
-	if r.ContentType != "" {
-		fmt.Fprintf(tw, "content type\t%s\n", r.ContentType)
-	}
-	if !r.FetchedAt.IsZero() {
-		fmt.Fprintf(tw, "fetched\t%s\n", r.FetchedAt.Format(time.RFC3339))
-	}
-	if !r.ChangedAt.IsZero() {
-		fmt.Fprintf(tw, "changed\t%s\n", r.ChangedAt.Format(time.RFC3339))
-	}
-	if n := r.VersionCount(); n > 1 || !r.ChangedAt.IsZero() {
-		fmt.Fprintf(tw, "versions\t%d (the stored page is the latest; 'query doc %s' lists those kept)\n", n, r.DocID)
-		if !r.VersionAt.IsZero() {
-			fmt.Fprintf(tw, "latest version\tsince %s\n", r.VersionAt.Format(time.RFC3339))
-		}
-		if r.Edits > 0 {
-			fmt.Fprintf(tw, "edits\t%d (near-duplicate changes made in place)\n", r.Edits)
-		}
-	}
-	if r.Err != "" {
-		fmt.Fprintf(tw, "error\t%s\n", r.Err)
-	}
-	switch {
-	case r.Reason == "noindex":
-		fmt.Fprintf(tw, "stored\tno: the page asked not to be indexed (robots meta or X-Robots-Tag noindex); its links were followed\n")
-	case r.Hints.Sitemap:
-		fmt.Fprintf(tw, "sitemap\tyes (read for its URLs, not stored)\n")
-	}
-	if h := r.Hints; h.Canonical != "" {
-		fmt.Fprintf(tw, "declared canonical\t%s\n", h.Canonical)
-	}
-	if h := r.Hints; !h.LastMod.IsZero() {
-		fmt.Fprintf(tw, "sitemap lastmod\t%s\n", h.LastMod.Format(time.RFC3339))
-	}
-	if h := r.Hints; !h.NewsPublished.IsZero() || h.NewsTitle != "" {
-		fmt.Fprintf(tw, "news\t%s  %s\n", h.NewsPublished.Format(time.RFC3339), h.NewsTitle)
-	}
-	tw.Flush()
-}
-
-func (q *queryCmd) printPage(p storage.Page, fullText bool) {
-	tw := tabwriter.NewWriter(q.stdout, 0, 0, 2, ' ', 0)
-	fmt.Fprintf(tw, "doc\t%s\n", p.DocID)
-	if p.Version > 0 {
-		fmt.Fprintf(tw, "version\t%d (fetched: when this version was first fetched)\n", p.Version)
-	}
-	fmt.Fprintf(tw, "url\t%s\n", p.URL)
-	if p.FinalURL != "" && p.FinalURL != p.URL {
-		fmt.Fprintf(tw, "final url\t%s\n", p.FinalURL)
-	}
-	fmt.Fprintf(tw, "title\t%s\n", p.Title)
-	fmt.Fprintf(tw, "status\t%d\n", p.Status)
-	fmt.Fprintf(tw, "content type\t%s\n", p.ContentType)
-	fmt.Fprintf(tw, "fetched\t%s\n", p.FetchedAt.Format(time.RFC3339))
-	fmt.Fprintf(tw, "depth\t%d\n", p.Depth)
-	if p.Referrer != "" {
-		fmt.Fprintf(tw, "referrer\t%s\n", p.Referrer)
-	}
-	fmt.Fprintf(tw, "fingerprints\ttitle %016x content %016x flags %d\n", p.TitleFP, p.ContentFP, p.FPFlags)
-	fmt.Fprintf(tw, "size\ttext %d bytes, html %d bytes\n", len(p.Text), len(p.HTML))
-	tw.Flush()
-	text := p.Text
-	if !fullText {
-		text = truncateRunes(text, 300)
-	}
-	if text != "" {
-		fmt.Fprintf(q.stdout, "\n%s\n", text)
-	}
-}
-
-func truncateRunes(s string, n int) string {
-	if utf8.RuneCountInString(s) <= n {
-		return s
-	}
-	i := 0
-	for j := range s {
-		if i == n {
-			return s[:j] + " …"
-		}
-		i++
-	}
-	return s
+	return p.WriteText(q.stdout, false)
 }
 
 // parseDocID reads a docId argument (storage.ParseDocID's syntax: the
@@ -442,20 +319,10 @@ func (q *queryCmd) doc(args []string, fullText, html bool, version int) error {
 		}
 		return q.printJSON(out)
 	}
-	q.printPage(p, fullText)
-	if len(versions) > 1 || latest > 1 {
-		fmt.Fprintf(q.stdout, "\nversions kept (%d of %d; --version K shows one):\n", len(versions), latest)
-		tw := tabwriter.NewWriter(q.stdout, 0, 0, 2, ' ', 0)
-		for _, v := range versions {
-			mark := ""
-			if v.N == version {
-				mark = "  <- shown"
-			}
-			fmt.Fprintf(tw, "  %d\t%s\t%d bytes\t%s%s\n", v.N, v.FetchedAt.Format(time.RFC3339), v.TextBytes, truncateRunes(v.Title, 60), mark)
-		}
-		tw.Flush()
+	if err := p.WriteText(q.stdout, fullText); err != nil {
+		return err
 	}
-	return nil
+	return storage.WriteVersionsText(q.stdout, versions, version)
 }
 
 // renderMarkdown renders a stored page's Markdown from its stored HTML
@@ -531,16 +398,7 @@ func (q *queryCmd) dups(args []string) error {
 		}
 		return q.printJSON(out)
 	}
-	tw := tabwriter.NewWriter(q.stdout, 0, 0, 2, ' ', 0)
-	fmt.Fprintf(tw, "URL\tROLE\tREASON\tDISTANCE\n")
-	for _, r := range urls {
-		role := "original"
-		if r.Duplicate {
-			role = "duplicate"
-		}
-		fmt.Fprintf(tw, "%s\t%s\t%s\t%d\n", r.URL, role, r.Reason, r.Distance)
-	}
-	return tw.Flush()
+	return storage.WriteURLsText(q.stdout, urls)
 }
 
 // docIDOrURL reads a docId, or the docId a URL maps to.
@@ -582,16 +440,7 @@ func (q *queryCmd) similar(ctx context.Context, args []string, limit int) error 
 			Similar []storage.SimilarPage `json:"similar"`
 		}{id, sims})
 	}
-	if len(sims) == 0 {
-		fmt.Fprintf(q.stdout, "no page shares a MinHash band with %s\n", id)
-		return nil
-	}
-	tw := tabwriter.NewWriter(q.stdout, 0, 0, 2, ' ', 0)
-	fmt.Fprintf(tw, "DOCID\tBANDS\tJACCARD~\tURL\tTITLE\n")
-	for _, p := range sims {
-		fmt.Fprintf(tw, "%s\t%d\t%.2f\t%s\t%s\n", p.DocID, p.Bands, p.Jaccard, p.URL, truncateRunes(p.Title, 60))
-	}
-	return tw.Flush()
+	return storage.WriteSimilarText(q.stdout, id, sims)
 }
 
 type listFlags struct {
@@ -634,18 +483,7 @@ func (q *queryCmd) list(ctx context.Context, args []string, f listFlags) error {
 		}
 		return q.printJSON(out)
 	}
-	tw := tabwriter.NewWriter(q.stdout, 0, 0, 2, ' ', 0)
-	fmt.Fprintf(tw, "DOC\tFETCHED\tURL\tTITLE\n")
-	for _, p := range pages {
-		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\n", p.DocID, p.FetchedAt.Format(time.RFC3339), p.URL, truncateRunes(p.Title, 60))
-	}
-	if err := tw.Flush(); err != nil {
-		return err
-	}
-	if next != "" {
-		fmt.Fprintf(q.stdout, "next page: --after %s\n", next)
-	}
-	return nil
+	return storage.WriteListText(q.stdout, pages, next)
 }
 
 // exportWARC writes the store to a new file (an existing one is an error)
@@ -695,27 +533,11 @@ func (q *queryCmd) check(ctx context.Context, args []string) error {
 	}
 	rep, err := q.db.Check(ctx)
 	if q.json {
-		out := struct {
-			OK          bool   `json:"ok"`
-			Pages       int    `json:"pages"`
-			URLs        int    `json:"urls"`
-			Indexes     int    `json:"index_entries"`
-			PendingRefs int    `json:"pending_refs"`
-			Error       string `json:"error,omitempty"`
-		}{err == nil, rep.Pages, rep.URLs, rep.Indexes, rep.PendingRefs, ""}
-		if err != nil {
-			out.Error = err.Error()
-		}
-		if jerr := q.printJSON(out); jerr != nil {
+		if jerr := q.printJSON(rep.View(err)); jerr != nil {
 			return jerr
 		}
-		return err
+	} else if werr := rep.WriteText(q.stdout, err); werr != nil {
+		return werr
 	}
-	fmt.Fprintf(q.stdout, "checked %d pages, %d URL records, %d index entries; %d URL records name a document not stored\n",
-		rep.Pages, rep.URLs, rep.Indexes, rep.PendingRefs)
-	if err != nil {
-		return err
-	}
-	fmt.Fprintln(q.stdout, "store is consistent")
-	return nil
+	return err
 }

@@ -3,57 +3,22 @@ package main
 import (
 	"context"
 	"encoding/json"
-	"fmt"
 	"io"
-	"strings"
-	"text/tabwriter"
 
 	"github.com/bloomcrawl/bloomcrawl/cluster"
 )
 
 // clusterStats prints a cluster crawl's state as the nodes published it
-// in Redis (query --cluster URL stats): per node and summed, and per
-// partition.
+// in Redis (query --cluster URL stats).
 func clusterStats(ctx context.Context, url string, asJSON bool, stdout io.Writer) error {
 	r, err := cluster.Inspect(ctx, url, "")
 	if err != nil {
 		return err
 	}
-	if asJSON {
-		enc := json.NewEncoder(stdout)
-		enc.SetIndent("", "  ")
-		return enc.Encode(r)
+	if !asJSON {
+		return r.WriteText(stdout)
 	}
-	tw := tabwriter.NewWriter(stdout, 0, 0, 2, ' ', 0)
-	fmt.Fprintf(tw, "pages\t%d\n", r.Total.Pages)
-	fmt.Fprintf(tw, "stored\t%d\n", r.Total.Stored)
-	fmt.Fprintf(tw, "duplicates\t%d\n", r.Total.Duplicates)
-	fmt.Fprintf(tw, "errors\t%d\n", r.Total.Errors)
-	fmt.Fprintf(tw, "urls\t%d queued cluster-wide, %d done\n", r.URLs, r.URLsDone)
-	fmt.Fprintf(tw, "\nNODE\tSTATE\tPAGES\tSTORED\tDUPLICATES\tERRORS\tURLS\tPARTITIONS\n")
-	for _, n := range r.Nodes {
-		state := n.State
-		if n.Live {
-			state += ", live"
-		} else if n.State == "running" {
-			state += fmt.Sprintf(", silent %.0fs", float64(n.SilentMs)/1000)
-			if n.SilentMs < 0 {
-				state = "running, no heartbeat"
-			}
-		}
-		parts := make([]string, len(n.Partitions))
-		for i, p := range n.Partitions {
-			parts[i] = fmt.Sprint(p)
-		}
-		fmt.Fprintf(tw, "%s\t%s\t%d\t%d\t%d\t%d\t%d\t%s\n", n.Name, state, n.Pages, n.Stored, n.Duplicates, n.Errors, n.URLs, strings.Join(parts, ","))
-	}
-	fmt.Fprintf(tw, "\nPARTITION\tOWNER\tLEASE LEFT\tQUEUE\tPENDING\tQUEUED\tDONE\n")
-	for _, p := range r.Partitions {
-		owner, left := p.Owner, fmt.Sprintf("%.1fs", float64(p.LeaseTTLMs)/1000)
-		if owner == "" {
-			owner, left = "-", "-"
-		}
-		fmt.Fprintf(tw, "%d\t%s\t%s\t%d\t%d\t%d\t%d\n", p.Partition, owner, left, p.Length, p.Pending, p.Queued, p.Done)
-	}
-	return tw.Flush()
+	enc := json.NewEncoder(stdout)
+	enc.SetIndent("", "  ")
+	return enc.Encode(r)
 }

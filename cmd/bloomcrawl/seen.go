@@ -17,9 +17,9 @@ import (
 
 func init() {
 	register(command{
-		name:    "seen",
-		summary: "per-key seen-records: add, test, show, delete ids a consumer was shown",
-		run:     runSeen,
+		Name:    "seen",
+		Summary: "per-key seen-records: add, test, show, delete ids a consumer was shown",
+		Run:     runSeen,
 	})
 }
 

@@ -19,9 +19,9 @@ import (
 
 func init() {
 	register(command{
-		name:    "serve",
-		summary: "serve the HTTP API: docId service, stored pages, stats, metrics",
-		run:     runServe,
+		Name:    "serve",
+		Summary: "serve the HTTP API: docId service, stored pages, stats, metrics",
+		Run:     runServe,
 	})
 }
 
