@@ -26,7 +26,7 @@ func crawlWACZ(ctx context.Context, name, dir string, db *storage.DB, log *slog.
 	if err != nil {
 		return fmt.Errorf("--wacz: %w", err)
 	}
-	st, err := writeWACZ(ctx, name, files, archive.WACZOptions{Pages: db})
+	st, err := archive.WriteWACZFile(ctx, name, files, archive.WACZOptions{Pages: db})
 	if err != nil {
 		return err
 	}

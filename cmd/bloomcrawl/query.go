@@ -1,7 +1,6 @@
 package main
 
 import (
-	"bufio"
 	"context"
 	"encoding/json"
 	"errors"
@@ -9,8 +8,6 @@ import (
 	"fmt"
 	"io"
 	"net/url"
-	"os"
-	"path/filepath"
 	"strings"
 	"time"
 
@@ -488,36 +485,18 @@ func (q *queryCmd) list(ctx context.Context, args []string, f listFlags) error {
 
 // exportWARC writes the store to a new file (an existing one is an error)
 // and prints what it wrote.
-func (q *queryCmd) exportWARC(ctx context.Context, args []string, name string) (err error) {
+func (q *queryCmd) exportWARC(ctx context.Context, args []string, name string) error {
 	if err := wantArgs(args, 0, ""); err != nil {
 		return err
 	}
-	f, err := os.OpenFile(name, os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o644)
-	if err != nil {
-		return fmt.Errorf("export --warc: %w", err)
-	}
-	defer func() {
-		if cerr := f.Close(); err == nil {
-			err = cerr
-		}
-		if err != nil {
-			os.Remove(name)
-		}
-	}()
-	w := bufio.NewWriterSize(f, 1<<20)
-	st, err := archive.Export(ctx, q.db, w, filepath.Base(name), map[string]string{"store": q.db.Dir()})
+	st, err := archive.ExportFile(ctx, q.db, name, map[string]string{"store": q.db.Dir()})
 	if err != nil {
 		return err
-	}
-	if err := w.Flush(); err != nil {
-		return fmt.Errorf("export --warc %s: %w", name, err)
 	}
 	if q.json {
 		return json.NewEncoder(q.stdout).Encode(st)
 	}
-	fmt.Fprintf(q.stdout, "%s: %d pages (resource records), %d duplicate URLs and %d other URLs (metadata records), %d bytes\n",
-		name, st.Pages, st.Duplicates, st.Other, st.Bytes)
-	return nil
+	return st.WriteText(q.stdout, name)
 }
 
 func (q *queryCmd) export(ctx context.Context, args []string, html bool) error {
