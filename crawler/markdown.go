@@ -1,13 +1,36 @@
 package crawler
 
 import (
+	"errors"
 	"net/url"
 	"strconv"
 	"strings"
 
 	"golang.org/x/net/html"
 	"golang.org/x/net/html/atom"
+
+	"github.com/bloomcrawl/bloomcrawl/storage"
 )
+
+// PageMarkdown renders a stored page's main content as Markdown from its
+// stored HTML (Markdown), its links resolved against its final URL (or
+// its URL); a page stored without HTML has none, an error. It is the
+// renderer of storage.ExportOptions.Render and Page.FillMarkdown (a crawl
+// stores the HTML and Markdown is rendered on read).
+func PageMarkdown(p *storage.Page) (string, error) {
+	if len(p.HTML) == 0 {
+		return "", errors.New("no HTML stored")
+	}
+	u := p.FinalURL
+	if u == "" {
+		u = p.URL
+	}
+	pu, err := url.Parse(u)
+	if err != nil {
+		return "", err
+	}
+	return Markdown(p.HTML, pu)
+}
 
 // markdown renders the main content c keeps as Markdown: headings (#),
 // paragraphs, lists (nested by two spaces), fenced code blocks, tables

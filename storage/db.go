@@ -99,6 +99,25 @@ func Open(dir string, o *Options) (*DB, error) {
 	return db, nil
 }
 
+// OpenReadOnly opens the store at dir read-only (Options.ReadOnly), as the
+// query commands read it. A store that was not closed cleanly (a crawl was
+// killed) is first recovered by one read-write open, which fails with
+// ErrLocked while a crawl holds it. Errors are Open's.
+func OpenReadOnly(dir string) (*DB, error) {
+	db, err := Open(dir, &Options{ReadOnly: true})
+	if !errors.Is(err, ErrNeedsRecovery) {
+		return db, err
+	}
+	rw, err := Open(dir, nil)
+	if err != nil {
+		return nil, err
+	}
+	if err := rw.Close(); err != nil {
+		return nil, err
+	}
+	return Open(dir, &Options{ReadOnly: true})
+}
+
 func open(dir string, opts Options) (*DB, error) {
 	empty, err := prepareDir(dir, opts.ReadOnly)
 	if err != nil {

@@ -362,6 +362,17 @@ type ExportOptions struct {
 	Render func(p *Page) (string, error)
 }
 
+// FillMarkdown sets p.Markdown, when p was stored without one, to what
+// render gives for p; render nil or an error of it leaves p unchanged.
+func (p *Page) FillMarkdown(render func(p *Page) (string, error)) {
+	if p.Markdown != "" || render == nil {
+		return
+	}
+	if md, err := render(p); err == nil {
+		p.Markdown = md
+	}
+}
+
 // WriteMarkdown writes p as one Markdown document: a YAML front matter
 // block (url, doc_id, title, and lang, published, author, canonical when
 // stored), then the page's Markdown, or its text when it was stored
@@ -419,11 +430,7 @@ func (db *DB) ExportWith(ctx context.Context, w io.Writer, o ExportOptions) erro
 				return err
 			}
 			if o.Markdown {
-				if p.Markdown == "" && o.Render != nil {
-					if md, err := o.Render(&p); err == nil {
-						p.Markdown = md
-					}
-				}
+				p.FillMarkdown(o.Render)
 				if err := WriteMarkdown(w, &p); err != nil {
 					return err
 				}

@@ -194,6 +194,15 @@ func (w *spaceWatch) mountPoint() string {
 	return w.mount
 }
 
+// IsDiskFull reports whether err is a write that failed for want of space
+// (ENOSPC, EDQUOT), also when a library formatted the cause into its
+// message instead of wrapping it (Badger formats with %+v).
+func IsDiskFull(err error) bool {
+	msg := err.Error()
+	return errors.Is(err, syscall.ENOSPC) || errors.Is(err, syscall.EDQUOT) ||
+		strings.Contains(msg, syscall.ENOSPC.Error()) || strings.Contains(msg, syscall.EDQUOT.Error())
+}
+
 // diskError turns a write error caused by the disk into a *NoSpaceError
 // (ENOSPC, EDQUOT) or an error wrapping ErrIO (EIO), naming where; other
 // errors are returned unchanged. Badger formats the errors it wraps with
@@ -206,8 +215,7 @@ func (db *DB) diskError(err error) error {
 	switch {
 	case errors.Is(err, ErrNoSpace), errors.Is(err, ErrIO):
 		return err
-	case errors.Is(err, syscall.ENOSPC), errors.Is(err, syscall.EDQUOT),
-		strings.Contains(msg, syscall.ENOSPC.Error()), strings.Contains(msg, syscall.EDQUOT.Error()):
+	case IsDiskFull(err):
 		free, ferr := freeBytes(db.dir)
 		if ferr != nil {
 			free = -1

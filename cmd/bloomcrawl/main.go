@@ -12,7 +12,6 @@ import (
 	"flag"
 	"fmt"
 	"io"
-	"strings"
 	"syscall"
 
 	"github.com/bloomcrawl/bloomcrawl/internal/cli"
@@ -75,7 +74,7 @@ func diskExitCode(name string, err error, stderr io.Writer) (code int, ok bool) 
 	case errors.As(err, &nse):
 		fmt.Fprintf(stderr, "bloomcrawl %s: %s\n", name, noSpaceLine(name, nse))
 		return exitNoSpace, true
-	case isDiskFull(err):
+	case storage.IsDiskFull(err):
 		// A write outside the store (a WARC file) hit a full disk; the
 		// error names the file.
 		fmt.Fprintf(stderr, "bloomcrawl %s: disk full: %v; %s\n", name, err, resumeHint(name))
@@ -133,15 +132,6 @@ func resumeHint(cmd string) string {
 	default:
 		return "free some space and run the same command again"
 	}
-}
-
-// isDiskFull reports whether err is a write that failed for want of space
-// (ENOSPC, EDQUOT), also when a library formatted the cause into its
-// message instead of wrapping it.
-func isDiskFull(err error) bool {
-	msg := err.Error()
-	return errors.Is(err, syscall.ENOSPC) || errors.Is(err, syscall.EDQUOT) ||
-		strings.Contains(msg, syscall.ENOSPC.Error()) || strings.Contains(msg, syscall.EDQUOT.Error())
 }
 
 func printUsage(w io.Writer) {

@@ -7,12 +7,13 @@ import (
 	"flag"
 	"fmt"
 	"io"
-	"net/url"
+
 	"strings"
 	"time"
 
 	"github.com/bloomcrawl/bloomcrawl/archive"
 	"github.com/bloomcrawl/bloomcrawl/crawler"
+	"github.com/bloomcrawl/bloomcrawl/internal/cli"
 	"github.com/bloomcrawl/bloomcrawl/storage"
 )
 
@@ -57,6 +58,30 @@ type queryCmd struct {
 	stderr io.Writer
 }
 
+// queryRun runs a query subcommand with its arguments.
+type queryRun func(q *queryCmd, args []string) error
+
+// querySubs adds each subcommand's own flags to its flag set and returns
+// what runs it.
+var querySubs = map[string]func(ctx context.Context, fs *flag.FlagSet) queryRun{
+	"stats": func(ctx context.Context, fs *flag.FlagSet) queryRun {
+		top := fs.Int("top", 10, "hosts to list in text output (0 = all)")
+		return func(q *queryCmd, args []string) error { return q.stats(ctx, args, *top) }
+	},
+	"url":  func(context.Context, *flag.FlagSet) queryRun { return (*queryCmd).url },
+	"doc":  docFlags,
+	"dups": func(context.Context, *flag.FlagSet) queryRun { return (*queryCmd).dups },
+	"similar": func(ctx context.Context, fs *flag.FlagSet) queryRun {
+		limit := fs.Int("limit", 10, "most pages to list (0 = all that share a band)")
+		return func(q *queryCmd, args []string) error { return q.similar(ctx, args, *limit) }
+	},
+	"list": addListFlags,
+	"check": func(ctx context.Context, _ *flag.FlagSet) queryRun {
+		return func(q *queryCmd, args []string) error { return q.check(ctx, args) }
+	},
+	"export": exportFlags,
+}
+
 func runQuery(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	fs := newFlagSet("query", queryUsage, stderr)
 	store := fs.String("store", "", "crawl store directory (required)")
@@ -71,104 +96,30 @@ func runQuery(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 		return usagef("missing subcommand (stats, url, doc, dups, similar, list, export, check)")
 	}
 	sub, subArgs := rest[0], rest[1:]
-
+	addFlags, ok := querySubs[sub]
+	if !ok {
+		return usagef("unknown query subcommand %q (stats, url, doc, dups, similar, list, export, check)", sub)
+	}
 	// Each subcommand accepts --json and --store after its name as well.
 	sfs := newFlagSet("query "+sub, queryUsage, stderr)
 	sfs.StringVar(store, "store", *store, "crawl store directory")
 	sfs.BoolVar(asJSON, "json", *asJSON, "print JSON")
 	sfs.StringVar(clusterURL, "cluster", *clusterURL, "with stats: a cluster crawl's Redis")
-	var run func(q *queryCmd, args []string) error
-	wf := addWARCFlags(flag.NewFlagSet("", flag.ContinueOnError)) // export's, below
-	switch sub {
-	case "stats":
-		top := sfs.Int("top", 10, "hosts to list in text output (0 = all)")
-		run = func(q *queryCmd, args []string) error { return q.stats(ctx, args, *top) }
-	case "url":
-		run = func(q *queryCmd, args []string) error { return q.url(args) }
-	case "doc":
-		text := sfs.Bool("text", false, "print the full extracted text")
-		html := sfs.Bool("html", false, "print the raw HTML only")
-		version := sfs.Int("version", 0, "show version K of the page (query doc lists the versions kept; 0 = the latest)")
-		md := sfs.Bool("markdown", false, "print the main content as Markdown only")
-		run = func(q *queryCmd, args []string) error {
-			if *md {
-				return q.docMarkdown(args)
-			}
-			return q.doc(args, *text, *html, *version)
-		}
-	case "dups":
-		run = func(q *queryCmd, args []string) error { return q.dups(args) }
-	case "similar":
-		limit := sfs.Int("limit", 10, "most pages to list (0 = all that share a band)")
-		run = func(q *queryCmd, args []string) error { return q.similar(ctx, args, *limit) }
-	case "list":
-		var o listFlags
-		sfs.StringVar(&o.host, "host", "", "only pages on this host (any port, unless host:port)")
-		sfs.StringVar(&o.prefix, "prefix", "", "only pages whose URL starts with this prefix")
-		sfs.StringVar(&o.since, "since", "", "only pages fetched at or after this time (RFC 3339)")
-		sfs.StringVar(&o.until, "until", "", "only pages fetched before this time (RFC 3339)")
-		sfs.IntVar(&o.limit, "limit", 20, "pages per call (1..10000)")
-		sfs.StringVar(&o.after, "after", "", "cursor printed by the previous call")
-		run = func(q *queryCmd, args []string) error { return q.list(ctx, args, o) }
-	case "check":
-		run = func(q *queryCmd, args []string) error { return q.check(ctx, args) }
-	case "export":
-		html := sfs.Bool("html", false, "include the raw HTML")
-		warcFile := sfs.String("warc", "", "write a WARC/1.1 file (gzip per record) instead of JSON lines")
-		wf = addWARCFlags(sfs)
-		format := sfs.String("format", "json", "json (JSON lines) or markdown (one Markdown document per page)")
-		run = func(q *queryCmd, args []string) error {
-			if *warcFile != "" {
-				return q.exportWARC(ctx, args, *warcFile)
-			}
-			if wf.wacz != "" {
-				return wf.exportWACZ(ctx, q, args)
-			}
-			switch *format {
-			case "json":
-				return q.export(ctx, args, *html)
-			case "markdown", "md":
-				if err := wantArgs(args, 0, ""); err != nil {
-					return err
-				}
-				return q.db.ExportWith(ctx, q.stdout, storage.ExportOptions{Markdown: true, Render: renderMarkdown})
-			}
-			return usagef("--format %q: want json or markdown", *format)
-		}
-	default:
-		return usagef("unknown query subcommand %q (stats, url, doc, dups, similar, list, export, check)", sub)
-	}
-	// Flags may come before and after the arguments.
-	var positional []string
-	for {
-		if err := parseFlags(sfs, subArgs); err != nil {
-			return err
-		}
-		if sfs.NArg() == 0 {
-			break
-		}
-		positional = append(positional, sfs.Arg(0))
-		subArgs = sfs.Args()[1:]
+	run := addFlags(ctx, sfs)
+	positional, err := cli.ParseInterspersed(sfs, subArgs) // flags may come before and after the arguments
+	if err != nil {
+		return err
 	}
 	if *clusterURL != "" {
-		switch {
-		case sub != "stats":
-			return usagef("--cluster works with the stats subcommand only (the pages are in each node's --store)")
-		case *store != "":
-			return usagef("give --cluster or --store, not both")
-		}
-		if err := wantArgs(positional, 0, ""); err != nil {
-			return err
-		}
-		return clusterStats(ctx, *clusterURL, *asJSON, stdout)
+		return clusterStats(ctx, *clusterURL, sub, *store, positional, *asJSON, stdout)
 	}
-	if wf.cdxj != "" {
-		return wf.exportCDXJ(ctx, positional, *asJSON, stdout, stderr)
+	if f := sfs.Lookup("cdxj"); f != nil && f.Value.String() != "" {
+		return exportCDXJ(ctx, f.Value.String(), positional, *asJSON, stdout, stderr)
 	}
 	if *store == "" {
 		return usagef("--store DIR is required")
 	}
-	db, err := openForQuery(*store)
+	db, err := storage.OpenReadOnly(*store)
 	if err != nil {
 		return err
 	}
@@ -176,21 +127,48 @@ func runQuery(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	return run(&queryCmd{db: db, json: *asJSON, stdout: stdout, stderr: stderr}, positional)
 }
 
-// openForQuery opens the store read-only. A store that was not closed
-// cleanly (a crawl was killed) is recovered by one read-write open first.
-func openForQuery(dir string) (*storage.DB, error) {
-	db, err := storage.Open(dir, &storage.Options{ReadOnly: true})
-	if !errors.Is(err, storage.ErrNeedsRecovery) {
-		return db, err
+func docFlags(_ context.Context, fs *flag.FlagSet) queryRun {
+	text := fs.Bool("text", false, "print the full extracted text")
+	html := fs.Bool("html", false, "print the raw HTML only")
+	version := fs.Int("version", 0, "show version K of the page (query doc lists the versions kept; 0 = the latest)")
+	md := fs.Bool("markdown", false, "print the main content as Markdown only")
+	return func(q *queryCmd, args []string) error {
+		if *md {
+			return q.docMarkdown(args)
+		}
+		return q.doc(args, *text, *html, *version)
 	}
-	rw, err := storage.Open(dir, nil)
-	if err != nil {
-		return nil, err
+}
+
+func addListFlags(ctx context.Context, fs *flag.FlagSet) queryRun {
+	var o listFlags
+	fs.StringVar(&o.host, "host", "", "only pages on this host (any port, unless host:port)")
+	fs.StringVar(&o.prefix, "prefix", "", "only pages whose URL starts with this prefix")
+	fs.StringVar(&o.since, "since", "", "only pages fetched at or after this time (RFC 3339)")
+	fs.StringVar(&o.until, "until", "", "only pages fetched before this time (RFC 3339)")
+	fs.IntVar(&o.limit, "limit", 20, "pages per call (1..10000)")
+	fs.StringVar(&o.after, "after", "", "cursor printed by the previous call")
+	return func(q *queryCmd, args []string) error { return q.list(ctx, args, o) }
+}
+
+func exportFlags(ctx context.Context, fs *flag.FlagSet) queryRun {
+	html := fs.Bool("html", false, "include the raw HTML")
+	warcFile := fs.String("warc", "", "write a WARC/1.1 file (gzip per record) instead of JSON lines")
+	wf := addWARCFlags(fs)
+	format := fs.String("format", "json", "json (JSON lines) or markdown (one Markdown document per page)")
+	return func(q *queryCmd, args []string) error {
+		switch {
+		case *warcFile != "":
+			return q.exportWARC(ctx, args, *warcFile)
+		case wf.wacz != "":
+			return wf.exportWACZ(ctx, q, args)
+		case *format == "json":
+			return q.export(ctx, args, storage.ExportOptions{HTML: *html})
+		case *format == "markdown", *format == "md":
+			return q.export(ctx, args, storage.ExportOptions{Markdown: true, Render: crawler.PageMarkdown})
+		}
+		return usagef("--format %q: want json or markdown", *format)
 	}
-	if err := rw.Close(); err != nil {
-		return nil, err
-	}
-	return storage.Open(dir, &storage.Options{ReadOnly: true})
 }
 
 func (q *queryCmd) printJSON(v any) error {
@@ -322,24 +300,6 @@ func (q *queryCmd) doc(args []string, fullText, html bool, version int) error {
 	return storage.WriteVersionsText(q.stdout, versions, version)
 }
 
-// renderMarkdown renders a stored page's Markdown from its stored HTML
-// (the crawl stores the HTML and renders Markdown on read); a page without
-// HTML has none.
-func renderMarkdown(p *storage.Page) (string, error) {
-	if len(p.HTML) == 0 {
-		return "", errors.New("no HTML stored")
-	}
-	u := p.FinalURL
-	if u == "" {
-		u = p.URL
-	}
-	pu, err := url.Parse(u)
-	if err != nil {
-		return "", err
-	}
-	return crawler.Markdown(p.HTML, pu)
-}
-
 // docMarkdown prints the stored Markdown of a document (its text when it
 // was stored before Markdown was); with --json, the page view with it.
 func (q *queryCmd) docMarkdown(args []string) error {
@@ -354,11 +314,7 @@ func (q *queryCmd) docMarkdown(args []string) error {
 	if err != nil {
 		return err
 	}
-	if p.Markdown == "" {
-		if md, err := renderMarkdown(&p); err == nil {
-			p.Markdown = md
-		}
-	}
+	p.FillMarkdown(crawler.PageMarkdown)
 	if q.json {
 		return q.printJSON(p.View(storage.ViewOptions{Text: true, Markdown: true}))
 	}
@@ -499,11 +455,11 @@ func (q *queryCmd) exportWARC(ctx context.Context, args []string, name string) e
 	return st.WriteText(q.stdout, name)
 }
 
-func (q *queryCmd) export(ctx context.Context, args []string, html bool) error {
+func (q *queryCmd) export(ctx context.Context, args []string, o storage.ExportOptions) error {
 	if err := wantArgs(args, 0, ""); err != nil {
 		return err
 	}
-	return q.db.ExportWith(ctx, q.stdout, storage.ExportOptions{HTML: html})
+	return q.db.ExportWith(ctx, q.stdout, o)
 }
 
 func (q *queryCmd) check(ctx context.Context, args []string) error {

@@ -53,13 +53,14 @@ func (f *warcFlags) exportWACZ(ctx context.Context, q *queryCmd, args []string) 
 	return st.WriteText(q.stdout, f.wacz)
 }
 
-// exportCDXJ prints the CDXJ index of f.cdxj's WARC files to stdout; a
-// summary goes to stderr (as JSON with --json).
-func (f *warcFlags) exportCDXJ(ctx context.Context, args []string, asJSON bool, stdout, stderr io.Writer) error {
+// exportCDXJ prints the CDXJ index of the WARC files of path (a file or
+// directory: export --cdxj) to stdout; a summary goes to stderr (as JSON
+// with --json).
+func exportCDXJ(ctx context.Context, path string, args []string, asJSON bool, stdout, stderr io.Writer) error {
 	if err := wantArgs(args, 0, ""); err != nil {
 		return err
 	}
-	files, err := warcFiles(f.cdxj)
+	files, err := warcFiles(path)
 	if err != nil {
 		return fmt.Errorf("export --cdxj: %w", err)
 	}

@@ -11,6 +11,7 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/bloomcrawl/bloomcrawl/internal/cli"
 	"github.com/bloomcrawl/bloomcrawl/seen"
 	"github.com/bloomcrawl/bloomcrawl/storage"
 )
@@ -88,16 +89,9 @@ func parseSeenArgs(args []string, stderr io.Writer) (*seenRun, string, error) {
 	asJSON := fs.Bool("json", false, "print JSON")
 	seedForm := fs.Bool("seed-form", false, "show: print each block as the seed stores it, count::base64(bits)")
 	opts := seenFlags(fs, "")
-	var pos []string
-	for {
-		if err := parseFlags(fs, args); err != nil {
-			return nil, "", err
-		}
-		if fs.NArg() == 0 {
-			break
-		}
-		pos = append(pos, fs.Arg(0))
-		args = fs.Args()[1:]
+	pos, err := cli.ParseInterspersed(fs, args)
+	if err != nil {
+		return nil, "", err
 	}
 	if *store == "" {
 		return nil, "", usagef("--store DIR is required")
@@ -106,7 +100,6 @@ func parseSeenArgs(args []string, stderr io.Writer) (*seenRun, string, error) {
 		return nil, "", usagef("want an action (add, test, show, delete) and a KEY")
 	}
 	r := &seenRun{action: pos[0], key: pos[1], ids: pos[2:], asJSON: *asJSON, seedForm: *seedForm}
-	var err error
 	if r.opts, err = opts(); err != nil {
 		return nil, "", err
 	}

@@ -49,6 +49,23 @@ func ParseFlags(fs *flag.FlagSet, args []string) error {
 	return nil
 }
 
+// ParseInterspersed parses args into fs as ParseFlags does, letting flags
+// come before, between and after the arguments; it returns the arguments
+// in order.
+func ParseInterspersed(fs *flag.FlagSet, args []string) ([]string, error) {
+	var pos []string
+	for {
+		if err := ParseFlags(fs, args); err != nil {
+			return nil, err
+		}
+		if fs.NArg() == 0 {
+			return pos, nil
+		}
+		pos = append(pos, fs.Arg(0))
+		args = fs.Args()[1:]
+	}
+}
+
 // StringList is a repeatable string flag: each use appends its value.
 type StringList []string
 
