@@ -170,55 +170,6 @@ func WriteVersionsText(w io.Writer, versions []VersionInfo, shown int) error {
 	return tw.Flush()
 }
 
-// WriteURLsText writes the URLs of one document as `query dups` shows
-// them: a table of each URL, its role (original or duplicate), the reason
-// and the distance.
-func WriteURLsText(w io.Writer, urls []URLRecord) error {
-	tw := newTabWriter(w)
-	fmt.Fprintf(tw, "URL\tROLE\tREASON\tDISTANCE\n")
-	for _, r := range urls {
-		role := "original"
-		if r.Duplicate {
-			role = "duplicate"
-		}
-		fmt.Fprintf(tw, "%s\t%s\t%s\t%d\n", r.URL, role, r.Reason, r.Distance)
-	}
-	return tw.Flush()
-}
-
-// WriteSimilarText writes the pages similar to document id as `query
-// similar` shows them (a table, or a line saying there are none).
-func WriteSimilarText(w io.Writer, id DocID, sims []SimilarPage) error {
-	if len(sims) == 0 {
-		_, err := fmt.Fprintf(w, "no page shares a MinHash band with %s\n", id)
-		return err
-	}
-	tw := newTabWriter(w)
-	fmt.Fprintf(tw, "DOCID\tBANDS\tJACCARD~\tURL\tTITLE\n")
-	for _, p := range sims {
-		fmt.Fprintf(tw, "%s\t%d\t%.2f\t%s\t%s\n", p.DocID, p.Bands, p.Jaccard, p.URL, truncateRunes(p.Title, 60))
-	}
-	return tw.Flush()
-}
-
-// WriteListText writes a batch of [DB.List] as `query list` shows it: a
-// table of the pages, then the cursor of the next batch (if any).
-func WriteListText(w io.Writer, pages []Page, next string) error {
-	tw := newTabWriter(w)
-	fmt.Fprintf(tw, "DOC\tFETCHED\tURL\tTITLE\n")
-	for _, p := range pages {
-		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\n", p.DocID, p.FetchedAt.Format(time.RFC3339), p.URL, truncateRunes(p.Title, 60))
-	}
-	if err := tw.Flush(); err != nil {
-		return err
-	}
-	if next != "" {
-		_, err := fmt.Fprintf(w, "next page: --after %s\n", next)
-		return err
-	}
-	return nil
-}
-
 // CheckView is a [DB.Check] as `query check --json` prints it: its report
 // and its error (absent when the store is consistent).
 type CheckView struct {

@@ -171,6 +171,14 @@ func exportFlags(ctx context.Context, fs *flag.FlagSet) queryRun {
 	}
 }
 
+// print prints v as JSON with --json, else as its text.
+func (q *queryCmd) print(v interface{ WriteText(io.Writer) error }) error {
+	if q.json {
+		return q.printJSON(v)
+	}
+	return v.WriteText(q.stdout)
+}
+
 func (q *queryCmd) printJSON(v any) error {
 	enc := json.NewEncoder(q.stdout)
 	enc.SetEscapeHTML(false)
@@ -206,34 +214,14 @@ func (q *queryCmd) url(args []string) error {
 	if err := wantArgs(args, 1, "one URL"); err != nil {
 		return err
 	}
-	p, rec, err := q.db.PageByURL(args[0])
-	if errors.Is(err, storage.ErrNotFound) && rec.URL == "" {
+	a, err := q.db.URLAnswer(args[0])
+	if errors.Is(err, storage.ErrNotFound) {
 		return fmt.Errorf("%w: URL %q is not in the store (URLs are stored canonical; 'query list --prefix' helps find one)", storage.ErrNotFound, args[0])
 	}
-	noDoc := errors.Is(err, storage.ErrNotFound)
-	if err != nil && !noDoc {
+	if err != nil {
 		return err
 	}
-	if q.json {
-		out := struct {
-			URL  storage.URLView   `json:"url_record"`
-			Page *storage.PageView `json:"page,omitempty"`
-		}{URL: rec.View()}
-		if !noDoc {
-			pv := p.View(storage.ViewOptions{})
-			out.Page = &pv
-		}
-		return q.printJSON(out)
-	}
-	rec.WriteText(q.stdout)
-	if noDoc {
-		if rec.DocID != 0 {
-			fmt.Fprintf(q.stdout, "\ndocument %s is not stored (yet)\n", rec.DocID)
-		}
-		return nil
-	}
-	fmt.Fprintln(q.stdout)
-	return p.WriteText(q.stdout, false)
+	return q.print(a)
 }
 
 // parseDocID reads a docId argument (storage.ParseDocID's syntax: the
@@ -280,19 +268,11 @@ func (q *queryCmd) doc(args []string, fullText, html bool, version int) error {
 		return err
 	}
 	if q.json {
-		urls, err := q.db.URLs(id)
+		a, err := q.db.DocAnswer(&p, versions)
 		if err != nil {
 			return err
 		}
-		out := struct {
-			storage.PageView
-			URLs     []storage.URLView     `json:"urls"`
-			Versions []storage.VersionInfo `json:"versions"`
-		}{PageView: p.View(storage.ViewOptions{Text: true}), Versions: versions}
-		for _, r := range urls {
-			out.URLs = append(out.URLs, r.View())
-		}
-		return q.printJSON(out)
+		return q.printJSON(a)
 	}
 	if err := p.WriteText(q.stdout, fullText); err != nil {
 		return err
@@ -334,24 +314,11 @@ func (q *queryCmd) dups(args []string) error {
 	if err != nil {
 		return err
 	}
-	urls, err := q.db.URLs(id)
+	d, err := q.db.DocURLs(id)
 	if err != nil {
 		return err
 	}
-	if len(urls) == 0 {
-		return fmt.Errorf("document %s: %w", id, storage.ErrNotFound)
-	}
-	if q.json {
-		out := struct {
-			DocID storage.DocID     `json:"doc_id"`
-			URLs  []storage.URLView `json:"urls"`
-		}{DocID: id}
-		for _, r := range urls {
-			out.URLs = append(out.URLs, r.View())
-		}
-		return q.printJSON(out)
-	}
-	return storage.WriteURLsText(q.stdout, urls)
+	return q.print(d)
 }
 
 // docIDOrURL reads a docId, or the docId a URL maps to.
@@ -387,13 +354,7 @@ func (q *queryCmd) similar(ctx context.Context, args []string, limit int) error 
 	if err != nil {
 		return err
 	}
-	if q.json {
-		return q.printJSON(struct {
-			DocID   storage.DocID         `json:"doc_id"`
-			Similar []storage.SimilarPage `json:"similar"`
-		}{id, sims})
-	}
-	return storage.WriteSimilarText(q.stdout, id, sims)
+	return q.print(storage.SimilarAnswer{DocID: id, Similar: sims})
 }
 
 type listFlags struct {
@@ -422,21 +383,11 @@ func (q *queryCmd) list(ctx context.Context, args []string, f listFlags) error {
 		}
 		*t.dst = v
 	}
-	pages, next, err := q.db.List(ctx, o)
+	a, err := q.db.ListAnswer(ctx, o)
 	if err != nil {
 		return err
 	}
-	if q.json {
-		out := struct {
-			Pages []storage.PageView `json:"pages"`
-			Next  string             `json:"next,omitempty"`
-		}{Pages: []storage.PageView{}, Next: next}
-		for _, p := range pages {
-			out.Pages = append(out.Pages, p.View(storage.ViewOptions{}))
-		}
-		return q.printJSON(out)
-	}
-	return storage.WriteListText(q.stdout, pages, next)
+	return q.print(a)
 }
 
 // exportWARC writes the store to a new file (an existing one is an error)
