@@ -37,7 +37,7 @@ func cut(s string, frac float64) string {
 }
 
 // wantSimilar is what an in-memory MinHash index (contentdedup, the same
-// seed-003 parameters) answers for docId q among the stored pages.
+// default p and q) answers for docId q among the stored pages.
 func wantSimilar(t *testing.T, db *storage.DB, q storage.DocID, limit int) []contentdedup.Neighbor {
 	t.Helper()
 	d, err := contentdedup.New(contentdedup.Options{})
