@@ -20,7 +20,7 @@ import (
 )
 
 // Two real ~5 KB Chinese articles (sections of the Debian handbook, zh-CN)
-// and a near-identical copy of the first, as seed 004's example has it: the
+// and a near-identical copy of the first, as the docId service design's example has it: the
 // same article republished under another URL with a few words changed.
 var (
 	zhA = mustRead("testdata/zh_debian_internals.txt")
@@ -168,11 +168,11 @@ func doc(url, title, content string) map[string]any {
 	return map[string]any{"url": url, "title": title, "content": content, "category": "0", "media": "test", "imageCount": "4"}
 }
 
-// TestSeed004 runs seed 004's experiment on real ~5 KB Chinese articles:
+// TestDocIDServiceExperiment runs the docId service design's experiment on real ~5 KB Chinese articles:
 // the first is new, its near-identical copy under another URL gets the same
 // docId and is marked duplicate, and the store keeps one page with both
 // URLs.
-func TestSeed004(t *testing.T) {
+func TestDocIDServiceExperiment(t *testing.T) {
 	e := newEnv(t, api.HandlerOptions{})
 	first := e.submit(map[string]any{"id": "nid-1", "url": "http://www.simhash.com/a", "title": "计算机应用与软件",
 		"content": zhA, "category": "0", "media": "test1", "imageCount": "4"})
@@ -369,7 +369,7 @@ func TestBadInput(t *testing.T) {
 	}
 }
 
-// TestLooseFields checks that seed 004's own spelling (numbers as strings)
+// TestLooseFields checks that the docId service design's own spelling (numbers as strings)
 // and the common one (numbers as numbers, null) are both accepted.
 func TestLooseFields(t *testing.T) {
 	e := newEnv(t, api.HandlerOptions{})

@@ -11,6 +11,7 @@ import (
 
 	"github.com/bloomcrawl/bloomcrawl/api"
 	"github.com/bloomcrawl/bloomcrawl/contentdedup"
+	"github.com/bloomcrawl/bloomcrawl/similar"
 	"github.com/bloomcrawl/bloomcrawl/storage"
 )
 
@@ -37,15 +38,15 @@ func cut(s string, frac float64) string {
 }
 
 // wantSimilar is what an in-memory MinHash index (contentdedup, the same
-// seed-003 parameters) answers for docId q among the stored pages.
-func wantSimilar(t *testing.T, db *storage.DB, q storage.DocID, limit int) []contentdedup.Neighbor {
+// default p and q) answers for docId q among the stored pages.
+func wantSimilar(t *testing.T, db *storage.DB, q storage.DocID, limit int) []similar.Neighbor {
 	t.Helper()
 	d, err := contentdedup.New(contentdedup.Options{})
 	if err != nil {
 		t.Fatal(err)
 	}
-	idx := contentdedup.NewMinHashIndex(contentdedup.SimilarMinHash())
-	var qs contentdedup.Similarity
+	idx := similar.NewIndex(similar.NewPages())
+	var qs similar.Entry
 	err = db.ForEachFingerprint(context.Background(), func(f storage.Fingerprint) error {
 		p, err := db.Page(f.DocID)
 		if err != nil {
@@ -64,11 +65,11 @@ func wantSimilar(t *testing.T, db *storage.DB, q storage.DocID, limit int) []con
 		t.Fatal(err)
 	}
 	ns := idx.Similar(qs.Sig[:], 0)
-	ns = slices.DeleteFunc(ns, func(n contentdedup.Neighbor) bool { return n.DocID == uint64(q) })
+	ns = slices.DeleteFunc(ns, func(n similar.Neighbor) bool { return n.DocID == uint64(q) })
 	return ns[:min(len(ns), limit)]
 }
 
-func sameNeighbours(got []storage.SimilarPage, want []contentdedup.Neighbor) bool {
+func sameNeighbours(got []storage.SimilarPage, want []similar.Neighbor) bool {
 	if len(got) != len(want) {
 		return false
 	}

@@ -9,6 +9,7 @@ import (
 	"sync"
 
 	"github.com/bloomcrawl/bloomcrawl/internal/mapped"
+	"github.com/bloomcrawl/bloomcrawl/similar"
 	"github.com/cespare/xxhash/v2"
 )
 
@@ -155,7 +156,7 @@ type Verdict struct {
 	// Similar is the MinHash of a new document's word set, for a store's
 	// similar-pages index; zero for duplicates, for a text without words,
 	// and with Options.NoSimilar.
-	Similar Similarity
+	Similar similar.Entry
 }
 
 // Signature holds a document's fingerprints as stored.
@@ -184,7 +185,7 @@ type Deduper struct {
 	sketchJaccard       float64 // estimated Jaccard a sketch-confirmed match needs (1: sketches off)
 
 	tok     *Tokenizer
-	sim     *MinHash // nil with NoSimilar
+	sim     *similar.MinHash // nil with NoSimilar
 	mu      sync.Mutex
 	urls    packedMap    // xxhash(url) → docId
 	docs    packedMap    // docId → its own entry
@@ -376,9 +377,9 @@ func New(o Options) (*Deduper, error) {
 		}
 	}
 	tok := NewTokenizer()
-	var sim *MinHash
+	var sim *similar.MinHash
 	if !o.NoSimilar {
-		sim = SimilarMinHash()
+		sim = similar.NewPages()
 	}
 	ci, _ := NewIndex(sk)
 	ti, _ := NewIndex(k)
@@ -548,11 +549,11 @@ func (d *Deduper) CheckCanonical(url, canonical, title, text string) Verdict {
 // nothing; with CheckSig it splits CheckCanonical in two, so that the
 // expensive half can run apart from the decision (cluster mode signs a
 // page on its node and every node replays the decision).
-func (d *Deduper) Prepare(title, text string) (Signature, Similarity) {
+func (d *Deduper) Prepare(title, text string) (Signature, similar.Entry) {
 	sig, words := d.sign(title, text)
-	var sim Similarity
+	var sim similar.Entry
 	if d.sim != nil {
-		sim = similarity(d.sim, words)
+		sim = similar.Of(d.sim, words)
 	}
 	return sig, sim
 }
@@ -563,7 +564,7 @@ func (d *Deduper) Prepare(title, text string) (Signature, Similarity) {
 // in the verdict of a new document only. Given the same sequence of
 // CheckSig, AddURL and Restore calls, two Dedupers give the same verdicts
 // and docIds.
-func (d *Deduper) CheckSig(url, canonical string, sig Signature, sim Similarity) Verdict {
+func (d *Deduper) CheckSig(url, canonical string, sig Signature, sim similar.Entry) Verdict {
 	uk := urlKey(url)
 	d.mu.Lock()
 	defer d.mu.Unlock()

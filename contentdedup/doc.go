@@ -73,14 +73,11 @@
 // the command that reproduces them (`go run ./cmd/bloomcrawl-lab dedup`),
 // are in docs/benchmarks.md.
 //
-// [MinHash] is a second near-duplicate detector over word shingles, with a
-// banded inverted index ([MinHashIndex]); the accuracy harness measures it
-// beside SimHash.
-//
-// Similar pages (not duplicates, but sharing words) are found with MinHash
-// bands too: Check gives every new document its [Similarity] under
-// [SimilarOptions], which a store keeps and indexes (`bloomcrawl query
-// similar`).
+// Similar pages (not duplicates, but sharing words) are package similar's:
+// Check gives every new document its [similar.Entry] (MinHash bands of its
+// word set) in the verdict, which a store keeps and indexes (`bloomcrawl
+// query similar`). The accuracy harness also measures MinHash as a second
+// near-duplicate detector beside SimHash.
 //
 // The accuracy harness (`go run ./cmd/bloomcrawl-lab dedup`), its data
 // generator and exact ground truth live in lab/bench and lab/dedupeval.

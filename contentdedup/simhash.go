@@ -4,10 +4,11 @@ import (
 	"math"
 	"math/bits"
 	"slices"
-	"strings"
 	"unicode/utf8"
 
 	"github.com/cespare/xxhash/v2"
+
+	"github.com/bloomcrawl/bloomcrawl/similar"
 )
 
 // Signature flags: which fingerprints of a [Signature] are not SimHashes.
@@ -39,44 +40,6 @@ const (
 
 // Hamming returns the number of bits in which a and b differ.
 func Hamming(a, b uint64) int { return bits.OnesCount64(a ^ b) }
-
-// FeatureHashes appends to dst one 64-bit hash per feature of words: each
-// word alone when shingle <= 1, else each run of shingle consecutive words
-// (one feature for the whole text if it has fewer words than that).
-func FeatureHashes(dst []uint64, words []string, shingle int) []uint64 {
-	if shingle < 1 {
-		shingle = 1
-	}
-	if shingle == 1 || len(words) <= shingle {
-		if shingle > 1 && len(words) > 0 {
-			return append(dst, xxhash.Sum64String(strings.Join(words, "\x1f")))
-		}
-		for _, w := range words {
-			dst = append(dst, xxhash.Sum64String(w))
-		}
-		return dst
-	}
-	hs := make([]uint64, len(words))
-	for i, w := range words {
-		hs[i] = xxhash.Sum64String(w)
-	}
-	for i := 0; i+shingle <= len(hs); i++ {
-		h := uint64(0x9E3779B97F4A7C15)
-		for _, x := range hs[i : i+shingle] {
-			h = (h ^ x) * 0xBF58476D1CE4E5B9
-			h = bits.RotateLeft64(h, 31)
-		}
-		dst = append(dst, mix64(h))
-	}
-	return dst
-}
-
-// mix64 is the splitmix64 finalizer.
-func mix64(z uint64) uint64 {
-	z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9
-	z = (z ^ (z >> 27)) * 0x94D049BB133111EB
-	return z ^ (z >> 31)
-}
 
 // Weighting says how a feature's weight grows with its count tf in the text.
 type Weighting uint8
@@ -193,7 +156,7 @@ func (p FingerprintParams) Fingerprint(words []string) (fp uint64, exact, empty 
 			w = WeightTF
 		}
 	}
-	return SimHashWeighted(FeatureHashes(make([]uint64, 0, len(words)), words, p.Shingle), w), false, false
+	return SimHashWeighted(similar.FeatureHashes(make([]uint64, 0, len(words)), words, p.Shingle), w), false, false
 }
 
 // mostlyHan reports whether at least half of words start with a Han

@@ -3,10 +3,12 @@ package contentdedup
 import (
 	"slices"
 	"testing"
+
+	"github.com/bloomcrawl/bloomcrawl/similar"
 )
 
 // TestCheckSimilarity: a new document's verdict carries the MinHash of its
-// word set (the same as SimilarMinHash over its distinct words), a
+// word set (the same as similar.NewPages over its distinct words), a
 // duplicate's and a wordless text's carry none, and NoSimilar turns it
 // off.
 func TestCheckSimilarity(t *testing.T) {
@@ -17,7 +19,7 @@ func TestCheckSimilarity(t *testing.T) {
 		t.Fatalf("new document: %+v", v.Similar)
 	}
 	words := NewTokenizer().Tokens(nil, text)
-	m := SimilarMinHash()
+	m := similar.NewPages()
 	sig := m.Signature(words)
 	if !slices.Equal(v.Similar.Sig[:], sig) || !slices.Equal(v.Similar.Bands[:], m.Bands(sig)) {
 		t.Fatal("verdict's similarity differs from the MinHash of the word set")
@@ -27,7 +29,7 @@ func TestCheckSimilarity(t *testing.T) {
 	}
 	// The same words in another order: the same set, the same similarity.
 	slices.Reverse(words)
-	if similarity(m, words) != v.Similar {
+	if similar.Of(m, words) != v.Similar {
 		t.Fatal("a word set's similarity depends on word order")
 	}
 	if dup := d.Check("https://a.example/2", "", text); !dup.Duplicate || !dup.Similar.IsZero() {
@@ -46,7 +48,7 @@ func TestCheckSimilarity(t *testing.T) {
 // similar-pages index (the words are already tokenized), beside the
 // tokenization and SimHash it already does (BenchmarkFingerprint).
 func BenchmarkSimilarity(b *testing.B) {
-	m := SimilarMinHash()
+	m := similar.NewPages()
 	tok := NewTokenizer()
 	for _, c := range []struct{ name, file string }{{"zh", "zh_first.txt"}, {"en", "en_functions.txt"}} {
 		text := readFixture(b, c.file)
@@ -54,37 +56,32 @@ func BenchmarkSimilarity(b *testing.B) {
 		b.Run(c.name, func(b *testing.B) {
 			b.SetBytes(int64(len(text)))
 			for b.Loop() {
-				similarity(m, words)
+				similar.Of(m, words)
 			}
 		})
 	}
 }
 
-// TestDistinct: distinct keeps each value once (0 included), in hs's
-// storage, and a Signature over it equals the minimums over the sorted set.
-func TestDistinct(t *testing.T) {
-	hs := []uint64{5, 0, 7, 5, 1 << 63, 0, 7, 9, 1 << 63}
-	got := distinct(slices.Clone(hs))
-	slices.Sort(got)
-	if want := []uint64{0, 5, 7, 9, 1 << 63}; !slices.Equal(got, want) {
-		t.Fatalf("distinct(%v) = %v, want %v", hs, got, want)
+// TestMinHashIndexFindsNearDuplicates: the near-duplicate pairs of the
+// fixtures find each other through an in-memory similar.Index.
+func TestMinHashIndexFindsNearDuplicates(t *testing.T) {
+	tok := NewTokenizer()
+	m, _ := similar.New(similar.Options{})
+	x := similar.NewIndex(m)
+	pairs := readPairs(t)
+	for i, p := range pairs {
+		x.Add(uint64(i+1), m.Signature(tok.Tokens(nil, p.A.Text)))
 	}
-	words := NewTokenizer().Tokens(nil, readFixture(t, "en_functions.txt"))
-	m := SimilarMinHash()
-	set := FeatureHashes(nil, words, 1)
-	slices.Sort(set)
-	set = slices.Compact(set)
-	for i, sig := range m.Signature(words) {
-		lo := uint64(mersenne61)
-		for _, h := range set {
-			v := m.a[i] + mulmod61(m.b[i], h%mersenne61)
-			if v >= mersenne61 {
-				v -= mersenne61
-			}
-			lo = min(lo, v)
+	for i, p := range pairs {
+		if p.Want != "duplicate" || len(tok.Tokens(nil, p.A.Text)) < 100 {
+			continue
 		}
-		if sig != lo {
-			t.Fatalf("minimum %d: %d, want %d over the sorted set", i, sig, lo)
+		ns := x.Similar(m.Signature(tok.Tokens(nil, p.B.Text)), 3)
+		if len(ns) == 0 || ns[0].DocID != uint64(i+1) || ns[0].Jaccard < 0.5 {
+			t.Errorf("%s: neighbours %+v, want doc %d first", p.Name, ns, i+1)
 		}
+	}
+	if x.Len() != len(pairs) {
+		t.Fatalf("Len %d", x.Len())
 	}
 }

@@ -1,6 +1,10 @@
 package contentdedup
 
-import "fmt"
+import (
+	"fmt"
+
+	"github.com/bloomcrawl/bloomcrawl/similar"
+)
 
 // SketchBins is the number of bins of a [Sketch].
 const SketchBins = 128
@@ -55,7 +59,7 @@ func SketchFromBytes(b []byte) (Sketch, error) {
 // each; one feature for the whole text when shorter); the zero Sketch when
 // words is empty.
 func NewSketch(words []string, shingle int) Sketch {
-	return sketchOf(FeatureHashes(make([]uint64, 0, len(words)), words, shingle))
+	return sketchOf(similar.FeatureHashes(make([]uint64, 0, len(words)), words, shingle))
 }
 
 func sketchOf(hs []uint64) Sketch {
@@ -69,7 +73,7 @@ func sketchOf(hs []uint64) Sketch {
 		mins[i] = ^uint64(0)
 	}
 	for _, h := range hs {
-		h = mix64(h ^ 0x5bd1e9955bd1e995) // independent of the SimHash bits
+		h = similar.Mix64(h ^ 0x5bd1e9955bd1e995) // independent of the SimHash bits
 		bin, rank := h>>57, h&rankMask
 		if rank < mins[bin] {
 			mins[bin] = rank
@@ -79,7 +83,7 @@ func sketchOf(hs []uint64) Sketch {
 		if m == ^uint64(0) {
 			continue
 		}
-		v := uint8(mix64(m) >> 56)
+		v := uint8(similar.Mix64(m) >> 56)
 		if v == 0 {
 			v = 1
 		}

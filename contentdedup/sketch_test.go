@@ -8,13 +8,15 @@ import (
 	"slices"
 	"strings"
 	"testing"
+
+	"github.com/bloomcrawl/bloomcrawl/similar"
 )
 
 // exactShingleJaccard is the exact Jaccard similarity of the shingle hash
 // sets a Sketch summarizes.
 func exactShingleJaccard(a, b []string) float64 {
-	sa := FeatureHashes(nil, a, SketchShingle)
-	sb := FeatureHashes(nil, b, SketchShingle)
+	sa := similar.FeatureHashes(nil, a, SketchShingle)
+	sb := similar.FeatureHashes(nil, b, SketchShingle)
 	slices.Sort(sa)
 	sa = slices.Compact(sa)
 	slices.Sort(sb)

@@ -7,6 +7,7 @@ import (
 
 	"github.com/bloomcrawl/bloomcrawl/cluster"
 	"github.com/bloomcrawl/bloomcrawl/contentdedup"
+	"github.com/bloomcrawl/bloomcrawl/similar"
 )
 
 // docLog is the part of *cluster.Node that content dedup across nodes
@@ -69,7 +70,7 @@ func (cd *clusterDedup) start(ctx context.Context, params string) (int, error) {
 			return n, err
 		}
 		for _, e := range batch {
-			if _, err := cd.apply(e, contentdedup.Similarity{}); err != nil {
+			if _, err := cd.apply(e, similar.Entry{}); err != nil {
 				return n, err
 			}
 			cd.last = e.ID
@@ -86,7 +87,7 @@ func (cd *clusterDedup) start(ctx context.Context, params string) (int, error) {
 // it appends the page to the log, replays the log up to it and returns
 // its verdict and the node whose page is its document (this node's name
 // for a new document).
-func (cd *clusterDedup) check(ctx context.Context, url, canonical string, sig contentdedup.Signature, sim contentdedup.Similarity, aliases []string) (contentdedup.Verdict, string, error) {
+func (cd *clusterDedup) check(ctx context.Context, url, canonical string, sig contentdedup.Signature, sim similar.Entry, aliases []string) (contentdedup.Verdict, string, error) {
 	b, _ := sig.MarshalBinary()
 	cd.mu.Lock()
 	defer cd.mu.Unlock()
@@ -104,7 +105,7 @@ func (cd *clusterDedup) check(ctx context.Context, url, canonical string, sig co
 			return contentdedup.Verdict{}, "", fmt.Errorf("crawler: document log: entry %s (%s) not found after %s", id, url, cd.last)
 		}
 		for _, e := range entries {
-			s := contentdedup.Similarity{}
+			s := similar.Entry{}
 			if e.ID == id {
 				s = sim
 			}
@@ -131,7 +132,7 @@ func (cd *clusterDedup) check(ctx context.Context, url, canonical string, sig co
 
 // apply replays one log entry: the deduper's verdict on it, its aliases
 // mapped to its document, and the document's node remembered.
-func (cd *clusterDedup) apply(e cluster.DocEntry, sim contentdedup.Similarity) (contentdedup.Verdict, error) {
+func (cd *clusterDedup) apply(e cluster.DocEntry, sim similar.Entry) (contentdedup.Verdict, error) {
 	var sig contentdedup.Signature
 	if err := sig.UnmarshalBinary(e.Sig); err != nil {
 		return contentdedup.Verdict{}, fmt.Errorf("crawler: document log entry %s (%s): %w", e.ID, e.URL, err)

@@ -26,6 +26,7 @@ import (
 	"github.com/bloomcrawl/bloomcrawl/configs"
 	"github.com/bloomcrawl/bloomcrawl/contentdedup"
 	"github.com/bloomcrawl/bloomcrawl/frontier"
+	"github.com/bloomcrawl/bloomcrawl/similar"
 	"github.com/bloomcrawl/bloomcrawl/storage"
 	"github.com/bloomcrawl/bloomcrawl/urlfilter"
 )
@@ -47,8 +48,8 @@ type pageStore interface {
 // Threshold for the rules a cluster's nodes must share.
 type deduper interface {
 	CheckCanonical(url, canonical, title, text string) contentdedup.Verdict
-	Prepare(title, text string) (contentdedup.Signature, contentdedup.Similarity)
-	CheckSig(url, canonical string, sig contentdedup.Signature, sim contentdedup.Similarity) contentdedup.Verdict
+	Prepare(title, text string) (contentdedup.Signature, similar.Entry)
+	CheckSig(url, canonical string, sig contentdedup.Signature, sim similar.Entry) contentdedup.Verdict
 	AddURL(url string, docID uint64)
 	RestoreDoc(docID uint64, url string, sig contentdedup.Signature)
 	RestoreURL(url string, docID uint64)

@@ -758,27 +758,38 @@ func (f *Frontier) scan() error {
 func (f *Frontier) Done(e Entry) {
 	f.mu.Lock()
 	defer f.mu.Unlock()
-	host, ok := f.inflight[e.Seq]
-	if !ok {
+	h := f.handBack(e)
+	if h == nil {
 		return
 	}
-	delete(f.inflight, e.Seq)
 	if f.doneInScan != nil {
 		f.doneInScan[e.Seq] = struct{}{}
 	}
+	now := time.Now()
+	if d := f.hostDelay[h.name]; d > 0 {
+		// a Crawl-delay counts from the end of the previous request
+		h.readyAt = maxTime(h.readyAt, now.Add(d))
+	}
+	f.fix(h, now)
+	f.broadcast()
+}
+
+// handBack ends e's hand-out and returns its host's queue (made again if
+// it was dropped meanwhile), or nil when e is not handed out. f.mu must
+// be held.
+func (f *Frontier) handBack(e Entry) *hostQueue {
+	host, ok := f.inflight[e.Seq]
+	if !ok {
+		return nil
+	}
+	delete(f.inflight, e.Seq)
 	h := f.hosts[host]
 	if h == nil {
 		h = &hostQueue{name: host, index: -1}
 		f.hosts[host] = h
 	}
 	h.active--
-	now := time.Now()
-	if d := f.hostDelay[host]; d > 0 {
-		// a Crawl-delay counts from the end of the previous request
-		h.readyAt = maxTime(h.readyAt, now.Add(d))
-	}
-	f.fix(h, now)
-	f.broadcast()
+	return h
 }
 
 // Defer puts e, handed out by Next, back at the head of its host's queue
@@ -788,17 +799,10 @@ func (f *Frontier) Done(e Entry) {
 func (f *Frontier) Defer(e Entry, until time.Time) {
 	f.mu.Lock()
 	defer f.mu.Unlock()
-	host, ok := f.inflight[e.Seq]
-	if !ok {
+	h := f.handBack(e)
+	if h == nil {
 		return
 	}
-	delete(f.inflight, e.Seq)
-	h := f.hosts[host]
-	if h == nil {
-		h = &hostQueue{name: host, index: -1}
-		f.hosts[host] = h
-	}
-	h.active--
 	h.q = append([]Entry{e}, h.q...)
 	f.mem[e.Seq] = struct{}{}
 	h.readyAt = maxTime(h.readyAt, until)

@@ -45,7 +45,7 @@ type Page struct {
 	Sketch []byte
 
 	// MinHash and MinHashBands are the page's entry in the similar-pages
-	// index (contentdedup.Similarity: the signature of its word set and
+	// index (similar.Entry: the signature of its word set and
 	// its band keys; optional, nil = none). They are kept in their own
 	// entries, written in the page's transaction ([DB.Similar]).
 	MinHash, MinHashBands []uint64

@@ -11,7 +11,7 @@ import (
 
 	"github.com/dgraph-io/badger/v4"
 
-	"github.com/bloomcrawl/bloomcrawl/internal/minhash"
+	"github.com/bloomcrawl/bloomcrawl/similar"
 )
 
 // The similar-pages index (MinHash bands): per stored page its MinHash
@@ -158,7 +158,7 @@ func (db *DB) Similar(ctx context.Context, docID DocID, limit int) ([]SimilarPag
 			}); err != nil {
 				return err
 			}
-			out = append(out, SimilarPage{DocID: id, Bands: n, Jaccard: minhash.Estimate(sig, other)})
+			out = append(out, SimilarPage{DocID: id, Bands: n, Jaccard: similar.Estimate(sig, other)})
 		}
 		slices.SortFunc(out, func(a, b SimilarPage) int {
 			if c := cmp.Compare(b.Bands, a.Bands); c != 0 {

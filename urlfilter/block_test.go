@@ -5,7 +5,7 @@ import (
 	"testing"
 )
 
-func TestBlockShapeSeed001(t *testing.T) {
+func TestBlockShapeSeenRecords(t *testing.T) {
 	m, k := BlockShape(1000, 0.001)
 	if m != 14400 || k != 10 {
 		t.Fatalf("BlockShape(1000, 0.001) = %d bits, k %d; want 14400, 10", m, k)

@@ -76,7 +76,7 @@ func TestNoFalseNegativesAndFP(t *testing.T) {
 }
 
 func TestSizing(t *testing.T) {
-	// Seed 000's worked example: ε = 0.02, n = 500 → m = 4070 bits, k = 6, f ≈ 0.0156… (the seed rounds to 4064).
+	// The Bloom sizing design's worked example: ε = 0.02, n = 500 → m = 4070 bits, k = 6, f ≈ 0.0156… (the design rounds to 4064).
 	m := ClassicBits(500, 0.02)
 	if m < 4064 || m > 4075 || OptimalK(m, 500) != 6 {
 		t.Errorf("ClassicBits(500, 0.02) = %d, k = %d; want ≈4064, 6", m, OptimalK(m, 500))

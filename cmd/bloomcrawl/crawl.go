@@ -414,7 +414,7 @@ func serveAPI(ctx context.Context, r crawlRun, dd *contentdedup.Deduper, db *sto
 			serveDone <- serr
 			return
 		}
-		recs, serr := seen.New(db, nil) // seen-records with seed 001's defaults
+		recs, serr := seen.New(db, nil) // seen-records with their defaults
 		if serr != nil {
 			serveDone <- serr
 			return

@@ -336,7 +336,7 @@ func (q *queryCmd) docIDOrURL(arg string) (storage.DocID, error) {
 	return rec.DocID, nil
 }
 
-// similar lists the pages similar to a document (seed 003's MinHash
+// similar lists the pages similar to a document (MinHash
 // bands; the document's own near-duplicates share its docId and are not
 // listed).
 func (q *queryCmd) similar(ctx context.Context, args []string, limit int) error {

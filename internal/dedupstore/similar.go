@@ -5,14 +5,14 @@ import (
 	"errors"
 	"fmt"
 
-	"github.com/bloomcrawl/bloomcrawl/contentdedup"
+	"github.com/bloomcrawl/bloomcrawl/similar"
 	"github.com/bloomcrawl/bloomcrawl/storage"
 )
 
 // SetSimilarity puts a new document's similar-pages entry (the verdict's
-// contentdedup.Similarity; zero for none) on the page to commit, so that the
+// similar.Entry; zero for none) on the page to commit, so that the
 // store writes it in the page's transaction.
-func SetSimilarity(p *storage.Page, s contentdedup.Similarity) {
+func SetSimilarity(p *storage.Page, s similar.Entry) {
 	if p == nil || s.IsZero() {
 		return
 	}
@@ -32,21 +32,15 @@ type SimilarStore interface {
 // Similarizer computes a stored text's similar-pages entry
 // (*contentdedup.Deduper).
 type Similarizer interface {
-	Similarity(text string) contentdedup.Similarity
+	Similarity(text string) similar.Entry
 }
 
 // similarParamsKey is the store's meta key naming the MinHash parameters
 // its similar-pages entries were computed with.
 const similarParamsKey = "similar/params"
 
-// SimilarParams names contentdedup.SimilarOptions as a store records them.
-func SimilarParams() string {
-	o := contentdedup.SimilarOptions
-	return fmt.Sprintf("minhash rows=%d bands=%d shingle=%d seed=%d", o.Rows, o.Bands, o.Shingle, o.Seed)
-}
-
 // IndexSimilar makes the store's similar-pages index complete for the
-// current parameters ([SimilarParams]) and returns how many entries it
+// current parameters ([similar.Params]) and returns how many entries it
 // wrote: every stored page without an entry gets one from its stored text
 // (pages stored before the index existed), and when the store records
 // other parameters every page is indexed again. Pages written since carry
@@ -56,7 +50,7 @@ func SimilarParams() string {
 // next start finishes. Pages without words get no entry and are looked
 // at again next time.
 func IndexSimilar(ctx context.Context, sim Similarizer, st SimilarStore) (int, error) {
-	want := SimilarParams()
+	want := similar.Params()
 	got, err := st.GetMeta(similarParamsKey)
 	var ids []storage.DocID
 	switch {

@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/bloomcrawl/bloomcrawl/contentdedup"
+	"github.com/bloomcrawl/bloomcrawl/similar"
 	"github.com/bloomcrawl/bloomcrawl/storage"
 )
 
@@ -35,7 +36,7 @@ func TestIndexSimilar(t *testing.T) {
 	if err != nil || n != 2 {
 		t.Fatalf("IndexSimilar = %d, %v; want 2 entries (the third text has no words)", n, err)
 	}
-	if got, _ := db.GetMeta(similarParamsKey); string(got) != SimilarParams() {
+	if got, _ := db.GetMeta(similarParamsKey); string(got) != similar.Params() {
 		t.Fatalf("recorded parameters %q", got)
 	}
 	want, _ := db.Similar(ctx, 1, 0)

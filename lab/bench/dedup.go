@@ -12,6 +12,7 @@ import (
 
 	"github.com/bloomcrawl/bloomcrawl/contentdedup"
 	"github.com/bloomcrawl/bloomcrawl/lab/dedupeval"
+	"github.com/bloomcrawl/bloomcrawl/similar"
 )
 
 // DedupOptions says what Dedup measures.
@@ -259,11 +260,11 @@ func (m dedupMethod) run(docs []dedupeval.Doc, k int) ([]uint64, error) {
 // highest estimated Jaccard, if that is at least minJ; else a new label.
 func minhashCluster(docs []dedupeval.Doc, minJ float64) ([]uint64, error) {
 	tok := contentdedup.NewTokenizer()
-	m, err := contentdedup.NewMinHash(contentdedup.MinHashOptions{})
+	m, err := similar.New(similar.Options{})
 	if err != nil {
 		return nil, err
 	}
-	x := contentdedup.NewMinHashIndex(m)
+	x := similar.NewIndex(m)
 	labels := make([]uint64, len(docs))
 	for i, d := range docs {
 		sig := m.Signature(tok.Tokens(nil, d.Text))

@@ -12,8 +12,8 @@ import (
 
 	"github.com/cespare/xxhash/v2"
 
-	"github.com/bloomcrawl/bloomcrawl/contentdedup"
 	"github.com/bloomcrawl/bloomcrawl/lab/dedupeval"
+	"github.com/bloomcrawl/bloomcrawl/similar"
 )
 
 // Doc is one document of the sample: an id and its word set.
@@ -34,7 +34,7 @@ type Options struct {
 	K int
 	// Settings to measure. Default: p in 1..6, q in 2, 4, 6, 10, 16, 25.
 	Settings []Setting
-	// Seed of the hash functions; default contentdedup.SimilarOptions.Seed
+	// Seed of the hash functions; default similar.PageOptions.Seed
 	// (so that p = 4, q = 6 is exactly the store's index).
 	Seed uint64
 	// HighJaccard is the similarity of the pairs Result.HighRecall counts.
@@ -139,7 +139,7 @@ func (o Options) withDefaults() Options {
 		o.Settings = DefaultSettings()
 	}
 	if o.Seed == 0 {
-		o.Seed = contentdedup.SimilarOptions.Seed
+		o.Seed = similar.PageOptions.Seed
 	}
 	if o.HighJaccard == 0 {
 		o.HighJaccard = 0.5
@@ -233,7 +233,7 @@ func measureSettings(ctx context.Context, docs []Doc, truth [][]neighbour, exact
 	for _, s := range o.Settings {
 		maxPQ = max(maxPQ, s.Rows*s.Bands)
 	}
-	big, err := contentdedup.NewMinHash(contentdedup.MinHashOptions{Rows: maxPQ, Bands: 1, Shingle: 1, Seed: o.Seed})
+	big, err := similar.New(similar.Options{Rows: maxPQ, Bands: 1, Shingle: 1, Seed: o.Seed})
 	if err != nil {
 		return err
 	}
@@ -260,19 +260,19 @@ func measureSettings(ctx context.Context, docs []Doc, truth [][]neighbour, exact
 
 func evalSetting(docs []Doc, sigs [][]uint64, truth [][]neighbour, exact []map[int]float64, highPairs int, s Setting, o Options) (Result, error) {
 	res := Result{Setting: s}
-	m, err := contentdedup.NewMinHash(contentdedup.MinHashOptions{Rows: s.Rows, Bands: s.Bands, Shingle: 1, Seed: o.Seed})
+	m, err := similar.New(similar.Options{Rows: s.Rows, Bands: s.Bands, Shingle: 1, Seed: o.Seed})
 	if err != nil {
 		return res, err
 	}
 	pq := s.Rows * s.Bands
 	t0 := time.Now()
-	idx := contentdedup.NewMinHashIndex(m)
+	idx := similar.NewIndex(m)
 	for i := range docs {
 		if sigs[i] != nil {
 			idx.Add(uint64(i), sigs[i][:pq])
 		}
 	}
-	answers := make([][]contentdedup.Neighbor, len(docs))
+	answers := make([][]similar.Neighbor, len(docs))
 	var cands float64
 	high := 0 // ordered pairs (i, j), i < j, of Jaccard ≥ HighJaccard found
 	for i := range docs {
@@ -280,7 +280,7 @@ func evalSetting(docs []Doc, sigs [][]uint64, truth [][]neighbour, exact []map[i
 			continue
 		}
 		ns := idx.Similar(sigs[i][:pq], 0)
-		ns = slices.DeleteFunc(ns, func(n contentdedup.Neighbor) bool { return n.DocID == uint64(i) })
+		ns = slices.DeleteFunc(ns, func(n similar.Neighbor) bool { return n.DocID == uint64(i) })
 		cands += float64(len(ns))
 		for _, n := range ns {
 			if int(n.DocID) > i && exact[i][int(n.DocID)] >= o.HighJaccard {

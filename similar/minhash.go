@@ -1,6 +1,7 @@
-package contentdedup
+package similar
 
 import (
+	"errors"
 	"fmt"
 	"math/bits"
 	"math/rand/v2"
@@ -8,8 +9,6 @@ import (
 	"sync"
 
 	"github.com/cespare/xxhash/v2"
-
-	"github.com/bloomcrawl/bloomcrawl/internal/minhash"
 )
 
 // MinHash estimates the Jaccard similarity of the word-shingle sets of two
@@ -23,12 +22,12 @@ import (
 //
 // A MinHash is immutable and safe for concurrent use.
 type MinHash struct {
-	o    MinHashOptions
+	o    Options
 	a, b []uint64
 }
 
-// MinHashOptions configure a [MinHash]. The zero value gives the defaults.
-type MinHashOptions struct {
+// Options configure a [MinHash]. The zero value gives the defaults.
+type Options struct {
 	Rows    int    // minimums per band; default 4 (p)
 	Bands   int    // bands; default 6 (q)
 	Shingle int    // words per shingle; default 3
@@ -37,11 +36,14 @@ type MinHashOptions struct {
 
 const mersenne61 = 1<<61 - 1
 
-// NewMinHash returns a MinHash with options o; it fails for negative
+// ErrOptions is wrapped by New for invalid Options.
+var ErrOptions = errors.New("similar: invalid MinHash options")
+
+// New returns a MinHash with options o; it fails for negative
 // options.
-func NewMinHash(o MinHashOptions) (*MinHash, error) {
+func New(o Options) (*MinHash, error) {
 	if o.Rows < 0 || o.Bands < 0 || o.Shingle < 0 {
-		return nil, fmt.Errorf("%w: MinHashOptions %+v", ErrOptions, o)
+		return nil, fmt.Errorf("%w: Options %+v", ErrOptions, o)
 	}
 	if o.Rows == 0 {
 		o.Rows = 4
@@ -65,7 +67,7 @@ func NewMinHash(o MinHashOptions) (*MinHash, error) {
 }
 
 // Options returns the options in effect (defaults filled in).
-func (m *MinHash) Options() MinHashOptions { return m.o }
+func (m *MinHash) Options() Options { return m.o }
 
 // mulmod61 returns x·y mod 2^61−1 for x, y < 2^61−1.
 func mulmod61(x, y uint64) uint64 {
@@ -127,7 +129,7 @@ func distinct(hs []uint64) []uint64 {
 			}
 			continue
 		}
-		i := mix64(h) & mask
+		i := Mix64(h) & mask
 		for table[i] != 0 && table[i] != h {
 			i = (i + 1) & mask
 		}
@@ -162,28 +164,40 @@ func (m *MinHash) Bands(sig []uint64) []uint64 {
 	return out
 }
 
-// EstimateJaccard returns the fraction of equal positions of two
-// signatures of one MinHash (0 if their lengths differ or are 0).
-func EstimateJaccard(a, b []uint64) float64 { return minhash.Estimate(a, b) }
+// Estimate returns the fraction of equal positions of two signatures of
+// one MinHash: an unbiased estimate of the Jaccard similarity of the two
+// sets. It is 0 when the lengths differ or are 0.
+func Estimate(a, b []uint64) float64 {
+	if len(a) != len(b) || len(a) == 0 {
+		return 0
+	}
+	n := 0
+	for i := range a {
+		if a[i] == b[i] {
+			n++
+		}
+	}
+	return float64(n) / float64(len(a))
+}
 
-// MinHashIndex is the inverted index of MinHash clustering: band key → documents. It finds
+// Index is an in-memory inverted index of MinHash clustering: band key → documents. It finds
 // the documents sharing at least one band with a query, ranked by how many
 // bands they share. Safe for concurrent use.
-type MinHashIndex struct {
+type Index struct {
 	m     *MinHash
 	mu    sync.RWMutex
 	bands map[uint64][]uint64 // band key → docIds
 	sigs  map[uint64][]uint64 // docId → signature
 }
 
-// NewMinHashIndex returns an empty index over signatures of m.
-func NewMinHashIndex(m *MinHash) *MinHashIndex {
-	return &MinHashIndex{m: m, bands: map[uint64][]uint64{}, sigs: map[uint64][]uint64{}}
+// NewIndex returns an empty index over signatures of m.
+func NewIndex(m *MinHash) *Index {
+	return &Index{m: m, bands: map[uint64][]uint64{}, sigs: map[uint64][]uint64{}}
 }
 
 // Add remembers docID with signature sig (replacing an earlier one is not
 // supported: adding a docId twice lists it twice).
-func (x *MinHashIndex) Add(docID uint64, sig []uint64) {
+func (x *Index) Add(docID uint64, sig []uint64) {
 	keys := x.m.Bands(sig)
 	x.mu.Lock()
 	defer x.mu.Unlock()
@@ -194,7 +208,7 @@ func (x *MinHashIndex) Add(docID uint64, sig []uint64) {
 }
 
 // Len returns the number of documents added.
-func (x *MinHashIndex) Len() int {
+func (x *Index) Len() int {
 	x.mu.RLock()
 	defer x.mu.RUnlock()
 	return len(x.sigs)
@@ -210,7 +224,7 @@ type Neighbor struct {
 // Similar returns the documents that share at least one band with sig,
 // most shared bands first (then highest estimated Jaccard, then docId), at
 // most limit of them (limit <= 0: all).
-func (x *MinHashIndex) Similar(sig []uint64, limit int) []Neighbor {
+func (x *Index) Similar(sig []uint64, limit int) []Neighbor {
 	keys := x.m.Bands(sig)
 	x.mu.RLock()
 	defer x.mu.RUnlock()
@@ -222,7 +236,7 @@ func (x *MinHashIndex) Similar(sig []uint64, limit int) []Neighbor {
 	}
 	out := make([]Neighbor, 0, len(count))
 	for id, n := range count {
-		out = append(out, Neighbor{DocID: id, Bands: n, Jaccard: EstimateJaccard(sig, x.sigs[id])})
+		out = append(out, Neighbor{DocID: id, Bands: n, Jaccard: Estimate(sig, x.sigs[id])})
 	}
 	slices.SortFunc(out, func(a, b Neighbor) int {
 		switch {

@@ -1,10 +1,12 @@
-package contentdedup
+package similar
 
 import (
 	"fmt"
 	"math"
 	"math/big"
 	"math/rand/v2"
+	"slices"
+	"strings"
 	"testing"
 )
 
@@ -27,7 +29,7 @@ func TestMulmod61(t *testing.T) {
 // TestMinHashEstimate: the mean estimate over many set pairs is close to
 // their exact Jaccard similarity (the estimator is unbiased).
 func TestMinHashEstimate(t *testing.T) {
-	m, err := NewMinHash(MinHashOptions{Shingle: 1})
+	m, err := New(Options{Shingle: 1})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -45,7 +47,7 @@ func TestMinHashEstimate(t *testing.T) {
 					b = append(b, fmt.Sprintf("v%d-%d-%d", trial, i, r.IntN(1e9)))
 				}
 			}
-			sum += EstimateJaccard(m.Signature(a), m.Signature(b))
+			sum += Estimate(m.Signature(a), m.Signature(b))
 		}
 		exact := float64(shared) / float64(400-shared)
 		if got := sum / float64(trials); math.Abs(got-exact) > 0.03 {
@@ -54,24 +56,31 @@ func TestMinHashEstimate(t *testing.T) {
 	}
 }
 
-func TestMinHashIndexFindsNearDuplicates(t *testing.T) {
-	tok := NewTokenizer()
-	m, _ := NewMinHash(MinHashOptions{})
-	x := NewMinHashIndex(m)
-	pairs := readPairs(t)
-	for i, p := range pairs {
-		x.Add(uint64(i+1), m.Signature(tok.Tokens(nil, p.A.Text)))
+// TestDistinct: distinct keeps each value once (0 included), in hs's
+// storage, and a Signature over it equals the minimums over the sorted set.
+func TestDistinct(t *testing.T) {
+	hs := []uint64{5, 0, 7, 5, 1 << 63, 0, 7, 9, 1 << 63}
+	got := distinct(slices.Clone(hs))
+	slices.Sort(got)
+	if want := []uint64{0, 5, 7, 9, 1 << 63}; !slices.Equal(got, want) {
+		t.Fatalf("distinct(%v) = %v, want %v", hs, got, want)
 	}
-	for i, p := range pairs {
-		if p.Want != "duplicate" || len(tok.Tokens(nil, p.A.Text)) < 100 {
-			continue
+	words := strings.Fields(strings.Repeat("the quick brown fox jumps over the lazy dog and the cat ", 20) + "one two three four five six seven")
+	m := NewPages()
+	set := FeatureHashes(nil, words, 1)
+	slices.Sort(set)
+	set = slices.Compact(set)
+	for i, sig := range m.Signature(words) {
+		lo := uint64(mersenne61)
+		for _, h := range set {
+			v := m.a[i] + mulmod61(m.b[i], h%mersenne61)
+			if v >= mersenne61 {
+				v -= mersenne61
+			}
+			lo = min(lo, v)
 		}
-		ns := x.Similar(m.Signature(tok.Tokens(nil, p.B.Text)), 3)
-		if len(ns) == 0 || ns[0].DocID != uint64(i+1) || ns[0].Jaccard < 0.5 {
-			t.Errorf("%s: neighbours %+v, want doc %d first", p.Name, ns, i+1)
+		if sig != lo {
+			t.Fatalf("minimum %d: %d, want %d over the sorted set", i, sig, lo)
 		}
-	}
-	if x.Len() != len(pairs) {
-		t.Fatalf("Len %d", x.Len())
 	}
 }
