@@ -11,9 +11,6 @@ import (
 	"net"
 	"os"
 	"runtime"
-	"runtime/debug"
-	"runtime/pprof"
-	"sync"
 	"time"
 
 	"golang.org/x/term"
@@ -116,8 +113,18 @@ func runCrawlCmd(ctx context.Context, args []string, stdout, stderr io.Writer) e
 	if ln != nil {
 		defer ln.Close()
 	}
-	stopProfiling, err := startProfiling(ctx, f, stderr)
-	defer stopProfiling()
+	// Without a limit the GC lets the heap grow to twice the live heap, and
+	// a multi-MB page parsed into a DOM makes that peak high.
+	prof := memlimit.Options{Limit: *f.memLimit << 20, Logger: slog.New(slog.NewTextHandler(stderr, nil)), CPUProfile: *f.cpuProfile, MutexProfile: *f.mutexProfile}
+	if *f.memProfile != "" {
+		prof.HeapPeaks = *f.memProfile + ".peak"
+	}
+	stopProfiling, err := memlimit.Start(ctx, prof)
+	defer func() {
+		if err := stopProfiling(); err != nil {
+			fmt.Fprintln(stderr, err)
+		}
+	}()
 	if err != nil {
 		return err
 	}
@@ -211,61 +218,6 @@ func serveListener(ctx context.Context, f *crawlFlags) (net.Listener, error) {
 		return nil, fmt.Errorf("--serve %s: %w", *f.serveAddr, err)
 	}
 	return ln, nil
-}
-
-// startProfiling starts what watches the crawl's memory and CPU
-// (--mem-limit-mb, --memprofile's peaks, --cpuprofile, --mutexprofile).
-// stop, to be called even when err is set, ends them and writes the
-// profiles.
-func startProfiling(ctx context.Context, f *crawlFlags, stderr io.Writer) (stop func(), err error) {
-	var stops []func()
-	stop = func() {
-		for i := len(stops) - 1; i >= 0; i-- {
-			stops[i]()
-		}
-	}
-	// Without a limit the GC lets the heap grow to twice the live heap, and
-	// a multi-MB page parsed into a DOM makes that peak high.
-	// The samplers below end with the command (run in-process, as the
-	// tests do, a leftover follower would keep moving the process's memory
-	// limit), and the limit is given back as it was.
-	samplers, stopSamplers := context.WithCancel(ctx)
-	var sampling sync.WaitGroup
-	memLimitBefore := debug.SetMemoryLimit(-1)
-	stops = append(stops, func() { stopSamplers(); sampling.Wait(); debug.SetMemoryLimit(memLimitBefore) })
-	if *f.memLimit > 0 && os.Getenv("GOMEMLIMIT") == "" {
-		ceiling, source := memlimit.Ceiling()
-		warn := slog.New(slog.NewTextHandler(stderr, nil)).With("memory_ceiling_from", source).Warn
-		sampling.Go(func() { memlimit.Follow(samplers, *f.memLimit<<20, ceiling, time.Second, warn) })
-	}
-	if *f.memProfile != "" {
-		sampling.Go(func() { memlimit.ProfileHeapPeaks(samplers, *f.memProfile+".peak", 5*time.Second) })
-	}
-	if *f.cpuProfile != "" {
-		cf, err := os.Create(*f.cpuProfile)
-		if err != nil {
-			return stop, err
-		}
-		stops = append(stops, func() { cf.Close() })
-		if err := pprof.StartCPUProfile(cf); err != nil {
-			return stop, err
-		}
-		stops = append(stops, pprof.StopCPUProfile)
-	}
-	if *f.mutexProfile != "" {
-		mf, err := os.Create(*f.mutexProfile)
-		if err != nil {
-			return stop, err
-		}
-		stops = append(stops, func() { mf.Close() })
-		runtime.SetMutexProfileFraction(5)
-		stops = append(stops, func() {
-			if err := pprof.Lookup("mutex").WriteTo(mf, 0); err != nil {
-				fmt.Fprintf(stderr, "write mutex profile %s: %v\n", *f.mutexProfile, err)
-			}
-		})
-	}
-	return stop, nil
 }
 
 // crawlRun holds the command-line choices of one crawl.
