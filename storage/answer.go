@@ -106,11 +106,10 @@ type DocAnswer struct {
 	Versions []VersionInfo `json:"versions"`
 }
 
-// DocAnswer returns page p (a version of its document, or the stored page)
-// with its document's URLs and versions.
-func (db *DB) DocAnswer(p *Page, versions []VersionInfo) (DocAnswer, error) {
-	recs, err := db.URLs(p.DocID)
-	return DocAnswer{PageView: p.View(ViewOptions{Text: true}), URLs: urlViews(recs), Versions: versions}, err
+// DocAnswer returns d with its document's URLs.
+func (db *DB) DocAnswer(d *Doc) (DocAnswer, error) {
+	recs, err := db.URLs(d.Page.DocID)
+	return DocAnswer{PageView: d.Page.View(ViewOptions{Text: true}), URLs: urlViews(recs), Versions: d.Versions}, err
 }
 
 // SimilarAnswer is the pages similar to a document (`query similar`).
@@ -168,4 +167,56 @@ func (a ListAnswer) WriteText(w io.Writer) error {
 		return err
 	}
 	return nil
+}
+
+// Doc is one version of a document and the versions kept (`query doc`).
+type Doc struct {
+	Page     Page
+	Versions []VersionInfo // oldest first
+	Shown    int           // the version Page is
+}
+
+// Doc returns version n of document id (0: the stored page, the latest)
+// and the versions kept. Errors are those of [DB.Versions], [DB.Page] and
+// [DB.PageVersion].
+func (db *DB) Doc(id DocID, n int) (Doc, error) {
+	versions, err := db.Versions(id)
+	if err != nil {
+		return Doc{}, err
+	}
+	d := Doc{Versions: versions, Shown: n}
+	if n == 0 {
+		d.Page, err = db.Page(id) // the stored page, as always
+		d.Shown = versions[len(versions)-1].N
+	} else {
+		d.Page, err = db.PageVersion(id, n)
+	}
+	return d, err
+}
+
+// Latest reports whether d.Page is the stored page, the latest version
+// (the only one whose HTML is kept).
+func (d *Doc) Latest() bool { return d.Shown == d.Versions[len(d.Versions)-1].N }
+
+// WriteText writes the page (its whole text if fullText, else its first
+// 300 characters), then the versions kept, marking the one shown
+// (nothing for a page never refreshed into a new version).
+func (d *Doc) WriteText(w io.Writer, fullText bool) error {
+	if err := d.Page.WriteText(w, fullText); err != nil {
+		return err
+	}
+	latest := d.Versions[len(d.Versions)-1].N
+	if len(d.Versions) <= 1 && latest <= 1 {
+		return nil
+	}
+	fmt.Fprintf(w, "\nversions kept (%d of %d; --version K shows one):\n", len(d.Versions), latest)
+	tw := newTabWriter(w)
+	for _, v := range d.Versions {
+		mark := ""
+		if v.N == d.Shown {
+			mark = "  <- shown"
+		}
+		fmt.Fprintf(tw, "  %d\t%s\t%d bytes\t%s%s\n", v.N, v.FetchedAt.Format(time.RFC3339), v.TextBytes, truncateRunes(v.Title, 60), mark)
+	}
+	return tw.Flush()
 }

@@ -150,26 +150,6 @@ func (s Stats) WriteText(w io.Writer, top int) error {
 	return tw.Flush()
 }
 
-// WriteVersionsText writes the versions kept of a document as `query doc`
-// lists them below the page, marking version shown; nothing for a page
-// that was never refreshed into a new version.
-func WriteVersionsText(w io.Writer, versions []VersionInfo, shown int) error {
-	latest := versions[len(versions)-1].N
-	if len(versions) <= 1 && latest <= 1 {
-		return nil
-	}
-	fmt.Fprintf(w, "\nversions kept (%d of %d; --version K shows one):\n", len(versions), latest)
-	tw := newTabWriter(w)
-	for _, v := range versions {
-		mark := ""
-		if v.N == shown {
-			mark = "  <- shown"
-		}
-		fmt.Fprintf(tw, "  %d\t%s\t%d bytes\t%s%s\n", v.N, v.FetchedAt.Format(time.RFC3339), v.TextBytes, truncateRunes(v.Title, 60), mark)
-	}
-	return tw.Flush()
-}
-
 // CheckView is a [DB.Check] as `query check --json` prints it: its report
 // and its error (absent when the store is consistent).
 type CheckView struct {

@@ -245,39 +245,25 @@ func (q *queryCmd) doc(args []string, fullText, html bool, version int) error {
 	if version < 0 {
 		return usagef("--version %d: want a version number from 1 (0 = the latest)", version)
 	}
-	versions, err := q.db.Versions(id)
-	if err != nil {
-		return err
-	}
-	latest := versions[len(versions)-1].N
-	var p storage.Page
-	if version == 0 {
-		p, err = q.db.Page(id) // the stored page, as always
-		version = latest
-	} else {
-		p, err = q.db.PageVersion(id, version)
-	}
+	d, err := q.db.Doc(id, version)
 	if err != nil {
 		return err
 	}
 	if html {
-		if version != latest {
-			return fmt.Errorf("version %d of %s: old versions keep their title and text, not their HTML (crawl --warc archives every response)", version, id)
+		if !d.Latest() {
+			return fmt.Errorf("version %d of %s: old versions keep their title and text, not their HTML (crawl --warc archives every response)", d.Shown, id)
 		}
-		_, err := q.stdout.Write(p.HTML)
+		_, err := q.stdout.Write(d.Page.HTML)
 		return err
 	}
 	if q.json {
-		a, err := q.db.DocAnswer(&p, versions)
+		a, err := q.db.DocAnswer(&d)
 		if err != nil {
 			return err
 		}
 		return q.printJSON(a)
 	}
-	if err := p.WriteText(q.stdout, fullText); err != nil {
-		return err
-	}
-	return storage.WriteVersionsText(q.stdout, versions, version)
+	return d.WriteText(q.stdout, fullText)
 }
 
 // docMarkdown prints the stored Markdown of a document (its text when it
