@@ -170,13 +170,13 @@ func (r CheckReport) View(err error) CheckView {
 	return v
 }
 
-// WriteText writes the report of a Check that returned err as `query
-// check` shows it: the counts, then "store is consistent" when err is nil.
-func (r CheckReport) WriteText(w io.Writer, err error) error {
-	if _, werr := fmt.Fprintf(w, "checked %d pages, %d URL records, %d index entries; %d URL records name a document not stored\n",
-		r.Pages, r.URLs, r.Indexes, r.PendingRefs); werr != nil || err != nil {
-		return werr
+// WriteText writes the check as `query check` shows it: the counts, then
+// "store is consistent" when it is.
+func (v CheckView) WriteText(w io.Writer) error {
+	if _, err := fmt.Fprintf(w, "checked %d pages, %d URL records, %d index entries; %d URL records name a document not stored\n",
+		v.Pages, v.URLs, v.Indexes, v.PendingRefs); err != nil || !v.OK {
+		return err
 	}
-	_, werr := fmt.Fprintln(w, "store is consistent")
-	return werr
+	_, err := fmt.Fprintln(w, "store is consistent")
+	return err
 }

@@ -54,19 +54,7 @@ func runBenchFP(ctx context.Context, args []string, stdout, stderr io.Writer) er
 	if err := filterbench.CheckVariants(o.Variants, filterbench.FPVariants); err != nil {
 		return usagef("--variants: %v", err)
 	}
-	switch {
-	case *store != "":
-		o.Source = "store " + *store
-		o.Stream, err = filterbench.TraceFromStore(ctx, *store)
-	case *urls != "":
-		o.Source = "urls " + *urls
-		o.Stream, err = filterbench.ReadURLs(*urls, false, 0)
-	default:
-		o.Source = fmt.Sprintf("synthetic %d", *synthetic)
-		fmt.Fprintf(stderr, "bench fp: generating a synthetic stream of %d URL tests\n", *synthetic)
-		o.Stream = filterbench.SyntheticStream(*synthetic)
-	}
-	if err != nil {
+	if err := o.LoadStream(ctx, *store, *urls, *synthetic); err != nil {
 		return err
 	}
 	rows, err := filterbench.FP(ctx, o)

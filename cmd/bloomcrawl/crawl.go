@@ -21,6 +21,7 @@ import (
 	"github.com/bloomcrawl/bloomcrawl/configs"
 	"github.com/bloomcrawl/bloomcrawl/contentdedup"
 	"github.com/bloomcrawl/bloomcrawl/crawler"
+	"github.com/bloomcrawl/bloomcrawl/internal/cli"
 	"github.com/bloomcrawl/bloomcrawl/internal/memlimit"
 	"github.com/bloomcrawl/bloomcrawl/seen"
 	"github.com/bloomcrawl/bloomcrawl/storage"
@@ -87,22 +88,14 @@ func newCrawlFlags(stderr io.Writer) (*flag.FlagSet, *crawlFlags) {
 
 func runCrawlCmd(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	fs, f := newCrawlFlags(stderr)
-	// Flags may come before and after the config file name.
-	if err := parseFlags(fs, args); err != nil {
+	pos, err := cli.ParseInterspersed(fs, args) // flags may come before and after the config file name
+	if err != nil {
 		return err
 	}
-	var configPath string
-	if rest := fs.Args(); len(rest) > 0 {
-		configPath = rest[0]
-		if err := parseFlags(fs, rest[1:]); err != nil {
-			return err
-		}
-		if len(fs.Args()) > 0 {
-			return usagef("unexpected argument %q (one config file at most)", fs.Args()[0])
-		}
+	if len(pos) > 1 {
+		return usagef("unexpected argument %q (one config file at most)", pos[1])
 	}
-
-	cfg, err := crawlConfig(configPath, f)
+	cfg, err := crawlConfig(append(pos, "")[0], f) // "" without a config file
 	if err != nil {
 		return err
 	}

@@ -404,12 +404,8 @@ func (q *queryCmd) check(ctx context.Context, args []string) error {
 		return err
 	}
 	rep, err := q.db.Check(ctx)
-	if q.json {
-		if jerr := q.printJSON(rep.View(err)); jerr != nil {
-			return jerr
-		}
-	} else if werr := rep.WriteText(q.stdout, err); werr != nil {
-		return werr
+	if perr := q.print(rep.View(err)); perr != nil {
+		return perr
 	}
 	return err
 }

@@ -8,7 +8,6 @@ import (
 	"fmt"
 	"io"
 	"os"
-	"slices"
 	"strings"
 
 	"github.com/bloomcrawl/bloomcrawl/internal/cli"
@@ -130,14 +129,9 @@ func (r *seenRun) json(v any) error {
 }
 
 func (r *seenRun) add(ctx context.Context) error {
-	var total seen.AddResult
-	for chunk := range slices.Chunk(r.ids, r.opts.WithDefaults().MaxIDs) {
-		res, err := r.recs.Add(ctx, r.key, chunk)
-		if err != nil {
-			return err
-		}
-		total.Added += res.Added
-		total.Blocks = res.Blocks
+	total, err := r.recs.AddAll(ctx, r.key, r.ids)
+	if err != nil {
+		return err
 	}
 	if r.asJSON {
 		return r.json(map[string]any{"key": r.key, "ids": len(r.ids), "added": total.Added, "blocks": total.Blocks})
@@ -147,21 +141,19 @@ func (r *seenRun) add(ctx context.Context) error {
 }
 
 func (r *seenRun) test(ctx context.Context) error {
+	got, err := r.recs.TestAll(ctx, r.key, r.ids)
+	if err != nil {
+		return err
+	}
 	seenIDs, newIDs := []string{}, []string{}
-	for chunk := range slices.Chunk(r.ids, r.opts.WithDefaults().MaxIDs) {
-		got, err := r.recs.Test(ctx, r.key, chunk)
-		if err != nil {
-			return err
+	for i, id := range r.ids {
+		if got[i] {
+			seenIDs = append(seenIDs, id)
+		} else {
+			newIDs = append(newIDs, id)
 		}
-		for i, id := range chunk {
-			if got[i] {
-				seenIDs = append(seenIDs, id)
-			} else {
-				newIDs = append(newIDs, id)
-			}
-			if !r.asJSON {
-				fmt.Fprintf(r.stdout, "%s\t%s\n", map[bool]string{true: "seen", false: "new"}[got[i]], id)
-			}
+		if !r.asJSON {
+			fmt.Fprintf(r.stdout, "%s\t%s\n", map[bool]string{true: "seen", false: "new"}[got[i]], id)
 		}
 	}
 	if r.asJSON {

@@ -28,6 +28,29 @@ type FPOptions struct {
 	Log      io.Writer // progress lines; nil = none
 }
 
+// LoadStream sets o.Source and o.Stream from one source: the URL trace
+// recorded in the crawl store store (TraceFromStore), else the file of
+// URLs urls (ReadURLs, repeats kept), else a synthetic stream of synthetic
+// URL tests (SyntheticStream; announced on o.Log). A store's errors are
+// TraceFromStore's, a file's ReadURLs'.
+func (o *FPOptions) LoadStream(ctx context.Context, store, urls string, synthetic int) (err error) {
+	switch {
+	case store != "":
+		o.Source = "store " + store
+		o.Stream, err = TraceFromStore(ctx, store)
+	case urls != "":
+		o.Source = "urls " + urls
+		o.Stream, err = ReadURLs(urls, false, 0)
+	default:
+		o.Source = fmt.Sprintf("synthetic %d", synthetic)
+		if o.Log != nil {
+			fmt.Fprintf(o.Log, "bench fp: generating a synthetic stream of %d URL tests\n", synthetic)
+		}
+		o.Stream = SyntheticStream(synthetic)
+	}
+	return err
+}
+
 // FPRow is one variant at one budget: what FP measured.
 type FPRow struct {
 	Source         string  `json:"source"`
