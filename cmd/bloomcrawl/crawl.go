@@ -37,7 +37,7 @@ func init() {
 
 // crawlFlags are the crawl command's flags.
 type crawlFlags struct {
-	seeds        stringList
+	seeds        cli.StringList
 	store        *string
 	warcDir      *string
 	wacz         *string

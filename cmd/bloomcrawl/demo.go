@@ -7,7 +7,6 @@ import (
 	"io"
 	"os"
 
-	"github.com/bloomcrawl/bloomcrawl/configs"
 	"github.com/bloomcrawl/bloomcrawl/crawler"
 	"github.com/bloomcrawl/bloomcrawl/internal/samplesite"
 	"github.com/bloomcrawl/bloomcrawl/storage"
@@ -57,23 +56,12 @@ func runDemo(ctx context.Context, args []string, stdout, stderr io.Writer) error
 		defer os.RemoveAll(tmp)
 		dir = tmp
 	}
-	m := site.Manifest()
-	cfg := configs.Default()
-	cfg.Seeds = []string{base + "/"}
-	cfg.Store.Dir = dir
-	cfg.Store.WARCDir = *warcDir
-	// The calendar is an endless URL trap; max_depth alone would bound it,
-	// the exclude rule keeps the demo short.
-	cfg.Scope.Exclude = []string{m.Trap.Exclude}
-	cfg.Politeness.PerHostParallelism = 8
-	cfg.Fetch.Timeout = configs.Duration(5e9)
-	if err := cfg.Validate(); err != nil {
+	cfg, err := site.DemoConfig(base, dir, *warcDir)
+	if err != nil {
 		return err
 	}
 	if !*asJSON {
-		fmt.Fprintf(stdout, "bloomcrawl demo: crawling the built-in sample site at %s/ (loopback, no network)\n", base)
-		fmt.Fprintf(stdout, "  English and Chinese articles, print/syndicated/edited copies, a GBK page, redirects,\n")
-		fmt.Fprintf(stdout, "  a 404, a PDF, a slow page, robots.txt, and a calendar URL trap (excluded: %s)\n\n", m.Trap.Exclude)
+		site.WriteIntro(stdout, base)
 	}
 	rep := demoReport{Site: base + "/", Store: dir}
 	inspect := func(db *storage.DB) (err error) {

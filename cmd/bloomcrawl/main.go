@@ -26,13 +26,7 @@ var commands = map[string]command{}
 // register adds a subcommand; called from init in each subcommand's file.
 func register(c command) { cli.Register(commands, "bloomcrawl", c.Name, c) }
 
-// usageError marks an error caused by bad command-line input (exit code 2).
-type usageError = cli.UsageError
-
 func usagef(format string, a ...any) error { return cli.Usagef(format, a...) }
-
-// stringList is a repeatable string flag.
-type stringList = cli.StringList
 
 func main() { cli.Main(run) }
 
@@ -66,7 +60,7 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 // disk: 75 when it is full (the line says what ran out and how to go on),
 // 74 on an I/O error; ok is false for any other outcome.
 func diskExitCode(name string, err error, stderr io.Writer) (code int, ok bool) {
-	var ue usageError
+	var ue cli.UsageError
 	var nse *storage.NoSpaceError
 	switch {
 	case err == nil, errors.As(err, &ue):

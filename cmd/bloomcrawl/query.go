@@ -61,6 +61,9 @@ type queryCmd struct {
 // queryRun runs a query subcommand with its arguments.
 type queryRun func(q *queryCmd, args []string) error
 
+// wantArgs returns a usage error unless there are n args (cli.WantArgs).
+var wantArgs = cli.WantArgs
+
 // querySubs adds each subcommand's own flags to its flag set and returns
 // what runs it.
 var querySubs = map[string]func(ctx context.Context, fs *flag.FlagSet) queryRun{
@@ -154,14 +157,18 @@ func addListFlags(ctx context.Context, fs *flag.FlagSet) queryRun {
 func exportFlags(ctx context.Context, fs *flag.FlagSet) queryRun {
 	html := fs.Bool("html", false, "include the raw HTML")
 	warcFile := fs.String("warc", "", "write a WARC/1.1 file (gzip per record) instead of JSON lines")
-	wf := addWARCFlags(fs)
+	fs.String("cdxj", "", "print a CDXJ index (pywb/WACZ format, sorted) of the WARC file, or of every .warc.gz file in the directory; needs no --store") // runQuery reads it
+	wacz := fs.String("wacz", "", "write a WACZ 1.1.1 package of the WARC files of --warc-dir and the store's pages to this new file")
+	var warcDirs cli.StringList
+	fs.Var(&warcDirs, "warc-dir", "with --wacz: a directory (or file) of WARC files, as crawl --warc wrote them (repeatable: a cluster's nodes' directories)")
+	text := fs.Bool("text", false, "with --wacz: add each page's extracted text to pages/pages.jsonl")
 	format := fs.String("format", "json", "json (JSON lines) or markdown (one Markdown document per page)")
 	return func(q *queryCmd, args []string) error {
 		switch {
 		case *warcFile != "":
 			return q.exportWARC(ctx, args, *warcFile)
-		case wf.wacz != "":
-			return wf.exportWACZ(ctx, q, args)
+		case *wacz != "":
+			return q.exportWACZ(ctx, args, *wacz, warcDirs, *text)
 		case *format == "json":
 			return q.export(ctx, args, storage.ExportOptions{HTML: *html})
 		case *format == "markdown", *format == "md":
@@ -184,16 +191,6 @@ func (q *queryCmd) printJSON(v any) error {
 	enc.SetEscapeHTML(false)
 	enc.SetIndent("", "  ")
 	return enc.Encode(v)
-}
-
-func wantArgs(args []string, n int, what string) error {
-	if len(args) != n {
-		if n == 0 {
-			return usagef("unexpected argument %q", args[0])
-		}
-		return usagef("want %s, got %d arguments", what, len(args))
-	}
-	return nil
 }
 
 func (q *queryCmd) stats(ctx context.Context, args []string, top int) error {

@@ -3,7 +3,6 @@ package main
 import (
 	"context"
 	"encoding/json"
-	"flag"
 	"fmt"
 	"io"
 
@@ -13,44 +12,28 @@ import (
 // warcFiles lists the WARC files of files and directories (archive.WARCFiles).
 var warcFiles = archive.WARCFiles
 
-// warcFlags are query export's flags for WARC indexes and packages.
-type warcFlags struct {
-	cdxj     string     // --cdxj DIR-or-FILE
-	wacz     string     // --wacz FILE
-	warcDirs stringList // --warc-dir DIR (repeatable)
-	text     bool       // --text
-}
-
-func addWARCFlags(fs *flag.FlagSet) *warcFlags {
-	var f warcFlags
-	fs.StringVar(&f.cdxj, "cdxj", "", "print a CDXJ index (pywb/WACZ format, sorted) of the WARC file, or of every .warc.gz file in the directory; needs no --store")
-	fs.StringVar(&f.wacz, "wacz", "", "write a WACZ 1.1.1 package of the WARC files of --warc-dir and the store's pages to this new file")
-	fs.Var(&f.warcDirs, "warc-dir", "with --wacz: a directory (or file) of WARC files, as crawl --warc wrote them (repeatable: a cluster's nodes' directories)")
-	fs.BoolVar(&f.text, "text", false, "with --wacz: add each page's extracted text to pages/pages.jsonl")
-	return &f
-}
-
-// exportWACZ writes the WACZ package f.wacz (an existing file is an
-// error) and prints what it holds.
-func (f *warcFlags) exportWACZ(ctx context.Context, q *queryCmd, args []string) error {
+// exportWACZ writes the WACZ package name (an existing file is an error)
+// of the WARC files of dirs (export --warc-dir) and prints what it holds;
+// text adds the pages' text.
+func (q *queryCmd) exportWACZ(ctx context.Context, args []string, name string, dirs []string, text bool) error {
 	if err := wantArgs(args, 0, ""); err != nil {
 		return err
 	}
-	if len(f.warcDirs) == 0 {
+	if len(dirs) == 0 {
 		return usagef("--wacz needs --warc-dir DIR (the WARC files to package)")
 	}
-	files, err := warcFiles(f.warcDirs...)
+	files, err := warcFiles(dirs...)
 	if err != nil {
 		return fmt.Errorf("export --wacz: %w", err)
 	}
-	st, err := archive.WriteWACZFile(ctx, f.wacz, files, archive.WACZOptions{Pages: q.db, Text: f.text})
+	st, err := archive.WriteWACZFile(ctx, name, files, archive.WACZOptions{Pages: q.db, Text: text})
 	if err != nil {
 		return err
 	}
 	if q.json {
 		return json.NewEncoder(q.stdout).Encode(st)
 	}
-	return st.WriteText(q.stdout, f.wacz)
+	return st.WriteText(q.stdout, name)
 }
 
 // exportCDXJ prints the CDXJ index of the WARC files of path (a file or

@@ -49,6 +49,18 @@ func ParseFlags(fs *flag.FlagSet, args []string) error {
 	return nil
 }
 
+// WantArgs returns a UsageError unless there are n args: "unexpected
+// argument" naming the first for n = 0, else "want what, got N arguments".
+func WantArgs(args []string, n int, what string) error {
+	if len(args) != n {
+		if n == 0 {
+			return Usagef("unexpected argument %q", args[0])
+		}
+		return Usagef("want %s, got %d arguments", what, len(args))
+	}
+	return nil
+}
+
 // ParseInterspersed parses args into fs as ParseFlags does, letting flags
 // come before, between and after the arguments; it returns the arguments
 // in order.
