@@ -51,7 +51,10 @@
 // indexes/index.cdxj (IndexFiles of them), pages/pages.jsonl (the stored
 // documents of a Store, with their titles and, if asked, text) and
 // datapackage.json with each file's sha256 and size
-// (`bloomcrawl query export --wacz`, `crawl --wacz`).
+// (`bloomcrawl query export --wacz`, `crawl --wacz`). WARCFiles lists the
+// WARC files of a crawl's directories; WriteWACZFile and ExportFile write
+// a package or an export to a new file (never over an existing one,
+// removed when writing fails).
 //
 // # Records
 //

@@ -32,7 +32,11 @@
 // nothing else), for the command line and the HTTP API alike.
 // [PageView] and [URLView] are the one JSON shape of a page and of a URL
 // record, printed by `bloomcrawl query --json`, by [DB.Export] and by the
-// HTTP API.
+// HTTP API. Without --json, query prints the text views beside them
+// (text.go: [URLRecord.WriteText], [Page.WriteText], [Stats.WriteText]);
+// the answers of its subcommands ([URLAnswer], [Doc], [DocURLs],
+// [SimilarAnswer], [ListAnswer], [CheckView]) marshal to its JSON and write
+// its text.
 //
 // # Key schema (format version 1)
 //

@@ -2,8 +2,11 @@
 // heap's soft limit (runtime/debug.SetMemoryLimit) as the crawl's lasting
 // state grows, up to a share of the memory the process may use (Ceiling:
 // the cgroup limit or the RAM), and writes heap profiles at the live heap's
-// peaks. Only cmd/bloomcrawl uses it (crawl --mem-limit-mb, --memprofile).
-// It logs nothing itself: Follow's warnings go to the function it is given.
+// peaks; Start runs those and the CPU and lock-contention profiles for
+// one command. Only cmd/bloomcrawl uses it (crawl --mem-limit-mb,
+// --memprofile, --cpuprofile, --mutexprofile).
+// It logs nothing itself: Follow's warnings go to the function it is given
+// (Start's to the Options.Logger).
 package memlimit
 
 import (

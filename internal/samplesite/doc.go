@@ -3,7 +3,8 @@
 // tests assert against. It owns the pages, the HTTP handler that serves
 // them, the Manifest: the exact ground truth of what a correct crawl of
 // the site stores, merges, skips and never fetches, and the demo's report
-// of what a crawl did with each URL (Outcomes, read from the crawl's store).
+// of what a crawl did with each URL (Outcomes, read from the crawl's store),
+// with the config and the opening lines of that crawl (DemoConfig, WriteIntro).
 //
 // # Basics
 //
