@@ -182,6 +182,9 @@ type Crawler struct {
 	robotsTxt *robotsCache
 	client    *http.Client
 	agent     string // the user agent's product token, lowercase
+	// sitemapHosts holds the origins whose sitemaps were offered
+	// (scope.sitemaps auto: the seed hosts, then every host entered)
+	sitemapHosts sync.Map
 
 	counters
 	// refresh is the refresh schedule of a continuous crawl (nil: none);
@@ -409,6 +412,14 @@ type job struct {
 	refresh       bool                // a scheduled refresh (recrawl) of a URL fetched before
 	prev          *storage.URLRecord  // with refresh: the URL's stored record (nil: none)
 	validators    storage.Validators  // the response's ETag and Last-Modified
+	entry         frontier.Entry      // the queue entry fetched (Hop moves it between hosts)
+	// A redirect stopped before its target was requested (checkRedirect):
+	// target's stored record when it was fetched already (mapped), or the
+	// target robots.txt disallows (blocked); hopStatus is the status of
+	// the redirect that named it.
+	mapped    *storage.URLRecord
+	blocked   *url.URL
+	hopStatus int
 }
 
 // recorded receives an exchange from the archive.Recorder (on the goroutine
@@ -435,9 +446,18 @@ func (c *Crawler) archiveLoose(exs []*archive.Exchange) {
 	}
 }
 
-// checkRedirect is the HTTP client's redirect policy: it counts redirects
-// (fetch.max_redirects), keeps the crawl in scope and records the chain so
-// every URL of it maps to one document.
+// checkRedirect is the HTTP client's redirect policy. A redirect target
+// goes through the checks of a discovered link before it is requested:
+// the hop count (fetch.max_redirects) and loops, canonicalization and
+// scope; then, unless the fetch is a refresh, the store: a target already
+// recorded with a document is not requested again, the fetch stops and
+// its URL maps to that document (errRedirectMapped); then robots.txt of
+// the target's host, read first if not known (a disallowed target is not
+// requested: errRedirectBlocked; an unreachable robots.txt makes the
+// entry wait, as for its own host); last the target host's politeness:
+// the entry hops to that host in the queue (urlQueue.hop), waiting for
+// its delay, Crawl-delay and parallelism like any URL of the host. The
+// chain is recorded so every URL of it maps to one document.
 func (c *Crawler) checkRedirect(req *http.Request, via []*http.Request) error {
 	if len(via) > c.settings.Fetch.MaxRedirects {
 		return fmt.Errorf("crawler: more than %d redirects (fetch.max_redirects)", c.settings.Fetch.MaxRedirects)
@@ -454,12 +474,49 @@ func (c *Crawler) checkRedirect(req *http.Request, via []*http.Request) error {
 	if err := c.scope.Check(u); err != nil {
 		return fmt.Errorf("crawler: redirect to %s: %w", u, err)
 	}
-	if v, ok := c.jobs.Load(via[0].URL.String()); ok {
-		j := v.(*job)
-		j.chain = append(j.chain, u)
+	v, ok := c.jobs.Load(via[0].URL.String())
+	if !ok {
+		return nil // not a crawl fetch
 	}
+	j := v.(*job)
+	if req.Response != nil {
+		j.hopStatus = req.Response.StatusCode
+	}
+	ctx := req.Context()
+	if j.prev == nil {
+		// (a refresh requests the target again: aliases are not refreshed
+		// on their own)
+		rec, err := c.o.Store.URLRecord(u.String())
+		switch {
+		case err == nil && rec.DocID != 0:
+			j.chain = append(j.chain, u)
+			j.mapped = &rec
+			return errRedirectMapped
+		case err != nil && !errors.Is(err, storage.ErrNotFound):
+			return fmt.Errorf("crawler: redirect to %s: %w", u, err)
+		}
+	}
+	if c.settings.Politeness.ObeyRobots {
+		if err := c.robotsAllow(ctx, u.String()); errors.Is(err, colly.ErrRobotsTxtBlocked) {
+			j.blocked = u
+			return errRedirectBlocked
+		} else if err != nil {
+			return fmt.Errorf("crawler: redirect to %s: %w", u, err)
+		}
+	}
+	if err := c.queue.hop(ctx, j.entry, u.Host); err != nil {
+		return fmt.Errorf("crawler: redirect to %s: %w", u, err)
+	}
+	j.chain = append(j.chain, u)
 	return nil
 }
+
+// checkRedirect's answers for a target that is not requested: it was
+// fetched already (job.mapped), or robots.txt disallows it (job.blocked).
+var (
+	errRedirectMapped  = errors.New("crawler: redirect target already fetched")
+	errRedirectBlocked = fmt.Errorf("crawler: redirect target %w", colly.ErrRobotsTxtBlocked)
+)
 
 func (c *Crawler) allowedType(contentType string) bool {
 	mt, _, err := mime.ParseMediaType(contentType)
@@ -572,7 +629,7 @@ func retryAfter(v string) (d time.Duration, ok bool) {
 }
 
 func (c *Crawler) fetchOnce(fetchCtx context.Context, e frontier.Entry, prev *storage.URLRecord) *job {
-	j := &job{prev: prev}
+	j := &job{prev: prev, entry: e}
 	if c.settings.Politeness.ObeyRobots {
 		if err := c.robotsAllow(fetchCtx, e.URL); err != nil {
 			j.err = err
@@ -599,6 +656,15 @@ func (c *Crawler) fetchOnce(fetchCtx context.Context, e frontier.Entry, prev *st
 	}
 	if err != nil && j.err == nil {
 		j.err = err
+	}
+	switch {
+	case j.mapped != nil:
+		j.err, j.status = nil, j.hopStatus
+	case j.blocked != nil:
+		j.status = j.hopStatus
+	case j.err != nil:
+		// a redirect to a host whose robots.txt is unreachable: e waits
+		j.abandoned = c.robotsWait(e, j.err)
 	}
 	return j
 }
