@@ -557,6 +557,14 @@ func (c *Crawler) fetch(ctx, fetchCtx context.Context, e frontier.Entry, prev *s
 			return j
 		case <-t.C:
 		}
+		if len(j.chain) > 0 {
+			// the try followed redirects to other hosts: the retry is a
+			// request to e's own host again, under its politeness
+			if err := c.queue.hop(fetchCtx, e, hostOf(e.URL)); err != nil {
+				j.abandoned = true
+				return j
+			}
+		}
 		c.log.Debug("retrying", "url", e.URL, "status", j.status, "err", j.err, "waited", wait)
 		c.retries.Add(1)
 	}
