@@ -298,9 +298,10 @@ func TestRedirectToStoredPage(t *testing.T) {
 }
 
 // TestRedirectPerHostParallelism: twenty URLs of host A redirect to
-// twenty slow pages of host B; with eight workers and
-// per_host_parallelism 2, neither host ever has more than two requests
-// in flight, redirect hops included.
+// twenty slow pages of host B, and A links twenty more of B's pages; with
+// eight workers and per_host_parallelism 2, neither host ever has more
+// than two requests in flight, redirect hops included (followed without
+// B's limit, B's own entries and A's redirects would reach four).
 func TestRedirectPerHostParallelism(t *testing.T) {
 	slow := func(w http.ResponseWriter, r *http.Request) bool {
 		if r.URL.Path != "/robots.txt" {
@@ -315,7 +316,7 @@ func TestRedirectPerHostParallelism(t *testing.T) {
 		if r.URL.Path == "/" {
 			var links []string
 			for i := range n {
-				links = append(links, a(fmt.Sprintf("/go%d", i)), a(fmt.Sprintf("/own%d", i)))
+				links = append(links, a(fmt.Sprintf("/go%d", i)), a(hb.url(fmt.Sprintf("/q%d", i))))
 			}
 			fmt.Fprint(w, pageOf("A", 701, links...))
 			return true
@@ -333,8 +334,9 @@ func TestRedirectPerHostParallelism(t *testing.T) {
 	if r.err != nil {
 		t.Fatal(r.err)
 	}
-	if len(hb.times("/p")) != n || r.stats.Stored != 2*n+1 {
-		t.Fatalf("B's pages requested: %d, stored %d: want %d and %d", len(hb.times("/p")), r.stats.Stored, n, 2*n+1)
+	if len(hb.times("/p")) != n || len(hb.times("/q")) != n || r.stats.Stored != 2*n+1 {
+		t.Fatalf("B's pages requested: %d + %d, stored %d: want %d + %d and %d",
+			len(hb.times("/p")), len(hb.times("/q")), r.stats.Stored, n, n, 2*n+1)
 	}
 	for _, h := range []*loopHost{ha, hb} {
 		h.mu.Lock()
