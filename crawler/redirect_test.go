@@ -399,3 +399,59 @@ func TestSitemapOfHostReachedLater(t *testing.T) {
 		t.Errorf("stats: %d sitemaps read, %d URLs listed; want 2 and 2: %+v", r.stats.Sitemaps, r.stats.SitemapURLs, r.stats)
 	}
 }
+
+// TestRedirectToHostWithUnreachableRobots: host B's robots.txt answers
+// 503 for its first tries; A's /go, redirecting into B, waits (back in A's
+// queue, not recorded as an error) and is fetched once a retry reads B's
+// robots.txt; no page of B is requested before that.
+func TestRedirectToHostWithUnreachableRobots(t *testing.T) {
+	shortRobotsTiming(t, time.Hour, 20*time.Millisecond, 50)
+	var mu sync.Mutex
+	tries, pageEarly := 0, 0
+	hb := serveLoopHost(t, "127.0.0.3", 1100, func(w http.ResponseWriter, r *http.Request) bool {
+		mu.Lock()
+		defer mu.Unlock()
+		if r.URL.Path == "/robots.txt" {
+			tries++
+			if tries < 4 {
+				http.Error(w, "busy", http.StatusServiceUnavailable)
+				return true
+			}
+			fmt.Fprint(w, "User-agent: *\nAllow: /\n")
+			return true
+		}
+		if tries < 4 {
+			pageEarly++
+		}
+		return false
+	})
+	ha := serveLoopHost(t, "127.0.0.2", 1200, func(w http.ResponseWriter, r *http.Request) bool {
+		switch r.URL.Path {
+		case "/":
+			fmt.Fprint(w, pageOf("A", 1201, a("/go")))
+			return true
+		case "/go":
+			return redirect(w, r, hb.url("/target"))
+		}
+		return false
+	})
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	r := crawlInto(t, ctx, hostsConfig(ha.url("/"), ha, hb), t.TempDir(), nil, nil)
+	if r.err != nil {
+		t.Fatal(r.err)
+	}
+	mu.Lock()
+	defer mu.Unlock()
+	if pageEarly != 0 || hb.count("/target") != 1 || tries < 4 {
+		t.Errorf("B: %d page requests before its robots.txt was read, /target requested %d times, robots.txt %d: want 0, 1, >= 4",
+			pageEarly, hb.count("/target"), tries)
+	}
+	recs := byURL(t, r)
+	if from, to := recs[ha.url("/go")], recs[hb.url("/target")]; from.DocID == 0 || from.DocID != to.DocID || from.Err != "" {
+		t.Errorf("/go → %+v, /target → %+v: want one document", from, to)
+	}
+	if r.stats.Errors != 0 || r.queue != 0 {
+		t.Errorf("errors %d, queue left %d: want 0 and 0", r.stats.Errors, r.queue)
+	}
+}
