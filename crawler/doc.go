@@ -68,7 +68,8 @@
 // other in-scope host once the crawl enters it: when its robots.txt is
 // first read, once per host and run, hostSitemaps) are frontier entries
 // marked as sitemaps: fetched with the crawl's politeness, parsed by
-// ParseSitemap (index files, gzip, the protocol's limits), and their URLs
+// ParseSitemap (index files, gzip, the protocol's limits; their redirects
+// checked as a page's: checkSitemapRedirect), and their URLs
 // reserved and committed like a page's links (in chunks of 10,000, the last
 // with the sitemap's own URL record and dequeue). lastmod and Google News
 // fields travel with the queue entry to the URL record.
@@ -160,7 +161,6 @@
 //     keep several workers waiting on it. A redirect to a host whose
 //     robots.txt is unreachable puts the entry back in its own host's
 //     queue, which is held until that robots.txt is tried again.
-//   - A sitemap's own redirects are followed without these checks.
 //   - A redirect chain with more than one new URL writes the extra aliases in
 //     their own commits before the page's commit; a crash between them leaves
 //     aliases naming a docId that is not stored.

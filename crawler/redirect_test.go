@@ -455,3 +455,50 @@ func TestRedirectToHostWithUnreachableRobots(t *testing.T) {
 		t.Errorf("errors %d, queue left %d: want 0 and 0", r.stats.Errors, r.queue)
 	}
 }
+
+// TestSitemapRedirectChecked: a sitemap that redirects to a path another
+// host's robots.txt disallows is not requested there; its record says
+// why. One that redirects to an allowed one is read.
+func TestSitemapRedirectChecked(t *testing.T) {
+	hb := serveLoopHost(t, "127.0.0.3", 1300, func(w http.ResponseWriter, r *http.Request) bool {
+		switch r.URL.Path {
+		case "/robots.txt":
+			fmt.Fprint(w, "User-agent: *\nDisallow: /private/\n")
+			return true
+		case "/maps/open.xml":
+			fmt.Fprintf(w, "<urlset><url><loc>http://%s/listed</loc></url></urlset>", r.Host)
+			return true
+		}
+		return false
+	})
+	ha := serveLoopHost(t, "127.0.0.2", 1400, func(w http.ResponseWriter, r *http.Request) bool {
+		switch r.URL.Path {
+		case "/robots.txt":
+			fmt.Fprintf(w, "User-agent: *\nAllow: /\nSitemap: http://%s/maps/closed.xml\nSitemap: http://%s/maps/open.xml\n", r.Host, r.Host)
+			return true
+		case "/maps/closed.xml":
+			return redirect(w, r, hb.url("/private/sitemap.xml"))
+		case "/maps/open.xml":
+			return redirect(w, r, hb.url("/maps/open.xml"))
+		}
+		return false
+	})
+	cfg := hostsConfig(ha.url("/"), ha, hb)
+	cfg.Scope.Sitemaps = configs.Sitemaps{} // auto
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	r := crawlInto(t, ctx, cfg, t.TempDir(), nil, nil)
+	if r.err != nil {
+		t.Fatal(r.err)
+	}
+	if n := hb.count("/private/sitemap.xml"); n != 0 {
+		t.Errorf("B's /private/sitemap.xml requested %d times; robots.txt disallows it", n)
+	}
+	if hb.count("/listed") != 1 {
+		t.Errorf("B's /listed requested %d times, want 1 (listed by the redirected sitemap)", hb.count("/listed"))
+	}
+	recs := byURL(t, r)
+	if rec := recs[ha.url("/maps/closed.xml")]; !strings.Contains(rec.Err, "robots.txt") {
+		t.Errorf("closed sitemap's record %+v: want the robots.txt refusal", rec)
+	}
+}

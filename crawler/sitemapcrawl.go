@@ -152,7 +152,7 @@ func (c *Crawler) hostSitemaps(ctx context.Context, u *url.URL, rules *robots.Ru
 // limit are still queued).
 func (c *Crawler) processSitemap(ctx, fetchCtx context.Context, e frontier.Entry) error {
 	rec := &storage.URLRecord{URL: e.URL, Reason: ReasonSitemap, FetchedAt: time.Now().UTC(), Hints: storageHints(e.Hints)}
-	sm, err := c.readSitemap(fetchCtx, e.URL, rec)
+	sm, err := c.readSitemap(context.WithValue(fetchCtx, entryKey{}, e), e.URL, rec)
 	if err != nil && (fetchCtx.Err() != nil || c.robotsWait(e, err)) {
 		return nil // aborted at shutdown, or waiting for robots.txt: left queued
 	}
@@ -197,7 +197,8 @@ func (c *Crawler) processSitemap(ctx, fetchCtx context.Context, e frontier.Entry
 	return c.commit(ctx, e, out)
 }
 
-// readSitemap fetches and parses one sitemap (robots.txt permitting),
+// readSitemap fetches and parses one sitemap (robots.txt permitting, for
+// it and for each redirect target: checkSitemapRedirect),
 // setting rec's status and content type. A parse error comes with what was
 // read before it.
 func (c *Crawler) readSitemap(ctx context.Context, rawURL string, rec *storage.URLRecord) (*Sitemap, error) {
@@ -213,9 +214,13 @@ func (c *Crawler) readSitemap(ctx context.Context, rawURL string, rec *storage.U
 		return nil, err
 	}
 	req.Header.Set("User-Agent", c.settings.Politeness.UserAgent)
-	resp, err := c.client.Do(req)
+	resp, err := c.sitemapClient.Do(req)
 	if err != nil {
-		return nil, errors.New(errText(err))
+		var ue *url.Error
+		if errors.As(err, &ue) {
+			err = ue.Err // the record names the URL (a refused redirect's robots.txt answer kept)
+		}
+		return nil, err
 	}
 	defer resp.Body.Close()
 	rec.Status, rec.ContentType = resp.StatusCode, resp.Header.Get("Content-Type")
