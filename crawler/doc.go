@@ -160,7 +160,8 @@
 //     worker held: many redirects into one slow (Crawl-delay) host can
 //     keep several workers waiting on it. A redirect to a host whose
 //     robots.txt is unreachable puts the entry back in its own host's
-//     queue, which is held until that robots.txt is tried again.
+//     queue, which is held until that robots.txt is tried again; the
+//     redirecting URL is then requested again.
 //   - A redirect chain with more than one new URL writes the extra aliases in
 //     their own commits before the page's commit; a crash between them leaves
 //     aliases naming a docId that is not stored.
