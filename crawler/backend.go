@@ -44,6 +44,12 @@ type urlQueue interface {
 	// than until, with the rest of its host (a host whose robots.txt
 	// cannot be read yet); finish must still follow.
 	wait(e frontier.Entry, until time.Time)
+	// hop moves e, handed out by next, to host for the next request of
+	// its fetch (a redirect): e's host is released as finish releases it,
+	// and hop blocks until host's politeness (delay, Crawl-delay,
+	// parallelism) lets e send it a request (frontier.Hop); ctx's error
+	// when ctx ends first. finish or wait release host.
+	hop(ctx context.Context, e frontier.Entry, host string) error
 	// run moves work to this node until the queue is finished or ctx
 	// ends; the local queue has nothing to move and returns at once.
 	run(ctx context.Context) error

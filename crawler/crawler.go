@@ -181,7 +181,13 @@ type Crawler struct {
 	// Sitemap: lines); client fetches it and the sitemaps.
 	robotsTxt *robotsCache
 	client    *http.Client
-	agent     string // the user agent's product token, lowercase
+	// sitemapClient fetches sitemaps, their redirects checked as a
+	// page's are (checkSitemapRedirect)
+	sitemapClient *http.Client
+	agent         string // the user agent's product token, lowercase
+	// sitemapHosts holds the origins whose sitemaps were offered
+	// (scope.sitemaps auto: the seed hosts, then every host entered)
+	sitemapHosts sync.Map
 
 	counters
 	// refresh is the refresh schedule of a continuous crawl (nil: none);
@@ -327,6 +333,7 @@ func (c *Crawler) newCollector(fetchCtx context.Context) *colly.Collector {
 	col.WithTransport(rt)
 	// robots.txt and sitemaps go through the same transport (archived too)
 	c.client = &http.Client{Transport: rt, Timeout: time.Duration(cfg.Fetch.Timeout)}
+	c.sitemapClient = &http.Client{Transport: rt, Timeout: time.Duration(cfg.Fetch.Timeout), CheckRedirect: c.checkSitemapRedirect}
 	c.agent = agentToken(cfg.Politeness.UserAgent)
 	c.robotsTxt = newRobotsCache(c.client, cfg.Politeness.UserAgent, c.learnHost)
 	col.SetRequestTimeout(time.Duration(cfg.Fetch.Timeout))
@@ -409,6 +416,14 @@ type job struct {
 	refresh       bool                // a scheduled refresh (recrawl) of a URL fetched before
 	prev          *storage.URLRecord  // with refresh: the URL's stored record (nil: none)
 	validators    storage.Validators  // the response's ETag and Last-Modified
+	entry         frontier.Entry      // the queue entry fetched (Hop moves it between hosts)
+	// A redirect stopped before its target was requested (checkRedirect):
+	// target's stored record when it was fetched already (mapped), or the
+	// target robots.txt disallows (blocked); hopStatus is the status of
+	// the redirect that named it.
+	mapped    *storage.URLRecord
+	blocked   *url.URL
+	hopStatus int
 }
 
 // recorded receives an exchange from the archive.Recorder (on the goroutine
@@ -435,31 +450,117 @@ func (c *Crawler) archiveLoose(exs []*archive.Exchange) {
 	}
 }
 
-// checkRedirect is the HTTP client's redirect policy: it counts redirects
-// (fetch.max_redirects), keeps the crawl in scope and records the chain so
-// every URL of it maps to one document.
+// checkRedirect is the HTTP client's redirect policy for pages. A
+// redirect target goes through the checks of a discovered link before it
+// is requested (redirectTarget): the hop count (fetch.max_redirects) and
+// loops, canonicalization and scope; then, unless the fetch is a refresh,
+// the store: a target already recorded with a document is not requested
+// again, the fetch stops and its URL maps to that document
+// (errRedirectMapped); then enterHost: robots.txt of the target's host,
+// read first if not known (a disallowed target is not requested:
+// errRedirectBlocked; an unreachable robots.txt makes the entry wait, as
+// for its own host), and the target host's politeness. The chain is
+// recorded so every URL of it maps to one document.
 func (c *Crawler) checkRedirect(req *http.Request, via []*http.Request) error {
+	u, err := c.redirectTarget(req, via)
+	if err != nil {
+		return err
+	}
+	v, ok := c.jobs.Load(via[0].URL.String())
+	if !ok {
+		return nil // not a crawl fetch
+	}
+	j := v.(*job)
+	if req.Response != nil {
+		j.hopStatus = req.Response.StatusCode
+	}
+	if j.prev == nil {
+		// (a refresh requests the target again: aliases are not refreshed
+		// on their own)
+		rec, err := c.o.Store.URLRecord(u.String())
+		switch {
+		case err == nil && rec.DocID != 0:
+			j.chain = append(j.chain, u)
+			j.mapped = &rec
+			return errRedirectMapped
+		case err != nil && !errors.Is(err, storage.ErrNotFound):
+			return fmt.Errorf("crawler: redirect to %s: %w", u, err)
+		}
+	}
+	if err := c.enterHost(req.Context(), j.entry, u); errors.Is(err, colly.ErrRobotsTxtBlocked) {
+		j.blocked = u
+		return errRedirectBlocked
+	} else if err != nil {
+		return err
+	}
+	j.chain = append(j.chain, u)
+	return nil
+}
+
+// redirectTarget returns the canonical URL of a redirect's target, or
+// why it is not followed: more than fetch.max_redirects redirects, a
+// loop, a URL that does not canonicalize or is out of scope.
+func (c *Crawler) redirectTarget(req *http.Request, via []*http.Request) (*url.URL, error) {
 	if len(via) > c.settings.Fetch.MaxRedirects {
-		return fmt.Errorf("crawler: more than %d redirects (fetch.max_redirects)", c.settings.Fetch.MaxRedirects)
+		return nil, fmt.Errorf("crawler: more than %d redirects (fetch.max_redirects)", c.settings.Fetch.MaxRedirects)
 	}
 	for _, v := range via {
 		if v.URL.String() == req.URL.String() {
-			return fmt.Errorf("crawler: redirect loop back to %s after %d redirects", req.URL, len(via))
+			return nil, fmt.Errorf("crawler: redirect loop back to %s after %d redirects", req.URL, len(via))
 		}
 	}
 	u, err := c.canon.Canonicalize(nil, req.URL.String())
 	if err != nil {
-		return fmt.Errorf("crawler: redirect to %q: %w", req.URL, err)
+		return nil, fmt.Errorf("crawler: redirect to %q: %w", req.URL, err)
 	}
 	if err := c.scope.Check(u); err != nil {
-		return fmt.Errorf("crawler: redirect to %s: %w", u, err)
+		return nil, fmt.Errorf("crawler: redirect to %s: %w", u, err)
 	}
-	if v, ok := c.jobs.Load(via[0].URL.String()); ok {
-		j := v.(*job)
-		j.chain = append(j.chain, u)
+	return u, nil
+}
+
+// enterHost readies entry e's next request, to target u (a redirect):
+// with politeness.obey_robots, robots.txt of u's host must allow it (read
+// first if not known: colly.ErrRobotsTxtBlocked when it does not, a
+// *robotsUnreachable while it cannot be read); then e hops to u's host in
+// the queue (urlQueue.hop), waiting for its delay, Crawl-delay and
+// parallelism like any URL of that host. Other errors are ctx's.
+func (c *Crawler) enterHost(ctx context.Context, e frontier.Entry, u *url.URL) error {
+	if c.settings.Politeness.ObeyRobots {
+		if err := c.robotsAllow(ctx, u.String()); err != nil {
+			return fmt.Errorf("crawler: redirect to %s: %w", u, err)
+		}
+	}
+	if err := c.queue.hop(ctx, e, u.Host); err != nil {
+		return fmt.Errorf("crawler: redirect to %s: %w", u, err)
 	}
 	return nil
 }
+
+// checkSitemapRedirect is the redirect policy of sitemap fetches: a
+// sitemap's redirect target goes through redirectTarget and enterHost
+// (its entry travels in the request's context: withEntry).
+func (c *Crawler) checkSitemapRedirect(req *http.Request, via []*http.Request) error {
+	u, err := c.redirectTarget(req, via)
+	if err != nil {
+		return err
+	}
+	e, ok := req.Context().Value(entryKey{}).(frontier.Entry)
+	if !ok {
+		return nil
+	}
+	return c.enterHost(req.Context(), e, u)
+}
+
+// entryKey is the context key of the queue entry a sitemap request is for.
+type entryKey struct{}
+
+// checkRedirect's answers for a target that is not requested: it was
+// fetched already (job.mapped), or robots.txt disallows it (job.blocked).
+var (
+	errRedirectMapped  = errors.New("crawler: redirect target already fetched")
+	errRedirectBlocked = fmt.Errorf("crawler: redirect target %w", colly.ErrRobotsTxtBlocked)
+)
 
 func (c *Crawler) allowedType(contentType string) bool {
 	mt, _, err := mime.ParseMediaType(contentType)
@@ -499,6 +600,14 @@ func (c *Crawler) fetch(ctx, fetchCtx context.Context, e frontier.Entry, prev *s
 			j.abandoned = true
 			return j
 		case <-t.C:
+		}
+		if len(j.chain) > 0 {
+			// the try followed redirects to other hosts: the retry is a
+			// request to e's own host again, under its politeness
+			if err := c.queue.hop(fetchCtx, e, hostOf(e.URL)); err != nil {
+				j.abandoned = true
+				return j
+			}
 		}
 		c.log.Debug("retrying", "url", e.URL, "status", j.status, "err", j.err, "waited", wait)
 		c.retries.Add(1)
@@ -572,7 +681,7 @@ func retryAfter(v string) (d time.Duration, ok bool) {
 }
 
 func (c *Crawler) fetchOnce(fetchCtx context.Context, e frontier.Entry, prev *storage.URLRecord) *job {
-	j := &job{prev: prev}
+	j := &job{prev: prev, entry: e}
 	if c.settings.Politeness.ObeyRobots {
 		if err := c.robotsAllow(fetchCtx, e.URL); err != nil {
 			j.err = err
@@ -599,6 +708,15 @@ func (c *Crawler) fetchOnce(fetchCtx context.Context, e frontier.Entry, prev *st
 	}
 	if err != nil && j.err == nil {
 		j.err = err
+	}
+	switch {
+	case j.mapped != nil:
+		j.err, j.status = nil, j.hopStatus
+	case j.blocked != nil:
+		j.status = j.hopStatus
+	case j.err != nil:
+		// a redirect to a host whose robots.txt is unreachable: e waits
+		j.abandoned = c.robotsWait(e, j.err)
 	}
 	return j
 }

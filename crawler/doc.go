@@ -17,8 +17,16 @@
 //     429 or network error disallows the whole host, whose URLs wait in the
 //     frontier until a retry succeeds; its Crawl-delay becomes the host's
 //     frontier delay, capped by politeness.max_crawl_delay; see
-//     docs/robots.md); redirects counted (fetch.max_redirects), kept
-//     in scope, loops stopped, and the chain recorded; network errors and
+//     docs/robots.md); redirects followed inline, each target checked
+//     as a discovered link before it is requested (checkRedirect): the
+//     count (fetch.max_redirects) and loops, canonicalization and scope,
+//     the store (a target already recorded with a document is not
+//     requested: the URL maps to that document), robots.txt of the
+//     target's host (read first if not known; a disallowed target is
+//     recorded with reason "robots"), and the target host's politeness:
+//     the entry hops to that host in the queue (urlQueue.hop,
+//     frontier.Hop), holding one host at a time; the chain is recorded;
+//     network errors and
 //     408/429/500/502/503/504 tried again fetch.retries times (backoff
 //     doubling from Options.RetryBackoff, or Retry-After; never sooner than
 //     politeness.delay; a stopping crawl abandons the wait and leaves the
@@ -55,10 +63,13 @@
 //
 // # Sitemaps
 //
-// Sitemaps (scope.sitemaps; by default each seed host's robots.txt
-// Sitemap: lines and /sitemap.xml) are frontier entries marked as sitemaps,
-// queued with the seeds: fetched with the crawl's politeness, parsed by
-// ParseSitemap (index files, gzip, the protocol's limits), and their URLs
+// Sitemaps (scope.sitemaps; by default the robots.txt Sitemap: lines and
+// /sitemap.xml of each seed host, queued with the seeds, and of every
+// other in-scope host once the crawl enters it: when its robots.txt is
+// first read, once per host and run, hostSitemaps) are frontier entries
+// marked as sitemaps: fetched with the crawl's politeness, parsed by
+// ParseSitemap (index files, gzip, the protocol's limits; their redirects
+// checked as a page's: checkSitemapRedirect), and their URLs
 // reserved and committed like a page's links (in chunks of 10,000, the last
 // with the sitemap's own URL record and dequeue). lastmod and Google News
 // fields travel with the queue entry to the URL record.
@@ -129,7 +140,8 @@
 // whatever the outcome. What a backend does not support yet is its own
 // answer (urlQueue.supports): the Redis backend refuses page limits,
 // recrawl.continuous, listed sitemaps and dedup.filter (CheckCluster names
-// the option) and reads no sitemaps with scope.sitemaps auto.
+// the option) and reads no sitemaps with scope.sitemaps auto, of the seed
+// hosts or any other.
 //
 // # Progress
 //
@@ -141,8 +153,15 @@
 //
 // # Caveats
 //
-//   - A redirect whose target is already queued fetches the target twice
-//     (once through the redirect, once on its own); content dedup maps both.
+//   - A redirect whose target is queued but not yet fetched fetches the
+//     target twice (once through the redirect, once on its own); content
+//     dedup maps both. A target already fetched is not requested again.
+//   - A redirect hop waits for its target host's politeness with the
+//     worker held: many redirects into one slow (Crawl-delay) host can
+//     keep several workers waiting on it. A redirect to a host whose
+//     robots.txt is unreachable puts the entry back in its own host's
+//     queue, which is held until that robots.txt is tried again; the
+//     redirecting URL is then requested again.
 //   - A redirect chain with more than one new URL writes the extra aliases in
 //     their own commits before the page's commit; a crash between them leaves
 //     aliases naming a docId that is not stored.
@@ -153,6 +172,6 @@
 //     matches its URL: then it is read again at that interval, and a URL
 //     it lists with a lastmod newer than the URL's last fetch is refreshed
 //     at once (queueModified).
-//   - robots.txt rules are not checked for redirect targets (as with
-//     colly before).
+//   - With politeness.obey_robots off, hosts beyond the seeds contribute
+//     no sitemaps (their robots.txt, which names them, is not read).
 package crawler

@@ -65,8 +65,11 @@ func (q *localQueue) finish(e frontier.Entry) { q.front.Done(e) }
 // wait holds e's host in the frontier until then (Done then does nothing).
 func (q *localQueue) wait(e frontier.Entry, until time.Time) { q.front.Defer(e, until) }
 func (q *localQueue) run(context.Context) error              { return nil }
-func (q *localQueue) supports(feature) bool                  { return true }
-func (q *localQueue) report(*Stats)                          {}
+func (q *localQueue) hop(ctx context.Context, e frontier.Entry, host string) error {
+	return q.front.Hop(ctx, e, host)
+}
+func (q *localQueue) supports(feature) bool { return true }
+func (q *localQueue) report(*Stats)         {}
 
 // localFilter is the URL filter of a crawl on one node: the frontier's
 // (Options.URLFilter), its answers confirmed against the store with

@@ -251,7 +251,15 @@ func (c *Crawler) record(ctx, fetchCtx context.Context, e frontier.Entry, j *job
 		}
 		return out, nil
 	}
+	if j.mapped != nil {
+		return out, c.recordMapped(ctx, e, j, rec, &out)
+	}
 	if !c.classify(e, j, rec) {
+		if j.blocked != nil {
+			if err := c.recordBlocked(ctx, j, rec, &out); err != nil {
+				return out, err
+			}
+		}
 		if prev == nil {
 			// a failed refresh leaves the stored record as it was
 			out.cm.URL = rec
@@ -436,13 +444,62 @@ func (c *Crawler) declaredCanonical(e frontier.Entry, j *job, doc *Document, fin
 	return s
 }
 
+// ReasonRobots is the reason of the URL record of a URL robots.txt
+// disallows (never requested), and of a URL redirecting to one.
+const ReasonRobots = "robots"
+
+// recordMapped records a fetch whose redirect led to a URL already
+// recorded with a document (job.mapped), which was not requested again:
+// e's URL, and the hops before the target, become aliases of that
+// document (reason "redirect"), as if the target had been fetched.
+func (c *Crawler) recordMapped(ctx context.Context, e frontier.Entry, j *job, rec *storage.URLRecord, out *outcome) error {
+	target := j.mapped
+	docID := uint64(target.DocID)
+	rec.Status, rec.ContentType, rec.Reason = j.status, target.ContentType, ReasonRedirect
+	rec.DocID, rec.Duplicate = target.DocID, true
+	out.cm.URL = rec
+	c.docs.alias(e.URL, docID)
+	hops := *j
+	hops.chain = j.chain[:len(j.chain)-1] // the target has its record
+	return c.recordAliases(ctx, e, &hops, rec, docID, out)
+}
+
+// recordBlocked records the target of a redirect robots.txt disallows
+// (job.blocked), not requested, with reason "robots", unless the URL
+// filter has seen it.
+func (c *Crawler) recordBlocked(ctx context.Context, j *job, rec *storage.URLRecord, out *outcome) error {
+	target := j.blocked.String()
+	out.trace = append(out.trace, target)
+	fresh, err := c.filter.claim(context.WithoutCancel(ctx), target)
+	if err != nil {
+		return fmt.Errorf("crawler: redirect target %s: %w", target, err)
+	}
+	if !fresh {
+		return nil
+	}
+	out.claimed = append(out.claimed, target)
+	out.extra = append(out.extra, &storage.URLRecord{URL: target, Reason: ReasonRobots, Err: "disallowed by robots.txt",
+		FetchedAt: rec.FetchedAt})
+	c.robots.Add(1)
+	return nil
+}
+
+// ReasonRedirect is the reason of the URL record of a URL that redirects
+// to its document's URL (an alias).
+const ReasonRedirect = "redirect"
+
 // classify sorts out the fetches that are not parsed, filling in rec and
 // counting them, and reports whether the body is to be parsed (then
 // rec.ContentType is set, sniffed if the server sent none).
 func (c *Crawler) classify(e frontier.Entry, j *job, rec *storage.URLRecord) (parse bool) {
 	switch {
+	case j.blocked != nil:
+		rec.Err = "redirect to " + j.blocked.String() + ": disallowed by robots.txt"
+		rec.Reason = ReasonRobots
+		c.robots.Add(1)
 	case errors.Is(j.err, colly.ErrRobotsTxtBlocked):
 		rec.Err = "disallowed by robots.txt"
+		rec.Reason = ReasonRobots
 		c.robots.Add(1)
 	case j.nonHTML:
 		c.nonHTML.Add(1)
@@ -542,7 +599,7 @@ func (c *Crawler) recordAliases(ctx context.Context, e frontier.Entry, j *job, r
 		}
 		out.claimed = append(out.claimed, alias)
 		c.docs.alias(alias, docID)
-		r := &storage.URLRecord{URL: alias, DocID: storage.DocID(docID), Duplicate: true, Reason: "redirect",
+		r := &storage.URLRecord{URL: alias, DocID: storage.DocID(docID), Duplicate: true, Reason: ReasonRedirect,
 			Status: j.status, ContentType: rec.ContentType, FetchedAt: rec.FetchedAt}
 		if out.cm.URL == nil {
 			out.cm.URL = r

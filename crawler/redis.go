@@ -72,6 +72,11 @@ func newRedisQueue(node clusterState, front *frontier.Frontier, store pageStore,
 
 func (q *redisQueue) next(ctx context.Context) (frontier.Entry, error) { return q.front.Next(ctx) }
 
+// hop: the frontier keeps this node's per-host politeness.
+func (q *redisQueue) hop(ctx context.Context, e frontier.Entry, host string) error {
+	return q.front.Hop(ctx, e, host)
+}
+
 // supports: what the cluster does not share yet is each node's own.
 func (q *redisQueue) supports(feature) bool { return false }
 

@@ -93,8 +93,10 @@ func (c *Crawler) robotsWait(e frontier.Entry, err error) bool {
 // learnHost applies what a host's robots.txt asks: its Crawl-delay, when
 // robots.txt is obeyed and politeness.max_crawl_delay is not 0, capped by
 // it, becomes the host's delay if longer than politeness.delay. Either way
-// the frontier learns that the host's delay is known (HoldNewHosts).
-func (c *Crawler) learnHost(u *url.URL, rules *robots.Rules) {
+// the frontier learns that the host's delay is known (HoldNewHosts), and
+// the host's sitemaps are queued (hostSitemaps).
+func (c *Crawler) learnHost(ctx context.Context, u *url.URL, rules *robots.Rules) {
+	defer c.hostSitemaps(ctx, u, rules)
 	var d time.Duration
 	if c.settings.Politeness.ObeyRobots && c.settings.Politeness.MaxCrawlDelay > 0 {
 		d, _ = rules.CrawlDelay(c.agent)
@@ -162,7 +164,7 @@ type robotsCache struct {
 	agent  string
 	// learnt is called with an origin's rules each time its robots.txt has
 	// been read (a 2xx or an unavailable 4xx).
-	learnt func(u *url.URL, rules *robots.Rules)
+	learnt func(ctx context.Context, u *url.URL, rules *robots.Rules)
 	// ttl, backoff, maxBackoff and retries: robotsTTL, robotsBackoff,
 	// robotsMaxBackoff, robotsRetries when the cache was made.
 	ttl, backoff, maxBackoff time.Duration
@@ -181,7 +183,7 @@ type robotsEntry struct {
 	cause    string
 }
 
-func newRobotsCache(client *http.Client, agent string, learnt func(*url.URL, *robots.Rules)) *robotsCache {
+func newRobotsCache(client *http.Client, agent string, learnt func(context.Context, *url.URL, *robots.Rules)) *robotsCache {
 	rc := &robotsCache{agent: agent, learnt: learnt, hosts: map[string]*robotsEntry{},
 		ttl: robotsTTL, backoff: robotsBackoff, maxBackoff: robotsMaxBackoff, retries: robotsRetries, now: time.Now}
 	cl := *client
@@ -254,7 +256,7 @@ func (rc *robotsCache) get(ctx context.Context, u *url.URL) (*robots.Rules, erro
 			return nil, failed
 		}
 		if rc.learnt != nil {
-			rc.learnt(u, rules)
+			rc.learnt(ctx, u, rules)
 		}
 	}
 }

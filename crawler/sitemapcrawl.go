@@ -6,12 +6,14 @@ import (
 	"fmt"
 	"net/http"
 	"net/url"
+	"slices"
 	"time"
 
 	"github.com/gocolly/colly/v2"
 	"golang.org/x/sync/errgroup"
 
 	"github.com/bloomcrawl/bloomcrawl/frontier"
+	"github.com/bloomcrawl/bloomcrawl/robots"
 	"github.com/bloomcrawl/bloomcrawl/storage"
 )
 
@@ -33,6 +35,13 @@ var sitemapCommitChunk = 10_000 // (a variable for the tests)
 // first run queued them with its seeds, so the sitemaps are read once per
 // store.
 func (c *Crawler) sitemapSeeds(ctx context.Context) []frontier.Candidate {
+	for _, s := range c.settings.Seeds {
+		// their sitemaps are queued here, with the seeds (hostSitemaps
+		// reads those of the hosts the crawl enters later)
+		if u, err := c.canon.Canonicalize(nil, s); err == nil {
+			c.sitemapHosts.Store(u.Scheme+"://"+u.Host, true)
+		}
+	}
 	if c.resumedURLs > 0 || c.resumedQueue > 0 || !c.queue.supports(featureSitemaps) {
 		return nil
 	}
@@ -79,6 +88,12 @@ func (c *Crawler) sitemapSeeds(ctx context.Context) []frontier.Candidate {
 			probe[origin+"/sitemap.xml"] = true
 		}
 	}
+	return c.sitemapList(raw, probe)
+}
+
+// sitemapList returns the sitemaps raw names as candidates: canonical, in
+// scope, marked as sitemaps (probe: guessed, a 404 leaves no record).
+func (c *Crawler) sitemapList(raw []string, probe map[string]bool) []frontier.Candidate {
 	var out []frontier.Candidate
 	for _, s := range raw {
 		u, err := c.canon.Canonicalize(nil, s)
@@ -97,6 +112,36 @@ func (c *Crawler) sitemapSeeds(ctx context.Context) []frontier.Candidate {
 	return out
 }
 
+// hostSitemaps queues, with scope.sitemaps auto, the sitemaps of a host
+// the crawl enters beyond the seed hosts (sitemapSeeds reads theirs): the
+// Sitemap: lines of its robots.txt (rules, just read) and its
+// /sitemap.xml, once per host and run (sitemapHosts), at depth 0 like the
+// seeds' and tested against the URL filter like any URL, so a sitemap is
+// still read once per store; a resumed run offers them again and only a
+// guessed /sitemap.xml that was missing is requested again. A backend
+// that does not support sitemaps reads none.
+func (c *Crawler) hostSitemaps(ctx context.Context, u *url.URL, rules *robots.Rules) {
+	sm := c.settings.Scope.Sitemaps
+	if sm.Off || len(sm.URLs) > 0 || !c.queue.supports(featureSitemaps) {
+		return
+	}
+	origin := u.Scheme + "://" + u.Host
+	if _, done := c.sitemapHosts.LoadOrStore(origin, true); done {
+		return
+	}
+	if c.scope.Check(u) != nil {
+		return
+	}
+	raw := append(slices.Clip(rules.Sitemaps), origin+"/sitemap.xml")
+	cands := c.sitemapList(raw, map[string]bool{origin + "/sitemap.xml": true})
+	n, err := c.queue.enqueue(context.WithoutCancel(ctx), cands)
+	if err != nil {
+		c.log.Warn("sitemaps of a new host not queued", "host", u.Host, "err", err)
+		return
+	}
+	c.queued.Add(int64(n))
+}
+
 // processSitemap reads the sitemap of entry e and queues what it lists:
 // the URLs of a sitemap (with their lastmod and news fields) through scope,
 // the canonicalizer and the URL filter like links, at depth 0; the
@@ -107,7 +152,7 @@ func (c *Crawler) sitemapSeeds(ctx context.Context) []frontier.Candidate {
 // limit are still queued).
 func (c *Crawler) processSitemap(ctx, fetchCtx context.Context, e frontier.Entry) error {
 	rec := &storage.URLRecord{URL: e.URL, Reason: ReasonSitemap, FetchedAt: time.Now().UTC(), Hints: storageHints(e.Hints)}
-	sm, err := c.readSitemap(fetchCtx, e.URL, rec)
+	sm, err := c.readSitemap(context.WithValue(fetchCtx, entryKey{}, e), e.URL, rec)
 	if err != nil && (fetchCtx.Err() != nil || c.robotsWait(e, err)) {
 		return nil // aborted at shutdown, or waiting for robots.txt: left queued
 	}
@@ -152,7 +197,8 @@ func (c *Crawler) processSitemap(ctx, fetchCtx context.Context, e frontier.Entry
 	return c.commit(ctx, e, out)
 }
 
-// readSitemap fetches and parses one sitemap (robots.txt permitting),
+// readSitemap fetches and parses one sitemap (robots.txt permitting, for
+// it and for each redirect target: checkSitemapRedirect),
 // setting rec's status and content type. A parse error comes with what was
 // read before it.
 func (c *Crawler) readSitemap(ctx context.Context, rawURL string, rec *storage.URLRecord) (*Sitemap, error) {
@@ -168,9 +214,13 @@ func (c *Crawler) readSitemap(ctx context.Context, rawURL string, rec *storage.U
 		return nil, err
 	}
 	req.Header.Set("User-Agent", c.settings.Politeness.UserAgent)
-	resp, err := c.client.Do(req)
+	resp, err := c.sitemapClient.Do(req)
 	if err != nil {
-		return nil, errors.New(errText(err))
+		var ue *url.Error
+		if errors.As(err, &ue) {
+			err = ue.Err // the record names the URL (a refused redirect's robots.txt answer kept)
+		}
+		return nil, err
 	}
 	defer resp.Body.Close()
 	rec.Status, rec.ContentType = resp.StatusCode, resp.Header.Get("Content-Type")

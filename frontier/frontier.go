@@ -155,7 +155,7 @@ type Frontier struct {
 	hosts    map[string]*hostQueue
 	ready    hostHeap // hosts that have entries and may be handed one now
 	mem      map[uint64]struct{}
-	inflight map[uint64]string // seq → host
+	inflight map[uint64]string // seq → the host it holds ("" between two hops: Hop)
 	pending  map[uint64]struct{}
 	nextSeq  uint64
 	queued   map[string]int // host → URLs ever queued (MaxPerHost)
@@ -190,6 +190,7 @@ type hostQueue struct {
 	handedAt time.Time // last hand-out
 	index    int       // in ready heap; -1 when not there
 	timer    *time.Timer
+	hops     int // Hop calls waiting for this host: Next hands none of its entries out meanwhile
 }
 
 // New returns an empty frontier.
@@ -538,7 +539,7 @@ func (f *Frontier) spill(seq uint64) {
 // fix puts h in or out of the ready heap according to its state.
 func (f *Frontier) fix(h *hostQueue, now time.Time) {
 	limit := f.parallelism(h.name)
-	eligible := len(h.q) > 0 && h.active < limit && !now.Before(h.readyAt)
+	eligible := len(h.q) > 0 && h.active < limit && !now.Before(h.readyAt) && h.hops == 0
 	switch {
 	case eligible && h.index < 0:
 		heap.Push(&f.ready, h)
@@ -547,7 +548,7 @@ func (f *Frontier) fix(h *hostQueue, now time.Time) {
 	case h.index >= 0:
 		heap.Remove(&f.ready, h.index)
 	}
-	if !eligible && len(h.q) > 0 && h.active < limit && h.timer == nil {
+	if !eligible && len(h.q) > 0 && h.active < limit && h.timer == nil && now.Before(h.readyAt) {
 		// Waiting for the delay only: wake up when it has passed.
 		h.timer = time.AfterFunc(h.readyAt.Sub(now), func() {
 			f.mu.Lock()
@@ -557,7 +558,7 @@ func (f *Frontier) fix(h *hostQueue, now time.Time) {
 			f.mu.Unlock()
 		})
 	}
-	if len(h.q) == 0 && h.active == 0 && h.timer == nil && !now.Before(h.readyAt) {
+	if len(h.q) == 0 && h.active == 0 && h.hops == 0 && h.timer == nil && !now.Before(h.readyAt) {
 		delete(f.hosts, h.name)
 	}
 }
@@ -758,55 +759,142 @@ func (f *Frontier) scan() error {
 func (f *Frontier) Done(e Entry) {
 	f.mu.Lock()
 	defer f.mu.Unlock()
-	h := f.handBack(e)
-	if h == nil {
+	h, ok := f.handBack(e)
+	if !ok {
 		return
 	}
 	if f.doneInScan != nil {
 		f.doneInScan[e.Seq] = struct{}{}
 	}
-	now := time.Now()
-	if d := f.hostDelay[h.name]; d > 0 {
-		// a Crawl-delay counts from the end of the previous request
-		h.readyAt = maxTime(h.readyAt, now.Add(d))
+	if h != nil {
+		f.endRequest(h, time.Now())
 	}
-	f.fix(h, now)
 	f.broadcast()
 }
 
-// handBack ends e's hand-out and returns its host's queue (made again if
-// it was dropped meanwhile), or nil when e is not handed out. f.mu must
-// be held.
-func (f *Frontier) handBack(e Entry) *hostQueue {
+// endRequest ends a request to h's host at now: a Crawl-delay counts from
+// the end of the previous request. Holds f.mu.
+func (f *Frontier) endRequest(h *hostQueue, now time.Time) {
+	if d := f.hostDelay[h.name]; d > 0 {
+		h.readyAt = maxTime(h.readyAt, now.Add(d))
+	}
+	f.fix(h, now)
+}
+
+// handBack ends e's hand-out and returns the queue of the host it holds
+// (made again if it was dropped meanwhile; nil between two hops); ok is
+// false when e is not handed out. f.mu must be held.
+func (f *Frontier) handBack(e Entry) (h *hostQueue, ok bool) {
 	host, ok := f.inflight[e.Seq]
 	if !ok {
-		return nil
+		return nil, false
 	}
 	delete(f.inflight, e.Seq)
-	h := f.hosts[host]
-	if h == nil {
-		h = &hostQueue{name: host, index: -1}
-		f.hosts[host] = h
+	if host == "" {
+		return nil, true
 	}
+	h = f.host(host)
 	h.active--
+	return h, true
+}
+
+// host returns host's queue, made if there is none. f.mu must be held.
+func (f *Frontier) host(name string) *hostQueue {
+	h := f.hosts[name]
+	if h == nil {
+		h = &hostQueue{name: name, index: -1}
+		f.hosts[name] = h
+	}
 	return h
+}
+
+// Hop moves e, handed out by Next, to host for the next request of its
+// fetch (a redirect to host): the host e holds is released as Done
+// releases it (its Crawl-delay counted from now), then Hop blocks until
+// host may be sent a request under the rules Next follows (its delay or
+// Crawl-delay since its last request, and its parallelism), and holds it
+// for e; Done (or Defer) releases it. A hop to e's own host waits for that
+// host's delay too. While a Hop waits, Next hands out none of host's
+// queued entries, so redirects are not starved by the host's own queue.
+// e holds one host at a time, so two fetches redirecting to each other's
+// hosts cannot wait on each other. On ctx's end it returns ctx.Err() with
+// e holding no host (Done still follows).
+func (f *Frontier) Hop(ctx context.Context, e Entry, host string) error {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	cur, ok := f.inflight[e.Seq]
+	if !ok {
+		return fmt.Errorf("frontier: Hop of entry %d, not handed out", e.Seq)
+	}
+	now := time.Now()
+	if cur != "" {
+		h := f.host(cur)
+		h.active--
+		f.inflight[e.Seq] = ""
+		f.endRequest(h, now)
+		f.broadcast()
+	}
+	for {
+		h := f.host(host)
+		now = time.Now()
+		if h.active < f.parallelism(host) && !now.Before(h.readyAt) {
+			h.active++
+			h.handedAt = now
+			if d := f.delay(host); d > 0 {
+				h.readyAt = now.Add(d)
+			}
+			f.inflight[e.Seq] = host
+			f.fix(h, now)
+			return nil
+		}
+		var timer <-chan time.Time
+		if now.Before(h.readyAt) {
+			t := time.NewTimer(h.readyAt.Sub(now))
+			defer t.Stop()
+			timer = t.C
+		}
+		h.hops++
+		f.fix(h, now)
+		wait := f.changed
+		f.mu.Unlock()
+		var err error
+		select {
+		case <-wait:
+		case <-timer:
+		case <-ctx.Done():
+			err = ctx.Err()
+		}
+		f.mu.Lock()
+		h.hops--
+		f.fix(h, time.Now())
+		if err != nil {
+			f.broadcast()
+			return err
+		}
+	}
 }
 
 // Defer puts e, handed out by Next, back at the head of its host's queue
 // and holds the whole host until until: none of the host's entries is
 // handed out before then (a host whose robots.txt cannot be read yet). It
-// ends e's hand-out as Done does; a later Done for e does nothing.
+// ends e's hand-out as Done does (releasing the host a Hop moved it to);
+// a later Done for e does nothing.
 func (f *Frontier) Defer(e Entry, until time.Time) {
 	f.mu.Lock()
 	defer f.mu.Unlock()
-	h := f.handBack(e)
-	if h == nil {
+	h, ok := f.handBack(e)
+	if !ok {
 		return
 	}
-	h.q = append([]Entry{e}, h.q...)
+	now := time.Now()
+	home := f.host(hostOf(e.URL))
+	if h != nil && h != home {
+		f.endRequest(h, now)
+	}
+	home.q = append([]Entry{e}, home.q...)
 	f.mem[e.Seq] = struct{}{}
-	h.readyAt = maxTime(h.readyAt, until)
-	f.fix(h, time.Now())
+	home.readyAt = maxTime(home.readyAt, until)
+	f.fix(home, now)
 	f.broadcast()
 }
 

@@ -634,3 +634,76 @@ func TestDeferHoldsHost(t *testing.T) {
 		t.Errorf("stats %+v after the run", s)
 	}
 }
+
+// TestHop: an entry that hops to another host (a redirect) holds one host
+// at a time: it frees its own host at once, waits for the other's
+// parallelism and delay, gets it before that host's queued entries, and
+// Done frees it. A Hop ended by its context holds nothing; Defer after a
+// Hop puts the entry back in its own host's queue.
+func TestHop(t *testing.T) {
+	f := mustNew(t, Options{MaxDepth: -1, PerHostParallelism: 1})
+	f.SetHostDelay("b", 60*time.Millisecond)
+	add(f, nil, 0, "", "http://a/1", "http://b/1", "http://a/2", "http://b/2")
+	ctx := context.Background()
+	a1, _ := f.Next(ctx)
+	b1, _ := f.Next(ctx)
+	if a1.URL != "http://a/1" || b1.URL != "http://b/1" {
+		t.Fatalf("Next gave %s, %s", a1.URL, b1.URL)
+	}
+	// a/1 redirects to b: host a is free at once, b is busy with b/1
+	hopped := make(chan time.Time)
+	go func() {
+		if err := f.Hop(ctx, a1, "b"); err != nil {
+			t.Error(err)
+		}
+		hopped <- time.Now()
+	}()
+	a2, err := f.Next(ctx)
+	if err != nil || a2.URL != "http://a/2" {
+		t.Fatalf("Next = %s, %v; want a/2 while a/1 waits for b", a2.URL, err)
+	}
+	select {
+	case <-hopped:
+		t.Fatal("Hop to b while b/1 is in flight (parallelism 1)")
+	case <-time.After(30 * time.Millisecond):
+	}
+	freed := time.Now()
+	f.Done(b1)
+	at := <-hopped
+	if d := at.Sub(freed); d < 60*time.Millisecond {
+		t.Errorf("Hop got b %v after b/1 ended, want >= its delay 60ms", d)
+	}
+	// b/2 waits for the hopped entry, which holds b now
+	ctx2, cancel := context.WithTimeout(ctx, 100*time.Millisecond)
+	defer cancel()
+	if e, err := f.Next(ctx2); err == nil {
+		t.Fatalf("Next gave %s while a/1 holds b", e.URL)
+	}
+	// a/1 hops back to a (a retry), held by a/2: its context ends first
+	ctx3, cancel3 := context.WithTimeout(ctx, 20*time.Millisecond)
+	defer cancel3()
+	if err := f.Hop(ctx3, a1, "a"); !errors.Is(err, context.DeadlineExceeded) {
+		t.Fatalf("Hop to a held by a/2 = %v, want the context's error", err)
+	}
+	f.Defer(a1, time.Now()) // a/1 back in a's queue, holding nothing
+	f.Done(a2)
+	var got []string
+	for {
+		e, err := f.Next(ctx)
+		if errors.Is(err, ErrExhausted) {
+			break
+		}
+		if err != nil {
+			t.Fatal(err)
+		}
+		got = append(got, e.URL)
+		f.Done(e)
+	}
+	sort.Strings(got)
+	if fmt.Sprint(got) != "[http://a/1 http://b/2]" {
+		t.Errorf("handed out after the hops: %v, want a/1 (deferred) and b/2", got)
+	}
+	if s := f.Stats(); s.InFlight != 0 || s.InMemory != 0 {
+		t.Errorf("stats %+v after the run", s)
+	}
+}
