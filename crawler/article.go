@@ -76,6 +76,8 @@ func (c *content) narrow(marked *html.Node, best []*html.Node) bool {
 
 const narrowShare = 0.35
 
+const articleBodyMin = 250
+
 // articlesIn counts the <article> elements inside n (teaser cards, when a
 // <main> holds several).
 func articlesIn(sc *scan, n *html.Node) int {
@@ -168,6 +170,10 @@ func chooseContent(sc *scan, fallback []*html.Node) *content {
 		if (marked.DataAtom == atom.Article || articlesIn(sc, marked) >= 3) && c.narrow(marked, best) {
 			c.roots, c.explicit = best, false
 		}
+	}
+	if ab := sc.articleBody; ab != nil && c.textOf(ab) >= articleBodyMin && !c.skip(ab) {
+		// the page marks its article's body (schema.org articleBody)
+		c.roots, c.explicit, c.regionLD = []*html.Node{ab}, false, 0
 	}
 	if len(c.roots) == 0 {
 		// no article stands out (a docs page, an index, a page without
