@@ -478,6 +478,10 @@ func (c *content) dropped(n *html.Node) bool {
 		return true
 	case atom.Img, atom.Picture, atom.Video, atom.Audio, atom.Canvas, atom.Input, atom.Textarea, atom.Label:
 		return false
+	case atom.Figure, atom.Figcaption:
+		// a photo and its caption: the labelled article bodies leave
+		// them out (the whole-body case keeps them)
+		return true
 	}
 	h := hint(n)
 	s := c.stats[n]
