@@ -338,7 +338,7 @@ func (c *content) prune(n *html.Node, root bool) {
 		if isInline(ch.DataAtom) && ch.DataAtom != atom.Td && ch.DataAtom != atom.Th {
 			// inline elements stay with their block (the writers still
 			// leave out scripts and the like inside them)
-			if hiddenByStyle(ch) {
+			if hiddenByStyle(ch) || !c.whole && c.inlineMeta(ch) {
 				c.drop[ch] = true
 			}
 			continue
@@ -373,6 +373,29 @@ func (c *content) prune(n *html.Node, root bool) {
 		}
 		c.prune(ch, false)
 	}
+}
+
+// inlineMeta reports whether the inline element n (a <span>, <time>…, not
+// a link) is a byline, dateline or photo credit of its own.
+func (c *content) inlineMeta(n *html.Node) bool {
+	switch n.DataAtom {
+	case atom.Span, atom.Time, atom.Small, atom.Em, atom.I, atom.B, atom.Strong:
+	default:
+		return false
+	}
+	k := 0
+	for x := n.FirstChild; x != nil; x = x.NextSibling {
+		if x.Type == html.TextNode {
+			k += len(x.Data)
+		} else if x.Type == html.ElementNode && x.FirstChild != nil && x.FirstChild.Type == html.TextNode {
+			k += len(x.FirstChild.Data)
+		}
+	}
+	if k < 6 || k > 160 {
+		return false
+	}
+	t := c.lowerText(n)
+	return len(t) <= 100 && metaLine.Match(t)
 }
 
 // isCut reports whether n is a heading (or a short line standing for one)
@@ -456,6 +479,9 @@ func (c *content) dropped(n *html.Node) bool {
 	if c.whole {
 		return false
 	}
+	if n.DataAtom == atom.H1 && !c.explicit || media(n) {
+		return true
+	}
 	if s := c.stats[n]; s != nil && s.chars > 0 && s.chars <= 100 && !isInline(n.DataAtom) {
 		t := c.lowerText(n)
 		if s.chars <= 30 && boilerLine.Match(t) || metaLine.Match(t) || !c.explicit && countLine.Match(t) {
@@ -536,7 +562,14 @@ func isParagraph(a atom.Atom) bool {
 // hint is +1 when n's class or id names content ("article-body",
 // "entry-content"), -1 when it names a widget or template part and not
 // content, 0 otherwise.
-func hint(n *html.Node) int {
+func hint(n *html.Node) int { return hintWith(n, negWords) }
+
+// media reports whether n's class or id names a photo caption, a gallery
+// or a slideshow (left out of articles the scores found; a marked region,
+// a docs page's <main>, keeps its captions).
+func media(n *html.Node) bool { return hintWith(n, mediaWords) < 0 }
+
+func hintWith(n *html.Node, negWords map[string]bool) int {
 	neg, pos := false, false
 	var buf [40]byte
 	for _, a := range n.Attr {
@@ -589,6 +622,8 @@ var negWords = set("comment", "comments", "commentlist", "disqus", "respond", "r
 	"widget", "toolbar", "byline", "author", "credit", "credits", "hidden", "skip", "teaser", "teasers",
 	"readmore", "pagination", "pager", "timestamp", "meta", "complementary",
 	"contentinfo", "search", "login")
+
+var mediaWords = set("caption", "captions", "figcaption", "gallery", "slideshow", "carousel", "slider", "lightbox")
 
 var posWords = set("article", "articlebody", "content", "body", "main", "post", "entry", "story", "text", "prose", "blog", "hentry")
 
