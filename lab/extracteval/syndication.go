@@ -27,7 +27,7 @@ import (
 //     under one template: they should not.
 //
 // Every pair goes through a fresh Deduper (the original first).
-func syndication(ctx context.Context, w io.Writer, name string, pages []page) error {
+func syndication(ctx context.Context, w io.Writer, name string, pages []page, verbose bool) error {
 	type variant struct {
 		name string
 		text func(b []byte, u *url.URL) (title, text string)
@@ -72,7 +72,7 @@ func syndication(ctx context.Context, w io.Writer, name string, pages []page) er
 	}
 	fmt.Fprintf(w, "set %s near-duplicates: %d syndicated copies, %d different-article pairs under one template (contentdedup defaults)\n", name, len(synd), len(diff))
 	for _, v := range variants {
-		merged := func(ps []pair) (int, error) {
+		merged := func(ps []pair, want bool) (int, error) {
 			n := 0
 			for _, pr := range ps {
 				if err := ctx.Err(); err != nil {
@@ -89,15 +89,19 @@ func syndication(ctx context.Context, w io.Writer, name string, pages []page) er
 				if va.DocID == vb.DocID {
 					n++
 				}
+				if verbose && v.name == "new" && (va.DocID == vb.DocID) != want {
+					fmt.Fprintf(w, "    %s merged=%v  %s (%d chars) ~ %s (%d chars): shingle Jaccard %.2f, %s\n", v.name, !want,
+						pr.ua, len(xa), pr.ub.Host, len(xb), jaccard(xa, xb), vb.Reason)
+				}
 				d.Close()
 			}
 			return n, nil
 		}
-		ns, err := merged(synd)
+		ns, err := merged(synd, true)
 		if err != nil {
 			return err
 		}
-		nd, err := merged(diff)
+		nd, err := merged(diff, false)
 		if err != nil {
 			return err
 		}
@@ -208,4 +212,19 @@ func textOf(n *html.Node) string {
 	}
 	f(n)
 	return b.String()
+}
+
+// jaccard is the Jaccard similarity of a's and b's 4-token shingle sets.
+func jaccard(a, b string) float64 {
+	sa, sb := shingles(a), shingles(b)
+	in := 0
+	for k := range sa {
+		if sb[k] > 0 {
+			in++
+		}
+	}
+	if u := len(sa) + len(sb) - in; u > 0 {
+		return float64(in) / float64(u)
+	}
+	return 1
 }
