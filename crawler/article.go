@@ -1,6 +1,7 @@
 package crawler
 
 import (
+	"bytes"
 	"regexp"
 	"strings"
 	"unicode/utf8"
@@ -33,12 +34,13 @@ type content struct {
 	roots     []*html.Node // in document order
 	stats     map[*html.Node]*stat
 	drop      map[*html.Node]bool
-	explicit  bool    // the region is one the page marked (<main>, <article>)
-	regionLD  float64 // the marked region's link density
-	slab      []stat  // backing store of stats
-	buf       []byte  // lowerText's
-	whole     bool    // the roots are the whole body: only isBoilerplate drops
-	rootChars int     // the text of the roots
+	explicit  bool         // the region is one the page marked (<main>, <article>)
+	regionLD  float64      // the marked region's link density
+	slab      []stat       // backing store of stats
+	buf       []byte       // lowerText's
+	whole     bool         // the roots are the whole body: only isBoilerplate drops
+	rootChars int          // the text of the roots
+	headlines []*html.Node // <h1>s dropped from the text that Markdown keeps
 }
 
 // agrees reports whether the region the page marked is the content the
@@ -456,13 +458,67 @@ var cutPhrase = regexp.MustCompile(`^(related( stories| articles| posts| content
 // credit, a count or a bare URL.
 var metaLine = regexp.MustCompile(`^((updated|published|posted|first published|last updated|last modified)\b.*\d.*|by [^.]{2,40}|(photo|image|picture|credit|photograph|source)s?( by)? ?:.*)$`)
 
+// pointerLine matches the start of a short block that points to other
+// pages: "Related: …", "Read more: …", "Tags: …".
+var pointerLine = regexp.MustCompile(`^(related|read more|see more|see also|read also|also read|also on|more|tags?|topics|filed under|recommended|watch|listen|more on this|don't miss|further reading)\b\s*[:|-]?`)
+
+// sentence reports whether t ends as a sentence does.
+func sentence(t []byte) bool {
+	t = bytes.TrimRight(t, " \"'”’)")
+	return len(t) > 0 && (t[len(t)-1] == '.' || t[len(t)-1] == '!' || t[len(t)-1] == '?')
+}
+
+// dateLine reports whether the short lowercased text t is a date or time
+// with at most a name beside it ("November 20, 2019 - 11:28 AMT",
+// "2019-11-20 17:27:46 Marcus De Guzman").
+func dateLine(t []byte) bool {
+	digits, letters := 0, 0
+	year := false
+	for i := 0; i < len(t); {
+		c := t[i]
+		switch {
+		case '0' <= c && c <= '9':
+			j := i
+			for j < len(t) && '0' <= t[j] && t[j] <= '9' {
+				j++
+			}
+			if j-i == 4 && (t[i] == '1' && t[i+1] == '9' || t[i] == '2' && t[i+1] == '0') {
+				year = true
+			}
+			if j+1 < len(t) && t[j] == ':' && '0' <= t[j+1] && t[j+1] <= '9' {
+				year = true // a time of day
+			}
+			digits += j - i
+			i = j
+		case 'a' <= c && c <= 'z':
+			j := i
+			for j < len(t) && 'a' <= t[j] && t[j] <= 'z' {
+				j++
+			}
+			if !dateWords[string(t[i:j])] {
+				letters += j - i
+			}
+			i = j
+		default:
+			i++
+		}
+	}
+	return year && digits >= 4 && letters <= 24
+}
+
+var dateWords = set("jan", "feb", "mar", "apr", "may", "jun", "jul", "aug", "sep", "sept", "oct", "nov", "dec",
+	"january", "february", "march", "april", "june", "july", "august", "september", "october", "november", "december",
+	"mon", "tue", "wed", "thu", "fri", "sat", "sun", "monday", "tuesday", "wednesday", "thursday", "friday", "saturday", "sunday",
+	"am", "pm", "utc", "gmt", "est", "edt", "cst", "cdt", "pst", "pdt", "bst", "cet", "et", "pt", "at", "on", "updated", "published",
+	"posted", "st", "nd", "rd", "th", "of", "by", "ago", "hours", "minutes", "hour", "last", "modified")
+
 // countLine matches a block that is only a count or a bare URL (left out
 // of regions the page did not mark: a docs table has numbers).
 var countLine = regexp.MustCompile(`^([\d\s.,:/|+()-]*(shares?|comments?|views?|likes?)?|https?://\S+)$`)
 
 // boilerLine matches the whole text of a short block that is a widget's
 // label, not the article's.
-var boilerLine = regexp.MustCompile(`^(advertisement|advert|ad|sponsored|share( this( article| story| post)?)?( on)?|share on .*|tags?|topics|filed under|related( topics)?|read more|continue reading|close|caption|play now|video|photo|image|back to top|previous( post| article)?|next( post| article)?|previous next|follow us|print|email|comments?|\d+ comments?|leave a (comment|reply)|post comment.*|sign up|subscribe( now)?|skip (ad|advertisement)|loading…?|loading\.\.\.)[:.!]*$`)
+var boilerLine = regexp.MustCompile(`^(advertisement|advert|ad|sponsored|share( this( article| story| post)?)?( on)?|share on .*|tags?|topics|filed under|related( topics)?|read more|continue reading|close|caption|play now|video|photo|image|back to top|previous( post| article)?|next( post| article)?|previous next|follow us|print|email|comments?|\d+ comments?|leave a (comment|reply)|post comment.*|sign up|subscribe( now)?|skip (ad|advertisement)|loading…?|loading\.\.\.|facebook|twitter|pinterest|linkedin|reddit|whatsapp|flipboard|mix|instagram|youtube|telegram|tumblr|messenger|e-?mail|sms|copy link|sharing is caring|all sharing options|share via .*|share on .*|share this on .*|tweet|pin( it)?)[:.!]*$`)
 
 // skip reports whether the element n is boilerplate: isBoilerplate, except
 // a <form> with a page's worth of text (ASP.NET pages wrap the whole body in
@@ -479,12 +535,24 @@ func (c *content) dropped(n *html.Node) bool {
 	if c.whole {
 		return false
 	}
-	if n.DataAtom == atom.H1 && !c.explicit || media(n) {
+	if n.DataAtom == atom.H1 && !c.explicit {
+		// the headline: the page's title, not its text (Markdown keeps it)
+		c.headlines = append(c.headlines, n)
+		return true
+	}
+	if media(n) {
 		return true
 	}
 	if s := c.stats[n]; s != nil && s.chars > 0 && s.chars <= 100 && !isInline(n.DataAtom) {
 		t := c.lowerText(n)
-		if s.chars <= 30 && boilerLine.Match(t) || metaLine.Match(t) || !c.explicit && countLine.Match(t) {
+		if s.chars <= 30 && boilerLine.Match(t) || metaLine.Match(t) || !c.explicit && countLine.Match(t) || s.chars <= 60 && dateLine(t) {
+			return true
+		}
+	}
+	if s := c.stats[n]; s != nil && s.chars > 0 && s.chars <= 200 && !isInline(n.DataAtom) && linkDensity(s) >= 0.5 {
+		// "Related: <a>…</a>", "Tags: <a>…</a>": a pointer to other pages
+		t := c.lowerText(n)
+		if !c.explicit && (n.DataAtom != atom.Li && !sentence(t) || pointerLine.Match(t)) {
 			return true
 		}
 	}
