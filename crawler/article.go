@@ -209,6 +209,7 @@ func (c *content) measure(n *html.Node, inLink bool) stat {
 	if n.DataAtom == atom.A {
 		inLink = true
 	}
+	blocks := false
 	for ch := n.FirstChild; ch != nil; ch = ch.NextSibling {
 		switch ch.Type {
 		case html.TextNode:
@@ -219,6 +220,9 @@ func (c *content) measure(n *html.Node, inLink bool) stat {
 				s.linkChars += k
 			}
 		case html.ElementNode:
+			if !blocks && holdsBlocks(ch.DataAtom) {
+				blocks = true
+			}
 			cs := c.measure(ch, inLink)
 			s.chars += cs.chars
 			s.linkChars += cs.linkChars
@@ -226,7 +230,9 @@ func (c *content) measure(n *html.Node, inLink bool) stat {
 			s.psum += cs.psum
 		}
 	}
-	if n.Type == html.ElementNode && isParagraph(n.DataAtom) && s.chars >= 25 {
+	if n.Type == html.ElementNode && (isParagraph(n.DataAtom) || n.DataAtom == atom.Div && !blocks) && s.chars >= 25 {
+		// (a <div> of text and <br>s is a paragraph, as readability
+		// takes it)
 		p := 1 + float64(s.commas) + min(float64(s.chars)/100, 3)
 		p *= 1 - float64(s.linkChars)/float64(s.chars)
 		s.psum += p
@@ -617,6 +623,17 @@ func linkDensity(s *stat) float64 {
 		return 0
 	}
 	return float64(s.linkChars) / float64(s.chars)
+}
+
+// holdsBlocks reports whether an element of kind a makes its parent more
+// than a paragraph.
+func holdsBlocks(a atom.Atom) bool {
+	switch a {
+	case atom.P, atom.Div, atom.Pre, atom.Blockquote, atom.Ul, atom.Ol, atom.Dl, atom.Table, atom.Section, atom.Article,
+		atom.H1, atom.H2, atom.H3, atom.H4, atom.H5, atom.H6, atom.Form, atom.Figure, atom.Header, atom.Footer, atom.Nav, atom.Aside, atom.Main:
+		return true
+	}
+	return false
 }
 
 func isParagraph(a atom.Atom) bool {
