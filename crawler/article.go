@@ -210,36 +210,64 @@ func (c *content) measure(n *html.Node, inLink bool) stat {
 		inLink = true
 	}
 	blocks := false
+	// runs of text and inline elements between the blocks of an element
+	// that holds blocks are paragraphs too (readability wraps them in <p>)
+	var run stat
+	var runs float64
+	flush := func() {
+		if run.chars >= 25 {
+			runs += paraScore(&run)
+		}
+		run = stat{}
+	}
 	for ch := n.FirstChild; ch != nil; ch = ch.NextSibling {
 		switch ch.Type {
 		case html.TextNode:
 			k, commas := countChars(ch.Data)
 			s.chars += k
 			s.commas += commas
+			run.chars += k
+			run.commas += commas
 			if inLink {
 				s.linkChars += k
+				run.linkChars += k
 			}
 		case html.ElementNode:
-			if !blocks && holdsBlocks(ch.DataAtom) {
+			if holdsBlocks(ch.DataAtom) {
 				blocks = true
+				flush()
+			} else if ch.DataAtom == atom.Br {
+				flush()
 			}
 			cs := c.measure(ch, inLink)
 			s.chars += cs.chars
 			s.linkChars += cs.linkChars
 			s.commas += cs.commas
 			s.psum += cs.psum
+			if !holdsBlocks(ch.DataAtom) && cs.psum == 0 {
+				run.chars += cs.chars
+				run.linkChars += cs.linkChars
+				run.commas += cs.commas
+			}
 		}
 	}
 	if n.Type == html.ElementNode && (isParagraph(n.DataAtom) || n.DataAtom == atom.Div && !blocks) && s.chars >= 25 {
 		// (a <div> of text and <br>s is a paragraph, as readability
 		// takes it)
-		p := 1 + float64(s.commas) + min(float64(s.chars)/100, 3)
-		p *= 1 - float64(s.linkChars)/float64(s.chars)
+		p := paraScore(&s)
 		s.psum += p
 		if par := n.Parent; par != nil {
 			c.stat(par).score += p
 			if gp := par.Parent; gp != nil {
 				c.stat(gp).score += p / 2
+			}
+		}
+	} else if blocks && n.Type == html.ElementNode && !isParagraph(n.DataAtom) {
+		if flush(); runs > 0 {
+			s.psum += runs
+			c.stat(n).score += runs
+			if par := n.Parent; par != nil {
+				c.stat(par).score += runs / 2
 			}
 		}
 	}
@@ -250,6 +278,13 @@ func (c *content) measure(n *html.Node, inLink bool) stat {
 		s.score = st.score
 	}
 	return s
+}
+
+// paraScore is a paragraph's readability score: 1, its commas, up to 3 for
+// its length, times one minus its link density.
+func paraScore(s *stat) float64 {
+	p := 1 + float64(s.commas) + min(float64(s.chars)/100, 3)
+	return p * (1 - float64(s.linkChars)/float64(s.chars))
 }
 
 func (c *content) stat(n *html.Node) *stat {
