@@ -41,6 +41,7 @@ type content struct {
 	whole     bool         // the roots are the whole body: only isBoilerplate drops
 	rootChars int          // the text of the roots
 	headlines []*html.Node // <h1>s dropped from the text that Markdown keeps
+	declared  bool         // the page says it is an article (og:type, JSON-LD)
 }
 
 // agrees reports whether the region the page marked is the content the
@@ -120,6 +121,11 @@ const (
 	dominantShare = 0.5
 )
 
+// article reports whether the region is an article's: one the scores
+// found, or a marked region on a page that declares itself an article (not
+// a docs page's <main>, whose link lists are content).
+func (c *content) article() bool { return !c.explicit || c.declared && !c.whole }
+
 // isAncestor reports whether n is a or one of its descendants.
 func isAncestor(a, n *html.Node) bool {
 	for ; n != nil; n = n.Parent {
@@ -185,6 +191,7 @@ func chooseContent(sc *scan, fallback []*html.Node) *content {
 	for _, r := range c.roots {
 		c.rootChars += c.textOf(r)
 	}
+	c.declared = declaresArticle(sc)
 	for _, r := range c.roots {
 		c.prune(r, true)
 	}
@@ -576,7 +583,7 @@ func (c *content) dropped(n *html.Node) bool {
 	if c.whole {
 		return false
 	}
-	if n.DataAtom == atom.H1 && !c.explicit {
+	if n.DataAtom == atom.H1 && c.article() {
 		// the headline: the page's title, not its text (Markdown keeps it)
 		c.headlines = append(c.headlines, n)
 		return true
@@ -586,14 +593,14 @@ func (c *content) dropped(n *html.Node) bool {
 	}
 	if s := c.stats[n]; s != nil && s.chars > 0 && s.chars <= 100 && !isInline(n.DataAtom) {
 		t := c.lowerText(n)
-		if s.chars <= 30 && boilerLine.Match(t) || metaLine.Match(t) || !c.explicit && countLine.Match(t) || s.chars <= 60 && dateLine(t) {
+		if s.chars <= 30 && boilerLine.Match(t) || metaLine.Match(t) || c.article() && countLine.Match(t) || s.chars <= 60 && dateLine(t) {
 			return true
 		}
 	}
 	if s := c.stats[n]; s != nil && s.chars > 0 && s.chars <= 200 && !isInline(n.DataAtom) && linkDensity(s) >= 0.5 {
 		// "Related: <a>…</a>", "Tags: <a>…</a>": a pointer to other pages
 		t := c.lowerText(n)
-		if !c.explicit && (n.DataAtom != atom.Li && !sentence(t) || pointerLine.Match(t)) {
+		if c.article() && (n.DataAtom != atom.Li && !sentence(t) || pointerLine.Match(t)) {
 			return true
 		}
 	}
@@ -627,7 +634,7 @@ func (c *content) dropped(n *html.Node) bool {
 		return false
 	}
 	ld := linkDensity(s)
-	if c.explicit {
+	if !c.article() {
 		// a region the page marked keeps its link lists (a docs page's
 		// table of contents is content)
 		return false
