@@ -408,7 +408,8 @@ func (c *content) prune(n *html.Node, root bool) {
 					links += s.linkChars
 				}
 			}
-			if rest < 300 || 4*links >= rest {
+			heading := ch.DataAtom == atom.H2 || ch.DataAtom == atom.H3 || ch.DataAtom == atom.H4 || ch.DataAtom == atom.H5 || ch.DataAtom == atom.H6
+			if rest < 300 || 4*links >= rest || heading && c.article() {
 				for x := ch; x != nil; x = x.NextSibling {
 					if x.Type == html.ElementNode {
 						c.drop[x] = true
