@@ -589,20 +589,26 @@ func (c *content) dropped(n *html.Node) bool {
 		c.headlines = append(c.headlines, n)
 		return true
 	}
-	if media(n) {
+	h, med := hints(n)
+	if med {
 		return true
 	}
-	if s := c.stats[n]; s != nil && s.chars > 0 && s.chars <= 100 && !isInline(n.DataAtom) {
-		t := c.lowerText(n)
-		if s.chars <= 30 && boilerLine.Match(t) || metaLine.Match(t) || c.article() && countLine.Match(t) || s.chars <= 60 && dateLine(t) {
-			return true
+	if s := c.stats[n]; s != nil && s.chars > 0 && s.chars <= 200 && !isInline(n.DataAtom) {
+		var t []byte
+		if s.chars <= 100 {
+			t = c.lowerText(n)
+			if s.chars <= 30 && boilerLine.Match(t) || metaLine.Match(t) || c.article() && countLine.Match(t) || s.chars <= 60 && dateLine(t) {
+				return true
+			}
 		}
-	}
-	if s := c.stats[n]; s != nil && s.chars > 0 && s.chars <= 200 && !isInline(n.DataAtom) && linkDensity(s) >= 0.5 {
-		// "Related: <a>…</a>", "Tags: <a>…</a>": a pointer to other pages
-		t := c.lowerText(n)
-		if c.article() && (n.DataAtom != atom.Li && !sentence(t) || pointerLine.Match(t)) {
-			return true
+		if c.article() && linkDensity(s) >= 0.5 {
+			// "Related: <a>…</a>", "Tags: <a>…</a>": a pointer to other pages
+			if t == nil {
+				t = c.lowerText(n)
+			}
+			if n.DataAtom != atom.Li && !sentence(t) || pointerLine.Match(t) {
+				return true
+			}
 		}
 	}
 	switch n.DataAtom {
@@ -611,7 +617,7 @@ func (c *content) dropped(n *html.Node) bool {
 		return false // inline: its block decides (code highlighting names spans "comment")
 	case atom.P, atom.Pre, atom.H1, atom.H2, atom.H3, atom.H4, atom.H5, atom.H6,
 		atom.Td, atom.Th, atom.Tr, atom.Tbody, atom.Thead, atom.Dd, atom.Dt, atom.Blockquote, atom.Main, atom.Article:
-		if hint(n) >= 0 {
+		if h >= 0 {
 			return false
 		}
 		// a paragraph named like a widget ("share-this") drops when short
@@ -626,7 +632,6 @@ func (c *content) dropped(n *html.Node) bool {
 		// them out (the whole-body case keeps them)
 		return true
 	}
-	h := hint(n)
 	s := c.stats[n]
 	if h < 0 {
 		return s == nil || 2*s.chars < c.rootChars
@@ -690,14 +695,14 @@ func isParagraph(a atom.Atom) bool {
 // hint is +1 when n's class or id names content ("article-body",
 // "entry-content"), -1 when it names a widget or template part and not
 // content, 0 otherwise.
-func hint(n *html.Node) int { return hintWith(n, negWords) }
+func hint(n *html.Node) int {
+	h, _ := hints(n)
+	return h
+}
 
-// media reports whether n's class or id names a photo caption, a gallery
-// or a slideshow (left out of articles the scores found; a marked region,
-// a docs page's <main>, keeps its captions).
-func media(n *html.Node) bool { return hintWith(n, mediaWords) < 0 }
-
-func hintWith(n *html.Node, negWords map[string]bool) int {
+// hints is hint(n), and whether n's class or id names a photo caption, a
+// gallery or a slideshow (left out of the main text).
+func hints(n *html.Node) (h int, media bool) {
 	neg, pos := false, false
 	var buf [40]byte
 	for _, a := range n.Attr {
@@ -730,16 +735,19 @@ func hintWith(n *html.Node, negWords map[string]bool) int {
 				neg = true
 			} else if posWords[string(buf[:k])] {
 				pos = true
+			} else if mediaWords[string(buf[:k])] {
+				media = true
 			}
 		}
 	}
+	media = media && !pos
 	switch {
 	case neg && !pos:
-		return -1
+		return -1, media
 	case pos && !neg:
-		return 1
+		return 1, media
 	}
-	return 0
+	return 0, media
 }
 
 var negWords = set("comment", "comments", "commentlist", "disqus", "respond", "replies", "related", "relatedposts", "recommended",
