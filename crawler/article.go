@@ -446,7 +446,7 @@ func (c *content) inlineMeta(n *html.Node) bool {
 		return false
 	}
 	t := c.lowerText(n)
-	return len(t) <= 100 && metaLine.Match(t)
+	return len(t) <= 100 && metaFirst[string(firstWord(t))] && metaLine.Match(t)
 }
 
 // isCut reports whether n is a heading (or a short line standing for one)
@@ -561,6 +561,19 @@ var dateWords = set("jan", "feb", "mar", "apr", "may", "jun", "jul", "aug", "sep
 	"am", "pm", "utc", "gmt", "est", "edt", "cst", "cdt", "pst", "pdt", "bst", "cet", "et", "pt", "at", "on", "updated", "published",
 	"posted", "st", "nd", "rd", "th", "of", "by", "ago", "hours", "minutes", "hour", "last", "modified")
 
+// metaFirst are the words metaLine's lines start with.
+var metaFirst = set("updated", "published", "posted", "first", "last", "by", "photo", "photos", "image", "images",
+	"picture", "pictures", "credit", "credits", "photograph", "photographs", "source", "sources")
+
+// firstWord is t's leading run of ASCII letters.
+func firstWord(t []byte) []byte {
+	i := 0
+	for i < len(t) && 'a' <= t[i] && t[i] <= 'z' {
+		i++
+	}
+	return t[:i]
+}
+
 // countLine matches a block that is only a count or a bare URL (left out
 // of regions the page did not mark: a docs table has numbers).
 var countLine = regexp.MustCompile(`^([\d\s.,:/|+()-]*(shares?|comments?|views?|likes?)?|https?://\S+)$`)
@@ -597,7 +610,7 @@ func (c *content) dropped(n *html.Node) bool {
 		var t []byte
 		if s.chars <= 100 {
 			t = c.lowerText(n)
-			if s.chars <= 30 && boilerLine.Match(t) || metaLine.Match(t) || c.article() && countLine.Match(t) || s.chars <= 60 && dateLine(t) {
+			if s.chars <= 30 && boilerLine.Match(t) || metaFirst[string(firstWord(t))] && metaLine.Match(t) || c.article() && countLine.Match(t) || s.chars <= 60 && dateLine(t) {
 				return true
 			}
 		}
