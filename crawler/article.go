@@ -1,6 +1,7 @@
 package crawler
 
 import (
+	"bytes"
 	"regexp"
 	"strings"
 	"unicode/utf8"
@@ -33,12 +34,14 @@ type content struct {
 	roots     []*html.Node // in document order
 	stats     map[*html.Node]*stat
 	drop      map[*html.Node]bool
-	explicit  bool    // the region is one the page marked (<main>, <article>)
-	regionLD  float64 // the marked region's link density
-	slab      []stat  // backing store of stats
-	buf       []byte  // lowerText's
-	whole     bool    // the roots are the whole body: only isBoilerplate drops
-	rootChars int     // the text of the roots
+	explicit  bool         // the region is one the page marked (<main>, <article>)
+	regionLD  float64      // the marked region's link density
+	slab      []stat       // backing store of stats
+	buf       []byte       // lowerText's
+	whole     bool         // the roots are the whole body: only isBoilerplate drops
+	rootChars int          // the text of the roots
+	headlines []*html.Node // <h1>s dropped from the text that Markdown keeps
+	declared  bool         // the page says it is an article (og:type, JSON-LD)
 }
 
 // agrees reports whether the region the page marked is the content the
@@ -75,6 +78,8 @@ func (c *content) narrow(marked *html.Node, best []*html.Node) bool {
 }
 
 const narrowShare = 0.35
+
+const articleBodyMin = 250
 
 // articlesIn counts the <article> elements inside n (teaser cards, when a
 // <main> holds several).
@@ -115,6 +120,11 @@ const (
 	dominantMin   = 5.0
 	dominantShare = 0.5
 )
+
+// article reports whether the region is an article's: one the scores
+// found, or a marked region on a page that declares itself an article (not
+// a docs page's <main>, whose link lists are content).
+func (c *content) article() bool { return !c.explicit || c.declared && !c.whole }
 
 // isAncestor reports whether n is a or one of its descendants.
 func isAncestor(a, n *html.Node) bool {
@@ -169,6 +179,10 @@ func chooseContent(sc *scan, fallback []*html.Node) *content {
 			c.roots, c.explicit = best, false
 		}
 	}
+	if ab := sc.articleBody; ab != nil && c.textOf(ab) >= articleBodyMin && !c.skip(ab) {
+		// the page marks its article's body (schema.org articleBody)
+		c.roots, c.explicit, c.regionLD = []*html.Node{ab}, false, 0
+	}
 	if len(c.roots) == 0 {
 		// no article stands out (a docs page, an index, a page without
 		// paragraphs): the whole body less its template, as before
@@ -177,6 +191,7 @@ func chooseContent(sc *scan, fallback []*html.Node) *content {
 	for _, r := range c.roots {
 		c.rootChars += c.textOf(r)
 	}
+	c.declared = declaresArticle(sc)
 	for _, r := range c.roots {
 		c.prune(r, true)
 	}
@@ -201,31 +216,65 @@ func (c *content) measure(n *html.Node, inLink bool) stat {
 	if n.DataAtom == atom.A {
 		inLink = true
 	}
+	blocks := false
+	// runs of text and inline elements between the blocks of an element
+	// that holds blocks are paragraphs too (readability wraps them in <p>)
+	var run stat
+	var runs float64
+	flush := func() {
+		if run.chars >= 25 {
+			runs += paraScore(&run)
+		}
+		run = stat{}
+	}
 	for ch := n.FirstChild; ch != nil; ch = ch.NextSibling {
 		switch ch.Type {
 		case html.TextNode:
 			k, commas := countChars(ch.Data)
 			s.chars += k
 			s.commas += commas
+			run.chars += k
+			run.commas += commas
 			if inLink {
 				s.linkChars += k
+				run.linkChars += k
 			}
 		case html.ElementNode:
+			if holdsBlocks(ch.DataAtom) {
+				blocks = true
+				flush()
+			} else if ch.DataAtom == atom.Br {
+				flush()
+			}
 			cs := c.measure(ch, inLink)
 			s.chars += cs.chars
 			s.linkChars += cs.linkChars
 			s.commas += cs.commas
 			s.psum += cs.psum
+			if !holdsBlocks(ch.DataAtom) && cs.psum == 0 {
+				run.chars += cs.chars
+				run.linkChars += cs.linkChars
+				run.commas += cs.commas
+			}
 		}
 	}
-	if n.Type == html.ElementNode && isParagraph(n.DataAtom) && s.chars >= 25 {
-		p := 1 + float64(s.commas) + min(float64(s.chars)/100, 3)
-		p *= 1 - float64(s.linkChars)/float64(s.chars)
+	if n.Type == html.ElementNode && (isParagraph(n.DataAtom) || n.DataAtom == atom.Div && !blocks) && s.chars >= 25 {
+		// (a <div> of text and <br>s is a paragraph, as readability
+		// takes it)
+		p := paraScore(&s)
 		s.psum += p
 		if par := n.Parent; par != nil {
 			c.stat(par).score += p
 			if gp := par.Parent; gp != nil {
 				c.stat(gp).score += p / 2
+			}
+		}
+	} else if blocks && n.Type == html.ElementNode && !isParagraph(n.DataAtom) {
+		if flush(); runs > 0 {
+			s.psum += runs
+			c.stat(n).score += runs
+			if par := n.Parent; par != nil {
+				c.stat(par).score += runs / 2
 			}
 		}
 	}
@@ -236,6 +285,13 @@ func (c *content) measure(n *html.Node, inLink bool) stat {
 		s.score = st.score
 	}
 	return s
+}
+
+// paraScore is a paragraph's readability score: 1, its commas, up to 3 for
+// its length, times one minus its link density.
+func paraScore(s *stat) float64 {
+	p := 1 + float64(s.commas) + min(float64(s.chars)/100, 3)
+	return p * (1 - float64(s.linkChars)/float64(s.chars))
 }
 
 func (c *content) stat(n *html.Node) *stat {
@@ -332,7 +388,7 @@ func (c *content) prune(n *html.Node, root bool) {
 		if isInline(ch.DataAtom) && ch.DataAtom != atom.Td && ch.DataAtom != atom.Th {
 			// inline elements stay with their block (the writers still
 			// leave out scripts and the like inside them)
-			if hiddenByStyle(ch) {
+			if hiddenByStyle(ch) || !c.whole && c.inlineMeta(ch) {
 				c.drop[ch] = true
 			}
 			continue
@@ -352,7 +408,8 @@ func (c *content) prune(n *html.Node, root bool) {
 					links += s.linkChars
 				}
 			}
-			if rest < 300 || 4*links >= rest {
+			heading := ch.DataAtom == atom.H2 || ch.DataAtom == atom.H3 || ch.DataAtom == atom.H4 || ch.DataAtom == atom.H5 || ch.DataAtom == atom.H6
+			if rest < 300 || 4*links >= rest || heading && c.article() {
 				for x := ch; x != nil; x = x.NextSibling {
 					if x.Type == html.ElementNode {
 						c.drop[x] = true
@@ -367,6 +424,29 @@ func (c *content) prune(n *html.Node, root bool) {
 		}
 		c.prune(ch, false)
 	}
+}
+
+// inlineMeta reports whether the inline element n (a <span>, <time>…, not
+// a link) is a byline, dateline or photo credit of its own.
+func (c *content) inlineMeta(n *html.Node) bool {
+	switch n.DataAtom {
+	case atom.Span, atom.Time, atom.Small, atom.Em, atom.I, atom.B, atom.Strong:
+	default:
+		return false
+	}
+	k := 0
+	for x := n.FirstChild; x != nil; x = x.NextSibling {
+		if x.Type == html.TextNode {
+			k += len(x.Data)
+		} else if x.Type == html.ElementNode && x.FirstChild != nil && x.FirstChild.Type == html.TextNode {
+			k += len(x.FirstChild.Data)
+		}
+	}
+	if k < 6 || k > 160 {
+		return false
+	}
+	t := c.lowerText(n)
+	return len(t) <= 100 && metaFirst[string(firstWord(t))] && metaLine.Match(t)
 }
 
 // isCut reports whether n is a heading (or a short line standing for one)
@@ -427,13 +507,80 @@ var cutPhrase = regexp.MustCompile(`^(related( stories| articles| posts| content
 // credit, a count or a bare URL.
 var metaLine = regexp.MustCompile(`^((updated|published|posted|first published|last updated|last modified)\b.*\d.*|by [^.]{2,40}|(photo|image|picture|credit|photograph|source)s?( by)? ?:.*)$`)
 
+// pointerLine matches the start of a short block that points to other
+// pages: "Related: …", "Read more: …", "Tags: …".
+var pointerLine = regexp.MustCompile(`^(related|read more|see more|see also|read also|also read|also on|more|tags?|topics|filed under|recommended|watch|listen|more on this|don't miss|further reading)\b\s*[:|-]?`)
+
+// sentence reports whether t ends as a sentence does.
+func sentence(t []byte) bool {
+	t = bytes.TrimRight(t, " \"'”’)")
+	return len(t) > 0 && (t[len(t)-1] == '.' || t[len(t)-1] == '!' || t[len(t)-1] == '?')
+}
+
+// dateLine reports whether the short lowercased text t is a date or time
+// with at most a name beside it ("November 20, 2019 - 11:28 AMT",
+// "2019-11-20 17:27:46 Marcus De Guzman").
+func dateLine(t []byte) bool {
+	digits, letters := 0, 0
+	year := false
+	for i := 0; i < len(t); {
+		c := t[i]
+		switch {
+		case '0' <= c && c <= '9':
+			j := i
+			for j < len(t) && '0' <= t[j] && t[j] <= '9' {
+				j++
+			}
+			if j-i == 4 && (t[i] == '1' && t[i+1] == '9' || t[i] == '2' && t[i+1] == '0') {
+				year = true
+			}
+			if j+1 < len(t) && t[j] == ':' && '0' <= t[j+1] && t[j+1] <= '9' {
+				year = true // a time of day
+			}
+			digits += j - i
+			i = j
+		case 'a' <= c && c <= 'z':
+			j := i
+			for j < len(t) && 'a' <= t[j] && t[j] <= 'z' {
+				j++
+			}
+			if !dateWords[string(t[i:j])] {
+				letters += j - i
+			}
+			i = j
+		default:
+			i++
+		}
+	}
+	return year && digits >= 4 && letters <= 24
+}
+
+var dateWords = set("jan", "feb", "mar", "apr", "may", "jun", "jul", "aug", "sep", "sept", "oct", "nov", "dec",
+	"january", "february", "march", "april", "june", "july", "august", "september", "october", "november", "december",
+	"mon", "tue", "wed", "thu", "fri", "sat", "sun", "monday", "tuesday", "wednesday", "thursday", "friday", "saturday", "sunday",
+	"am", "pm", "utc", "gmt", "est", "edt", "cst", "cdt", "pst", "pdt", "bst", "cet", "et", "pt", "at", "on", "updated", "published",
+	"posted", "st", "nd", "rd", "th", "of", "by", "ago", "hours", "minutes", "hour", "last", "modified")
+
+// metaFirst are the words metaLine's lines start with.
+var metaFirst = set("updated", "published", "posted", "first", "last", "by", "photo", "photos", "image", "images",
+	"picture", "pictures", "credit", "credits", "photograph", "photographs", "source", "sources")
+
+// firstWord is t's leading run of ASCII letters.
+func firstWord(t []byte) []byte {
+	i := 0
+	for i < len(t) && 'a' <= t[i] && t[i] <= 'z' {
+		i++
+	}
+	return t[:i]
+}
+
 // countLine matches a block that is only a count or a bare URL (left out
 // of regions the page did not mark: a docs table has numbers).
 var countLine = regexp.MustCompile(`^([\d\s.,:/|+()-]*(shares?|comments?|views?|likes?)?|https?://\S+)$`)
 
 // boilerLine matches the whole text of a short block that is a widget's
 // label, not the article's.
-var boilerLine = regexp.MustCompile(`^(advertisement|advert|ad|sponsored|share( this( article| story| post)?)?( on)?|share on .*|tags?|topics|filed under|related( topics)?|read more|continue reading|close|caption|play now|video|photo|image|back to top|previous( post| article)?|next( post| article)?|previous next|follow us|print|email|comments?|\d+ comments?|leave a (comment|reply)|post comment.*|sign up|subscribe( now)?|skip (ad|advertisement)|loading…?|loading\.\.\.)[:.!]*$`)
+var boilerLine = regexp.MustCompile(`^(advertisement|advert|ad|sponsored|share( this( article| story| post)?)?( on)?|share on .*|tags?|topics|filed under|related( topics)?|read more|continue reading|close|caption|play now|video|photo|image|back to top|previous( post| article)?|next( post| article)?|previous next|follow us|print|email|comments?|\d+ comments?|leave a (comment|reply)|post comment.*|sign up|subscribe( now)?|skip (ad|advertisement)|loading…?|loading\.\.\.|facebook|twitter|pinterest|linkedin|reddit|whatsapp|flipboard|mix|instagram|youtube|telegram|tumblr|messenger|e-?mail|sms|copy link|sharing is caring|all sharing options|share via .*|share on .*|share this on .*|tweet|pin( it)?)[:.!]*$`)
 
 // skip reports whether the element n is boilerplate: isBoilerplate, except
 // a <form> with a page's worth of text (ASP.NET pages wrap the whole body in
@@ -450,10 +597,31 @@ func (c *content) dropped(n *html.Node) bool {
 	if c.whole {
 		return false
 	}
-	if s := c.stats[n]; s != nil && s.chars > 0 && s.chars <= 100 && !isInline(n.DataAtom) {
-		t := c.lowerText(n)
-		if s.chars <= 30 && boilerLine.Match(t) || metaLine.Match(t) || !c.explicit && countLine.Match(t) {
-			return true
+	if n.DataAtom == atom.H1 && c.article() {
+		// the headline: the page's title, not its text (Markdown keeps it)
+		c.headlines = append(c.headlines, n)
+		return true
+	}
+	h, med := hints(n)
+	if med {
+		return true
+	}
+	if s := c.stats[n]; s != nil && s.chars > 0 && s.chars <= 200 && !isInline(n.DataAtom) {
+		var t []byte
+		if s.chars <= 100 {
+			t = c.lowerText(n)
+			if s.chars <= 30 && boilerLine.Match(t) || metaFirst[string(firstWord(t))] && metaLine.Match(t) || c.article() && countLine.Match(t) || s.chars <= 60 && dateLine(t) {
+				return true
+			}
+		}
+		if c.article() && linkDensity(s) >= 0.5 {
+			// "Related: <a>…</a>", "Tags: <a>…</a>": a pointer to other pages
+			if t == nil {
+				t = c.lowerText(n)
+			}
+			if n.DataAtom != atom.Li && !sentence(t) || pointerLine.Match(t) {
+				return true
+			}
 		}
 	}
 	switch n.DataAtom {
@@ -462,7 +630,7 @@ func (c *content) dropped(n *html.Node) bool {
 		return false // inline: its block decides (code highlighting names spans "comment")
 	case atom.P, atom.Pre, atom.H1, atom.H2, atom.H3, atom.H4, atom.H5, atom.H6,
 		atom.Td, atom.Th, atom.Tr, atom.Tbody, atom.Thead, atom.Dd, atom.Dt, atom.Blockquote, atom.Main, atom.Article:
-		if hint(n) >= 0 {
+		if h >= 0 {
 			return false
 		}
 		// a paragraph named like a widget ("share-this") drops when short
@@ -472,8 +640,11 @@ func (c *content) dropped(n *html.Node) bool {
 		return true
 	case atom.Img, atom.Picture, atom.Video, atom.Audio, atom.Canvas, atom.Input, atom.Textarea, atom.Label:
 		return false
+	case atom.Figure, atom.Figcaption:
+		// a photo and its caption: the labelled article bodies leave
+		// them out (the whole-body case keeps them)
+		return true
 	}
-	h := hint(n)
 	s := c.stats[n]
 	if h < 0 {
 		return s == nil || 2*s.chars < c.rootChars
@@ -482,7 +653,7 @@ func (c *content) dropped(n *html.Node) bool {
 		return false
 	}
 	ld := linkDensity(s)
-	if c.explicit {
+	if !c.article() {
 		// a region the page marked keeps its link lists (a docs page's
 		// table of contents is content)
 		return false
@@ -515,6 +686,17 @@ func linkDensity(s *stat) float64 {
 	return float64(s.linkChars) / float64(s.chars)
 }
 
+// holdsBlocks reports whether an element of kind a makes its parent more
+// than a paragraph.
+func holdsBlocks(a atom.Atom) bool {
+	switch a {
+	case atom.P, atom.Div, atom.Pre, atom.Blockquote, atom.Ul, atom.Ol, atom.Dl, atom.Table, atom.Section, atom.Article,
+		atom.H1, atom.H2, atom.H3, atom.H4, atom.H5, atom.H6, atom.Form, atom.Figure, atom.Header, atom.Footer, atom.Nav, atom.Aside, atom.Main:
+		return true
+	}
+	return false
+}
+
 func isParagraph(a atom.Atom) bool {
 	switch a {
 	case atom.P, atom.Pre, atom.Td, atom.Blockquote, atom.Li, atom.Dd:
@@ -527,6 +709,13 @@ func isParagraph(a atom.Atom) bool {
 // "entry-content"), -1 when it names a widget or template part and not
 // content, 0 otherwise.
 func hint(n *html.Node) int {
+	h, _ := hints(n)
+	return h
+}
+
+// hints is hint(n), and whether n's class or id names a photo caption, a
+// gallery or a slideshow (left out of the main text).
+func hints(n *html.Node) (h int, media bool) {
 	neg, pos := false, false
 	var buf [40]byte
 	for _, a := range n.Attr {
@@ -559,16 +748,19 @@ func hint(n *html.Node) int {
 				neg = true
 			} else if posWords[string(buf[:k])] {
 				pos = true
+			} else if mediaWords[string(buf[:k])] {
+				media = true
 			}
 		}
 	}
+	media = media && !pos
 	switch {
 	case neg && !pos:
-		return -1
+		return -1, media
 	case pos && !neg:
-		return 1
+		return 1, media
 	}
-	return 0
+	return 0, media
 }
 
 var negWords = set("comment", "comments", "commentlist", "disqus", "respond", "replies", "related", "relatedposts", "recommended",
@@ -579,6 +771,8 @@ var negWords = set("comment", "comments", "commentlist", "disqus", "respond", "r
 	"widget", "toolbar", "byline", "author", "credit", "credits", "hidden", "skip", "teaser", "teasers",
 	"readmore", "pagination", "pager", "timestamp", "meta", "complementary",
 	"contentinfo", "search", "login")
+
+var mediaWords = set("caption", "captions", "figcaption", "gallery", "slideshow", "carousel", "slider", "lightbox")
 
 var posWords = set("article", "articlebody", "content", "body", "main", "post", "entry", "story", "text", "prose", "blog", "hentry")
 

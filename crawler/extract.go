@@ -189,6 +189,7 @@ type scan struct {
 	props           []*html.Node // <meta property|itemprop content>
 	ldjson          []*html.Node // <script type=application/ld+json>
 	time            *html.Node   // the first <time datetime>
+	articleBody     *html.Node   // the first [itemprop=articleBody] element
 }
 
 func (s *scan) walk(n *html.Node) {
@@ -240,6 +241,11 @@ func (s *scan) walk(n *html.Node) {
 		case atom.Body:
 			if s.body == nil {
 				s.body = n
+			}
+		}
+		if s.articleBody == nil && n.DataAtom != atom.Meta {
+			if ip, ok := attr(n, "itemprop"); ok && hasToken(ip, "articleBody") {
+				s.articleBody = n
 			}
 		}
 		if role, _ := attr(n, "role"); n.DataAtom == atom.Main || role == "main" {

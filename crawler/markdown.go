@@ -40,6 +40,9 @@ func markdown(c *content, base *url.URL) string {
 	if c == nil {
 		return ""
 	}
+	for _, h := range c.headlines {
+		delete(c.drop, h) // the text leaves the headline to the title; Markdown keeps it
+	}
 	m := mdWriter{c: c, drop: c.drop, base: base}
 	for _, r := range c.roots {
 		m.block(r)

@@ -21,6 +21,7 @@ import (
 //	-sets a,b      only these sets (default all)
 //	-worst N       list the N worst pages by F1 (default 10)
 //	-dedup         also run the near-duplicate evaluation
+//	-v             with -dedup, list the pairs the new text gets wrong
 //	-docs DIR      also measure main-text recall on the .html files under DIR
 //	-docs-max N    at most N doc pages per corpus directory (default 2000)
 func Main(ctx context.Context, args []string, stdout, stderr io.Writer) error {
@@ -30,6 +31,7 @@ func Main(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	only := fl.String("sets", "", "comma-separated set names (default: all)")
 	worst := fl.Int("worst", 10, "list the N worst pages")
 	dedup := fl.Bool("dedup", false, "run the near-duplicate evaluation")
+	verbose := fl.Bool("v", false, "with -dedup, list the pairs the new text gets wrong")
 	docs := fl.String("docs", "", "directory of documentation corpora to measure main-text recall on")
 	docsMax := fl.Int("docs-max", 2000, "at most N pages per corpus")
 	if err := fl.Parse(args); err != nil {
@@ -62,7 +64,7 @@ func Main(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 		}
 		articles(stdout, name, pages, *worst)
 		if *dedup {
-			if err := syndication(ctx, stdout, name, pages); err != nil {
+			if err := syndication(ctx, stdout, name, pages, *verbose); err != nil {
 				return err
 			}
 		}

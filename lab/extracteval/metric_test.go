@@ -68,7 +68,7 @@ func TestMainFlags(t *testing.T) {
 	}
 	for _, want := range []string{
 		"set tiny: 2 pages, 2 sites",
-		"recall 1.000  F1 0.993",
+		"new       precision 1.000  recall 1.000  F1 1.000",
 		"new       syndicated copies merged 2/2",
 		"set tiny near-duplicates: 2 syndicated copies",
 		"docs d: 1 pages; 1 with a marked region: mean main-text recall 1.0000",

@@ -27,7 +27,7 @@ import (
 //     under one template: they should not.
 //
 // Every pair goes through a fresh Deduper (the original first).
-func syndication(ctx context.Context, w io.Writer, name string, pages []page) error {
+func syndication(ctx context.Context, w io.Writer, name string, pages []page, verbose bool) error {
 	type variant struct {
 		name string
 		text func(b []byte, u *url.URL) (title, text string)
@@ -61,7 +61,7 @@ func syndication(ctx context.Context, w io.Writer, name string, pages []page) er
 				break
 			}
 		}
-		composed, ok := compose(p.html, pages[j].html)
+		composed, ok := compose(p.html, pages[j].html, p.body, pages[j].body)
 		if !ok {
 			continue
 		}
@@ -72,7 +72,7 @@ func syndication(ctx context.Context, w io.Writer, name string, pages []page) er
 	}
 	fmt.Fprintf(w, "set %s near-duplicates: %d syndicated copies, %d different-article pairs under one template (contentdedup defaults)\n", name, len(synd), len(diff))
 	for _, v := range variants {
-		merged := func(ps []pair) (int, error) {
+		merged := func(ps []pair, want bool) (int, error) {
 			n := 0
 			for _, pr := range ps {
 				if err := ctx.Err(); err != nil {
@@ -89,15 +89,19 @@ func syndication(ctx context.Context, w io.Writer, name string, pages []page) er
 				if va.DocID == vb.DocID {
 					n++
 				}
+				if verbose && v.name == "new" && (va.DocID == vb.DocID) != want {
+					fmt.Fprintf(w, "    %s merged=%v  %s (%d chars) ~ %s (%d chars): shingle Jaccard %.2f, %s\n", v.name, !want,
+						pr.ua, len(xa), pr.ub.Host, len(xb), jaccard(xa, xb), vb.Reason)
+				}
 				d.Close()
 			}
 			return n, nil
 		}
-		ns, err := merged(synd)
+		ns, err := merged(synd, true)
 		if err != nil {
 			return err
 		}
-		nd, err := merged(diff)
+		nd, err := merged(diff, false)
 		if err != nil {
 			return err
 		}
@@ -108,8 +112,12 @@ func syndication(ctx context.Context, w io.Writer, name string, pages []page) er
 }
 
 // compose returns host's page with its article container's children
-// replaced by those of article's container, and article's <title>.
-func compose(article, host []byte) ([]byte, bool) {
+// replaced by those of article's container, and article's <title>. A
+// page's container is the smallest element holding 90% of its labelled
+// body's shingles (abody, hbody), else (no label, or no such element) the
+// element whose child <p>s hold the most text: an article split over
+// several blocks is carried whole.
+func compose(article, host []byte, abody, hbody string) ([]byte, bool) {
 	ad, err := html.Parse(bytes.NewReader(article))
 	if err != nil {
 		return nil, false
@@ -118,7 +126,7 @@ func compose(article, host []byte) ([]byte, bool) {
 	if err != nil {
 		return nil, false
 	}
-	ac, hc := container(ad), container(hd)
+	ac, hc := labelledContainer(ad, abody), labelledContainer(hd, hbody)
 	if ac == nil || hc == nil {
 		return nil, false
 	}
@@ -201,6 +209,84 @@ func textOf(n *html.Node) string {
 	f = func(n *html.Node) {
 		if n.Type == html.TextNode {
 			b.WriteString(n.Data)
+		}
+		for c := n.FirstChild; c != nil; c = c.NextSibling {
+			f(c)
+		}
+	}
+	f(n)
+	return b.String()
+}
+
+// jaccard is the Jaccard similarity of a's and b's 4-token shingle sets.
+func jaccard(a, b string) float64 {
+	sa, sb := shingles(a), shingles(b)
+	in := 0
+	for k := range sa {
+		if sb[k] > 0 {
+			in++
+		}
+	}
+	if u := len(sa) + len(sb) - in; u > 0 {
+		return float64(in) / float64(u)
+	}
+	return 1
+}
+
+// labelledContainer is the smallest element under root whose text holds
+// 90% of body's 4-token shingles, else container(root).
+func labelledContainer(root *html.Node, body string) *html.Node {
+	want := shingles(body)
+	if len(want) == 0 {
+		return container(root)
+	}
+	need := len(body) * 8 / 10 // a container's text is at least about this long
+	var best *html.Node
+	bestLen := 0
+	var walk func(n *html.Node) int // returns the text length under n
+	walk = func(n *html.Node) int {
+		k := 0
+		if n.Type == html.TextNode {
+			return len(n.Data)
+		}
+		if n.Type == html.ElementNode && (n.DataAtom == atom.Script || n.DataAtom == atom.Style) {
+			return 0
+		}
+		for c := n.FirstChild; c != nil; c = c.NextSibling {
+			k += walk(c)
+		}
+		if n.Type == html.ElementNode && k >= need && (best == nil || k < bestLen) {
+			got := shingles(spacedText(n))
+			in := 0
+			for sh := range want {
+				if got[sh] > 0 {
+					in++
+				}
+			}
+			if 10*in >= 9*len(want) {
+				best, bestLen = n, k
+			}
+		}
+		return k
+	}
+	walk(root)
+	if best == nil {
+		return container(root)
+	}
+	return best
+}
+
+// spacedText is n's text, text nodes apart, without scripts and styles.
+func spacedText(n *html.Node) string {
+	var b strings.Builder
+	var f func(*html.Node)
+	f = func(n *html.Node) {
+		if n.Type == html.TextNode {
+			b.WriteString(n.Data)
+			b.WriteByte(' ')
+		}
+		if n.Type == html.ElementNode && (n.DataAtom == atom.Script || n.DataAtom == atom.Style) {
+			return
 		}
 		for c := n.FirstChild; c != nil; c = c.NextSibling {
 			f(c)
