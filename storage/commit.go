@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/dgraph-io/badger/v4"
+	"github.com/klauspost/compress/zstd"
 )
 
 // Page is one stored document: the first-seen copy of its docId.
@@ -235,111 +236,139 @@ func (db *DB) Commit(ctx context.Context, c Commit) ([]uint64, error) {
 	if err := validateCommit(&c); err != nil {
 		return nil, err
 	}
-	// Assign seqs once, outside the retry loop, so retries reuse them.
-	seqs := make([]uint64, len(c.Enqueue))
-	for i := range c.Enqueue {
-		seqs[i] = c.Enqueue[i].Seq
-		if seqs[i] == 0 {
-			n, err := db.queueSeq.Next()
-			if err != nil {
-				return nil, fmt.Errorf("storage: assign queue seq: %w", err)
-			}
-			seqs[i] = n + 1 // seq 0 means "unassigned"
-		}
+	pc, err := db.prepare(&c)
+	if err != nil {
+		return nil, err
 	}
-	var traceSeq uint64
-	if len(c.Trace) > 0 {
-		n, err := db.traceSeq.Next()
-		if err != nil {
-			return nil, fmt.Errorf("storage: assign trace seq: %w", err)
-		}
-		traceSeq = n + 1
-	}
-	// Encode outside the transaction (compression is the costly part).
-	var pageVal, fpVal, updateVal []byte
-	if c.Page != nil {
-		pageVal = encodePage(c.Page, db.opts.zlevel)
-		fpVal = encodeFP(c.Page)
-	}
-	if c.Update != nil {
-		updateVal = encodePage(c.Update, db.opts.zlevel)
-	}
-	var traceVal []byte
-	if len(c.Trace) > 0 {
-		traceVal = encodeTrace(c.Trace)
-	}
-	if err := db.space.admit(int64(len(pageVal) + len(updateVal) + len(fpVal) + len(traceVal) + 256*(len(c.Enqueue)+len(c.Dequeue)+1))); err != nil {
+	if err := db.space.admit(pc.size()); err != nil {
 		return nil, err
 	}
 	for attempt := 0; ; attempt++ {
 		if err := ctx.Err(); err != nil {
 			return nil, err
 		}
-		err := db.bdb.Update(func(txn *badger.Txn) error {
-			if c.Page != nil {
-				if err := putPage(txn, c.Page, pageVal, fpVal); err != nil {
-					return err
-				}
-			}
-			if c.Update != nil {
-				item, err := txn.Get(pageKey(c.Update.DocID))
-				if errors.Is(err, badger.ErrKeyNotFound) {
-					return fmt.Errorf("storage: commit: update of page %s (%s): %w", c.Update.DocID, c.Update.URL, ErrNotFound)
-				} else if err != nil {
-					return err
-				}
-				if c.Version != nil {
-					var old Page
-					if err := item.Value(func(v []byte) error {
-						old, err = decodePage(c.Update.DocID, v, true)
-						return err
-					}); err != nil {
-						return err
-					}
-					if err := putVersion(txn, c.Update.DocID, &old, c.Version, db.opts.zlevel); err != nil {
-						return err
-					}
-				}
-				if err := txn.Set(pageKey(c.Update.DocID), updateVal); err != nil {
-					return err
-				}
-			}
-			if c.URL != nil {
-				if err := putURL(txn, c.URL); err != nil {
-					return err
-				}
-			}
-			for i := range c.Enqueue {
-				if err := putQueue(txn, seqs[i], &c.Enqueue[i]); err != nil {
-					return err
-				}
-			}
-			for _, s := range c.Dequeue {
-				if err := txn.Delete(queueKey(s)); err != nil {
-					return err
-				}
-			}
-			if traceVal != nil {
-				if err := txn.Set(traceKey(traceSeq), traceVal); err != nil {
-					return err
-				}
-			}
-			return nil
-		})
+		err := db.bdb.Update(func(txn *badger.Txn) error { return pc.write(txn, db.opts.zlevel) })
 		switch {
 		case err == nil:
-			return seqs, nil
+			return pc.seqs, nil
 		case errors.Is(err, badger.ErrConflict) && attempt < 100:
 			continue
 		case errors.Is(err, badger.ErrTxnTooBig):
 			return nil, fmt.Errorf("%w: page %d bytes, %d enqueue, %d dequeue, %d trace URLs (limit about %d bytes per commit; split the commit)",
-				ErrTooLarge, len(pageVal), len(c.Enqueue), len(c.Dequeue), len(c.Trace), db.opts.MemTableSize*15/100)
+				ErrTooLarge, len(pc.pageVal), len(c.Enqueue), len(c.Dequeue), len(c.Trace), db.opts.MemTableSize*15/100)
 		case errors.Is(err, badger.ErrDBClosed), errors.Is(err, badger.ErrBlockedWrites):
 			return nil, ErrClosed
 		default:
 			return nil, fmt.Errorf("storage: commit: %w", db.diskError(err))
 		}
 	}
+}
+
+// preparedCommit is a Commit with its seqs assigned and its values
+// encoded, ready to be written (again, after a transaction conflict).
+type preparedCommit struct {
+	c                                   *Commit
+	seqs                                []uint64 // of c.Enqueue
+	traceSeq                            uint64
+	pageVal, fpVal, updateVal, traceVal []byte
+}
+
+// prepare assigns the queue and trace seqs (once, so that retries reuse
+// them) and encodes the values outside the transaction (compression is
+// the costly part).
+func (db *DB) prepare(c *Commit) (*preparedCommit, error) {
+	pc := &preparedCommit{c: c, seqs: make([]uint64, len(c.Enqueue))}
+	for i := range c.Enqueue {
+		pc.seqs[i] = c.Enqueue[i].Seq
+		if pc.seqs[i] == 0 {
+			n, err := db.queueSeq.Next()
+			if err != nil {
+				return nil, fmt.Errorf("storage: assign queue seq: %w", err)
+			}
+			pc.seqs[i] = n + 1 // seq 0 means "unassigned"
+		}
+	}
+	if len(c.Trace) > 0 {
+		n, err := db.traceSeq.Next()
+		if err != nil {
+			return nil, fmt.Errorf("storage: assign trace seq: %w", err)
+		}
+		pc.traceSeq = n + 1
+		pc.traceVal = encodeTrace(c.Trace)
+	}
+	if c.Page != nil {
+		pc.pageVal = encodePage(c.Page, db.opts.zlevel)
+		pc.fpVal = encodeFP(c.Page)
+	}
+	if c.Update != nil {
+		pc.updateVal = encodePage(c.Update, db.opts.zlevel)
+	}
+	return pc, nil
+}
+
+// size is about how many bytes the commit adds to the store.
+func (pc *preparedCommit) size() int64 {
+	c := pc.c
+	return int64(len(pc.pageVal) + len(pc.updateVal) + len(pc.fpVal) + len(pc.traceVal) + 256*(len(c.Enqueue)+len(c.Dequeue)+1))
+}
+
+// write sets every key of the commit in txn.
+func (pc *preparedCommit) write(txn *badger.Txn, zlevel zstd.EncoderLevel) error {
+	c := pc.c
+	if c.Page != nil {
+		if err := putPage(txn, c.Page, pc.pageVal, pc.fpVal); err != nil {
+			return err
+		}
+	}
+	if c.Update != nil {
+		if err := pc.update(txn, zlevel); err != nil {
+			return err
+		}
+	}
+	if c.URL != nil {
+		if err := putURL(txn, c.URL); err != nil {
+			return err
+		}
+	}
+	for i := range c.Enqueue {
+		if err := putQueue(txn, pc.seqs[i], &c.Enqueue[i]); err != nil {
+			return err
+		}
+	}
+	for _, s := range c.Dequeue {
+		if err := txn.Delete(queueKey(s)); err != nil {
+			return err
+		}
+	}
+	if pc.traceVal != nil {
+		return txn.Set(traceKey(pc.traceSeq), pc.traceVal)
+	}
+	return nil
+}
+
+// update replaces a stored page, keeping the old one as a version when
+// the commit asks for it.
+func (pc *preparedCommit) update(txn *badger.Txn, zlevel zstd.EncoderLevel) error {
+	u := pc.c.Update
+	item, err := txn.Get(pageKey(u.DocID))
+	if errors.Is(err, badger.ErrKeyNotFound) {
+		return fmt.Errorf("storage: commit: update of page %s (%s): %w", u.DocID, u.URL, ErrNotFound)
+	} else if err != nil {
+		return err
+	}
+	if pc.c.Version != nil {
+		var old Page
+		if err := item.Value(func(v []byte) error {
+			old, err = decodePage(u.DocID, v, true)
+			return err
+		}); err != nil {
+			return err
+		}
+		if err := putVersion(txn, u.DocID, &old, pc.c.Version, zlevel); err != nil {
+			return err
+		}
+	}
+	return txn.Set(pageKey(u.DocID), pc.updateVal)
 }
 
 func (db *DB) writable() error {
