@@ -8,10 +8,12 @@ import (
 	"net/url"
 	"strings"
 
-	"github.com/bloomcrawl/bloomcrawl/contentdedup"
-	"github.com/bloomcrawl/bloomcrawl/crawler"
+	"github.com/PuerkitoBio/goquery"
 	"golang.org/x/net/html"
 	"golang.org/x/net/html/atom"
+
+	"github.com/bloomcrawl/bloomcrawl/contentdedup"
+	"github.com/bloomcrawl/bloomcrawl/crawler"
 )
 
 // syndication builds the near-duplicate set from pages and runs it through
@@ -176,7 +178,7 @@ func container(root *html.Node) *html.Node {
 			sum := 0
 			for c := n.FirstChild; c != nil; c = c.NextSibling {
 				if c.Type == html.ElementNode && c.DataAtom == atom.P {
-					sum += len(strings.TrimSpace(textOf(c)))
+					sum += len(strings.TrimSpace(goquery.NewDocumentFromNode(c).Text()))
 				}
 			}
 			if sum > bestN {
@@ -201,21 +203,6 @@ func first(n *html.Node, a atom.Atom) *html.Node {
 		}
 	}
 	return nil
-}
-
-func textOf(n *html.Node) string {
-	var b strings.Builder
-	var f func(*html.Node)
-	f = func(n *html.Node) {
-		if n.Type == html.TextNode {
-			b.WriteString(n.Data)
-		}
-		for c := n.FirstChild; c != nil; c = c.NextSibling {
-			f(c)
-		}
-	}
-	f(n)
-	return b.String()
 }
 
 // jaccard is the Jaccard similarity of a's and b's 4-token shingle sets.
