@@ -1,14 +1,11 @@
 package archive
 
 import (
-	"fmt"
-	"net"
 	"regexp"
 	"slices"
-	"strconv"
 	"strings"
 
-	"golang.org/x/net/idna"
+	whatwg "github.com/nlnwa/whatwg-url/url"
 )
 
 var wwwPrefix = regexp.MustCompile(`^(https?://)www\d*\.`)
@@ -38,139 +35,27 @@ func SURT(u string) string {
 }
 
 func surtKey(u string) (string, error) {
-	scheme, rest, _ := strings.Cut(u, ":")
-	rest = strings.TrimLeft(rest, "/\\")
-	if i := strings.IndexByte(rest, '#'); i >= 0 {
-		rest = rest[:i]
+	p, err := whatwg.Parse(u)
+	if err != nil {
+		return "", err
 	}
-	end := strings.IndexAny(rest, "/\\?")
-	if end < 0 {
-		end = len(rest)
+	host := p.Hostname()
+	labels := []string{host}
+	if !p.IsIPv6() {
+		labels = strings.Split(host, ".")
+		slices.Reverse(labels)
 	}
-	authority, rest := rest[:end], rest[end:]
-	if i := strings.LastIndexByte(authority, '@'); i >= 0 {
-		authority = authority[i+1:]
-	}
-	host, port := authority, ""
-	if strings.HasPrefix(host, "[") {
-		i := strings.IndexByte(host, ']')
-		if i < 0 {
-			return "", fmt.Errorf("bad IPv6 host %q", host)
-		}
-		host, port = authority[:i+1], strings.TrimPrefix(authority[i+1:], ":")
-		if ip := net.ParseIP(host[1 : len(host)-1]); ip == nil {
-			return "", fmt.Errorf("bad IPv6 host %q", host)
-		} else {
-			host = "[" + ip.String() + "]"
-		}
-	} else if i := strings.LastIndexByte(host, ':'); i >= 0 {
-		host, port = host[:i], host[i+1:]
-	}
-	if port != "" {
-		n, err := strconv.Atoi(port)
-		if err != nil || n < 0 || n > 65535 || strings.ContainsAny(port, "+-") {
-			return "", fmt.Errorf("bad port %q", port)
-		}
-		port = strconv.Itoa(n)
-		if (scheme == "http" && n == 80) || (scheme == "https" && n == 443) {
-			port = ""
-		}
-	}
-	if !strings.HasPrefix(host, "[") {
-		h, err := urlUnescape(host)
-		if err != nil || h == "" {
-			return "", fmt.Errorf("bad host %q", host)
-		}
-		if h, err = idna.Lookup.ToASCII(h); err != nil {
-			return "", err
-		}
-		if strings.ContainsAny(h, " #%/:<>?@[\\]^|") {
-			return "", fmt.Errorf("bad host %q", host)
-		}
-		host = h
-	}
-	path, query, hasQuery := strings.Cut(rest, "?")
 	var b strings.Builder
-	labels := strings.Split(host, ".")
-	if strings.HasPrefix(host, "[") {
-		labels = []string{host}
-	}
-	slices.Reverse(labels)
 	b.WriteString(strings.Join(labels, ","))
-	if port != "" {
+	if port := p.Port(); port != "" {
 		b.WriteString(":" + port)
 	}
 	b.WriteString(")")
-	b.WriteString(whatwgPath(path))
-	if hasQuery && query != "" {
-		args := strings.Split(percentEncode(query, querySet), "&")
+	b.WriteString(p.Pathname())
+	if q := p.Query(); q != "" {
+		args := strings.Split(q, "&")
 		slices.Sort(args)
 		b.WriteString("?" + strings.Join(args, "&"))
-	}
-	return b.String(), nil
-}
-
-// whatwgPath is a special URL's path as the WHATWG URL parser serializes
-// it: backslashes as slashes, "." and ".." segments (also percent-encoded)
-// resolved, the path percent-encode set encoded, "/" when empty.
-func whatwgPath(p string) string {
-	p = strings.ReplaceAll(p, "\\", "/")
-	segs := strings.Split(strings.TrimPrefix(p, "/"), "/")
-	var out []string
-	for i, s := range segs {
-		last := i == len(segs)-1
-		switch strings.ReplaceAll(s, "%2e", ".") {
-		case ".":
-			if last {
-				out = append(out, "")
-			}
-		case "..":
-			if len(out) > 0 {
-				out = out[:len(out)-1]
-			}
-			if last {
-				out = append(out, "")
-			}
-		default:
-			out = append(out, percentEncode(s, pathSet))
-		}
-	}
-	return "/" + strings.Join(out, "/")
-}
-
-const (
-	querySet = " \"#<>'"
-	pathSet  = " \"#<>?`{}"
-)
-
-// percentEncode encodes C0 controls, DEL, bytes >= 0x80 and the bytes of
-// set, with upper-case hex digits; existing escapes are kept as they are.
-func percentEncode(s, set string) string {
-	var b strings.Builder
-	for i := 0; i < len(s); i++ {
-		c := s[i]
-		if c < 0x20 || c >= 0x7f || strings.IndexByte(set, c) >= 0 {
-			fmt.Fprintf(&b, "%%%02X", c)
-		} else {
-			b.WriteByte(c)
-		}
-	}
-	return b.String()
-}
-
-func urlUnescape(s string) (string, error) {
-	if !strings.Contains(s, "%") {
-		return s, nil
-	}
-	var b strings.Builder
-	for i := 0; i < len(s); i++ {
-		if s[i] == '%' && i+2 < len(s)+0 && isHex(s[i+1]) && isHex(s[i+2]) {
-			n, _ := strconv.ParseUint(s[i+1:i+3], 16, 8)
-			b.WriteByte(byte(n))
-			i += 2
-			continue
-		}
-		b.WriteByte(s[i])
 	}
 	return b.String(), nil
 }
