@@ -188,6 +188,7 @@ type scan struct {
 	root            *html.Node   // <html>
 	props           []*html.Node // <meta property|itemprop content>
 	ldjson          []*html.Node // <script type=application/ld+json>
+	ld              *ldResult    // ldArticle's answer, once asked
 	time            *html.Node   // the first <time datetime>
 	articleBody     *html.Node   // the first [itemprop=articleBody] element
 }

@@ -87,19 +87,27 @@ func pageMeta(sc *scan) Meta {
 
 // ldArticle returns the first JSON-LD object on the page whose @type is an
 // Article kind (Article, NewsArticle, BlogPosting, Report…), looking into
-// arrays and @graph; nil when there is none.
+// arrays and @graph; nil when there is none. The scripts are decoded once
+// per page: the answer is kept on sc.
 func ldArticle(sc *scan) map[string]any {
-	for _, n := range sc.ldjson {
-		var v any
-		if json.Unmarshal([]byte(nodeTextCheap(n)), &v) != nil {
-			continue
-		}
-		if o := findArticle(v, 0); o != nil {
-			return o
+	if sc.ld == nil {
+		sc.ld = &ldResult{}
+		for _, n := range sc.ldjson {
+			var v any
+			if json.Unmarshal([]byte(nodeTextCheap(n)), &v) != nil {
+				continue
+			}
+			if o := findArticle(v, 0); o != nil {
+				sc.ld.article = o
+				break
+			}
 		}
 	}
-	return nil
+	return sc.ld.article
 }
+
+// ldResult is a page's decoded JSON-LD Article (nil article: none).
+type ldResult struct{ article map[string]any }
 
 func findArticle(v any, depth int) map[string]any {
 	if depth > 4 {
