@@ -180,6 +180,9 @@ func crawlConfig(configPath string, f *crawlFlags) (*configs.Config, error) {
 	if *f.wacz != "" && cfg.Store.WARCDir == "" {
 		return nil, usagef("--wacz needs --warc DIR (or store.warc_dir)")
 	}
+	if _, err := os.Lstat(*f.wacz); *f.wacz != "" && err == nil {
+		return nil, usagef("--wacz %s: the file exists (a WACZ is never overwritten): give a new name", *f.wacz)
+	}
 	if len(cfg.Seeds) == 0 {
 		return nil, usagef("no seeds: give a config file with seeds, or --seed URL")
 	}

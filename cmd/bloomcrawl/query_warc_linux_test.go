@@ -7,6 +7,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"io"
 	"net/http/httptest"
 	"os"
 	"os/exec"
@@ -236,6 +237,16 @@ func TestWACZ(t *testing.T) {
 	}
 	if _, errOut, code := runQ(t, "--store", store, "export", "--wacz", exported, "--warc-dir", warcDir); code == 0 || !strings.Contains(errOut, "exists") {
 		t.Errorf("export --wacz over an existing file: exit %d %s", code, errOut)
+	}
+	// crawl --wacz onto an existing file is refused before anything is
+	// fetched: no store is created
+	again := filepath.Join(tmp, "again")
+	var errb bytes.Buffer
+	if code := run(context.Background(), []string{"crawl", "--seed", "http://127.0.0.1:1/", "--store", again, "--warc", filepath.Join(tmp, "w2"), "--wacz", crawled}, io.Discard, &errb); code != 2 || !strings.Contains(errb.String(), "exists") {
+		t.Errorf("crawl --wacz over an existing file: exit %d %s", code, errb.String())
+	}
+	if _, err := os.Stat(again); !os.IsNotExist(err) {
+		t.Errorf("crawl --wacz over an existing file created the store %s: %v", again, err)
 	}
 	var index []string
 	for _, name := range []string{crawled, exported} {
