@@ -40,7 +40,7 @@ type access struct {
 	env     func(*url.URL) (*url.URL, error)
 	headers http.Header // fetch.headers
 	hosts   []hostAccess
-	cookies []*http.Cookie     // fetch.cookies
+	cookies []*http.Cookie      // fetch.cookies
 	file    []cookiefile.Cookie // fetch.cookies_file
 	// tls, if set, is the transport's TLS configuration (tests: a loopback
 	// HTTPS site's certificate).
