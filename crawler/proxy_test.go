@@ -192,7 +192,9 @@ func newSOCKSProxy(t *testing.T, user, pass string) *socksProxy {
 	return p
 }
 
-func (p *socksProxy) url() string { return "socks5://" + p.user + ":" + p.pass + "@" + p.ln.Addr().String() }
+func (p *socksProxy) url() string {
+	return "socks5://" + p.user + ":" + p.pass + "@" + p.ln.Addr().String()
+}
 
 func (p *socksProxy) serve(c net.Conn) {
 	defer c.Close()
