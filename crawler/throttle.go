@@ -49,6 +49,7 @@ const (
 type hostDelaySetter interface {
 	SetHostDelay(host string, d time.Duration)
 	Pause(host string, until time.Time)
+	Drain(host string)
 }
 
 // throttle holds the per-host pace. Safe for concurrent use.
@@ -74,9 +75,10 @@ type hostPace struct {
 	best       time.Duration // lowest moving average seen
 	limitDelay time.Duration // the delay a 429 or 503 was answered at
 	limitAt    time.Time
-	fails      int    // failed requests in a row
-	down       string // set aside: why ("" while not)
-	limited    int64  // 429 and 503 answers
+	raisedAt   time.Time // when the delay last rose on a failure
+	fails      int       // failed requests in a row
+	down       string    // set aside: why ("" while not)
+	limited    int64     // 429 and 503 answers
 }
 
 func newThrottle(p configs.Politeness, timeout time.Duration, front hostDelaySetter) *throttle {
@@ -159,17 +161,29 @@ func (t *throttle) roundTrip(req *http.Request, resp *http.Response, err error, 
 	now := t.now()
 	t.mu.Lock()
 	h := t.host(host)
+	if h.down != "" {
+		t.mu.Unlock()
+		return // set aside: nothing more to learn
+	}
 	old := h.delay
 	var pause time.Time
+	drain := false
 	if failed {
 		h.fails++
 		if limited {
 			h.limited++
 			t.limited.Add(1)
-			h.limitDelay, h.limitAt = h.delay, now
+			if !now.Add(-took).Before(h.raisedAt) {
+				h.limitDelay, h.limitAt = h.delay, now
+			}
 		}
 		if t.adaptive {
-			h.delay = min(max(2*h.delay, minRaise, h.floor), t.max)
+			if !now.Add(-took).Before(h.raisedAt) {
+				// (a request sent before the last raise answers for
+				// the old delay: no second raise for it)
+				h.delay = min(max(2*h.delay, minRaise, h.floor), t.max)
+				h.raisedAt = now
+			}
 			pause = now.Add(h.delay)
 			if hasRetry {
 				pause = now.Add(min(retryIn, maxRetryWait))
@@ -178,6 +192,7 @@ func (t *throttle) roundTrip(req *http.Request, resp *http.Response, err error, 
 		if t.failLimit > 0 && h.fails >= t.failLimit && h.down == "" {
 			h.down = fmt.Sprintf("%d requests in a row failed (politeness.host_failures), the last: %s", h.fails, what)
 			t.setAside.Add(1)
+			drain = true
 		}
 	} else {
 		h.fails = 0
@@ -199,10 +214,14 @@ func (t *throttle) roundTrip(req *http.Request, resp *http.Response, err error, 
 	}
 	delay := h.delay
 	t.mu.Unlock()
-	if delay != old {
+	switch {
+	case drain:
+		// its URLs are recorded, not fetched: no reason to wait
+		t.front.Drain(host)
+	case delay != old:
 		t.front.SetHostDelay(host, delay)
 	}
-	if !pause.IsZero() {
+	if !pause.IsZero() && !drain {
 		t.front.Pause(host, pause)
 	}
 }
