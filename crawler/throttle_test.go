@@ -9,6 +9,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/prometheus/client_golang/prometheus"
+
 	"github.com/bloomcrawl/bloomcrawl/configs"
 )
 
@@ -144,7 +146,8 @@ func TestFailingHost(t *testing.T) {
 	cfg.Politeness.MaxDelay = configs.Duration(time.Second)
 	cfg.Fetch.Retries = 2
 	start := time.Now()
-	r := accessCrawl(t, cfg, "", "", nil)
+	var c *Crawler
+	r := accessCrawl(t, cfg, "", "", func(cr *Crawler) { c = cr })
 	took := time.Since(start)
 	if r.err != nil {
 		t.Fatal(r.err)
@@ -183,6 +186,29 @@ func TestFailingHost(t *testing.T) {
 	}
 	if !found {
 		t.Errorf("stats do not list %s as set aside: %+v", bad.host(), r.stats.HostDelays)
+	}
+	if line := c.Stats().ProgressLine(); !strings.Contains(line, bad.host()+" set aside") {
+		t.Errorf("progress line %q does not show the host set aside", line)
+	}
+	reg := prometheus.NewRegistry()
+	reg.MustRegister(c.Collectors()...)
+	mfs, err := reg.Gather()
+	if err != nil {
+		t.Fatal(err)
+	}
+	var delay float64 = -1
+	for _, mf := range mfs {
+		if mf.GetName() != "bloomcrawl_crawl_host_delay_seconds" {
+			continue
+		}
+		for _, m := range mf.GetMetric() {
+			if m.GetLabel()[0].GetValue() == bad.host() {
+				delay = m.GetGauge().GetValue()
+			}
+		}
+	}
+	if delay <= 0 {
+		t.Errorf("/metrics: bloomcrawl_crawl_host_delay_seconds{host=%q} = %v, want the raised delay", bad.host(), delay)
 	}
 }
 
