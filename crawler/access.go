@@ -225,20 +225,30 @@ func (t *accessTransport) RoundTrip(req *http.Request) (*http.Response, error) {
 	if t.observe != nil {
 		t.observe(req, resp, err, time.Since(began))
 	}
-	if err != nil {
-		if p, perr := t.a.proxyFor(req.URL); perr == nil && p != nil {
-			err = &proxyError{proxy: redactProxy(p), err: err}
-		}
+	if err == nil && resp.StatusCode != http.StatusProxyAuthRequired {
+		return resp, nil
 	}
-	return resp, err
+	p, perr := t.a.proxyFor(req.URL)
+	if perr != nil || p == nil {
+		return resp, err
+	}
+	if err == nil {
+		// a forwarding proxy refused our credentials: the proxy's
+		// answer, not the site's
+		resp.Body.Close()
+		return nil, &proxyError{proxy: redactProxy(p), err: errors.New(resp.Status), refused: true}
+	}
+	return nil, &proxyError{proxy: redactProxy(p), err: err, refused: strings.Contains(err.Error(), "Proxy Authentication Required")}
 }
 
 // proxyError is a failed request that went through a proxy: the proxy
 // refused or failed, or the host behind it did. It is retried like a
-// transient network error (transient).
+// transient network error (transient), unless the proxy refused our
+// credentials (407).
 type proxyError struct {
-	proxy string // scheme://host:port, no credentials
-	err   error
+	proxy   string // scheme://host:port, no credentials
+	err     error
+	refused bool // 407: the proxy refused the credentials (not retried)
 }
 
 func (e *proxyError) Error() string { return "via proxy " + e.proxy + ": " + e.err.Error() }

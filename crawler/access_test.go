@@ -6,7 +6,7 @@ import (
 	"context"
 	"crypto/tls"
 	"crypto/x509"
-	"encoding/json"
+	"encoding/base64"
 	"fmt"
 	"io"
 	"log/slog"
@@ -315,34 +315,77 @@ func TestProxyDown(t *testing.T) {
 	}
 }
 
+// TestProxyRefusesCredentials: a forwarding proxy that answers 407 (the
+// password in fetch.proxy is wrong) is an error naming the proxy, not
+// retried, and the host is set aside after politeness.host_failures.
+func TestProxyRefusesCredentials(t *testing.T) {
+	site, _ := proxiedSite(t)
+	px := newHTTPProxy(t, "crawler", "the-right-one")
+	cfg := accessConfig("http://site.invalid:"+site.port()+"/", "site.invalid")
+	for i := range 6 {
+		cfg.Seeds = append(cfg.Seeds, fmt.Sprintf("http://site.invalid:%s/p%d", site.port(), i))
+	}
+	cfg.Politeness.ObeyRobots = false
+	cfg.Politeness.HostFailures = 3
+	cfg.Politeness.MaxDelay = configs.Duration(100 * time.Millisecond)
+	cfg.Fetch.Proxy = "http://crawler:wr0ng-secret@" + strings.TrimPrefix(px.srv.URL, "http://")
+	r := accessCrawl(t, cfg, "", "", nil)
+	if r.err != nil {
+		t.Fatal(r.err)
+	}
+	want := "via proxy " + px.srv.URL + ": 407 Proxy Authentication Required"
+	refused, aside := 0, 0
+	for u, rec := range r.recs {
+		switch {
+		case strings.Contains(rec.Err, want):
+			refused++
+		case rec.Reason == ReasonHostFailing:
+			aside++
+		default:
+			t.Errorf("%s: %+v, want %q or set aside", u, rec, want)
+		}
+		if strings.Contains(rec.Err, "wr0ng-secret") {
+			t.Errorf("%s: the error shows the password", u)
+		}
+	}
+	_, _, denied := px.counts()
+	t.Logf("%d URLs refused by the proxy, %d set aside; the proxy denied %d requests; %d retries", refused, aside, denied, r.stats.Retries)
+	if refused == 0 || aside == 0 || refused+aside != 7 || r.stats.Retries != 0 || site.total() != 0 {
+		t.Errorf("%d refused, %d set aside, %d retries, %d requests reached the site: want some, some, 7 in all, 0, 0", refused, aside, r.stats.Retries, site.total())
+	}
+}
+
 // TestProxyFromEnvironment: with fetch.proxy unset the environment
 // decides (HTTPS_PROXY, NO_PROXY); set, it is ignored; rules come first.
 func TestProxyFromEnvironment(t *testing.T) {
 	t.Setenv("HTTP_PROXY", "http://env-proxy:3128")
 	t.Setenv("HTTPS_PROXY", "http://env-proxy:3129")
 	t.Setenv("NO_PROXY", "skip.example")
-	mustURL := func(s string) *urlish { return &urlish{s} }
 	cases := []struct {
 		f    configs.Fetch
-		url  *urlish
+		url  string
 		want string
 	}{
-		{configs.Fetch{}, mustURL("http://a.example/"), "http://env-proxy:3128"},
-		{configs.Fetch{}, mustURL("https://a.example/"), "http://env-proxy:3129"},
-		{configs.Fetch{}, mustURL("https://skip.example/"), ""},
-		{configs.Fetch{Proxy: "socks5://127.0.0.1:1080"}, mustURL("https://skip.example/"), "socks5://127.0.0.1:1080"},
-		{configs.Fetch{Proxy: "socks5://127.0.0.1:1080", NoProxy: []string{"example.org"}}, mustURL("http://docs.example.org/"), ""},
-		{configs.Fetch{Proxy: "socks5://127.0.0.1:1080", NoProxy: []string{".example.org"}}, mustURL("http://example.org/"), "socks5://127.0.0.1:1080"},
-		{configs.Fetch{Proxy: "socks5://127.0.0.1:1080", NoProxy: []string{"*.internal"}}, mustURL("http://wiki.internal:8080/"), ""},
-		{configs.Fetch{ProxyRules: []configs.ProxyRule{{Match: "*.example", Proxy: "direct"}}}, mustURL("http://a.example/"), ""},
-		{configs.Fetch{Proxy: "http://p:1", ProxyRules: []configs.ProxyRule{{Match: "a.example", Proxy: "http://q:2"}}}, mustURL("http://a.example/"), "http://q:2"},
+		{configs.Fetch{}, "http://a.example/", "http://env-proxy:3128"},
+		{configs.Fetch{}, "https://a.example/", "http://env-proxy:3129"},
+		{configs.Fetch{}, "https://skip.example/", ""},
+		{configs.Fetch{Proxy: "socks5://127.0.0.1:1080"}, "https://skip.example/", "socks5://127.0.0.1:1080"},
+		{configs.Fetch{Proxy: "socks5://127.0.0.1:1080", NoProxy: []string{"example.org"}}, "http://docs.example.org/", ""},
+		{configs.Fetch{Proxy: "socks5://127.0.0.1:1080", NoProxy: []string{".example.org"}}, "http://example.org/", "socks5://127.0.0.1:1080"},
+		{configs.Fetch{Proxy: "socks5://127.0.0.1:1080", NoProxy: []string{"*.internal"}}, "http://wiki.internal:8080/", ""},
+		{configs.Fetch{ProxyRules: []configs.ProxyRule{{Match: "*.example", Proxy: "direct"}}}, "http://a.example/", ""},
+		{configs.Fetch{Proxy: "http://p:1", ProxyRules: []configs.ProxyRule{{Match: "a.example", Proxy: "http://q:2"}}}, "http://a.example/", "http://q:2"},
 	}
 	for i, tc := range cases {
 		a, err := newAccess(tc.f)
 		if err != nil {
 			t.Fatal(err)
 		}
-		p, err := a.proxyFor(tc.url.parse(t))
+		u, err := url.Parse(tc.url)
+		if err != nil {
+			t.Fatal(err)
+		}
+		p, err := a.proxyFor(u)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -351,20 +394,9 @@ func TestProxyFromEnvironment(t *testing.T) {
 			got = p.String()
 		}
 		if got != tc.want {
-			t.Errorf("case %d: proxy for %s = %q, want %q", i, tc.url.s, got, tc.want)
+			t.Errorf("case %d: proxy for %s = %q, want %q", i, tc.url, got, tc.want)
 		}
 	}
-}
-
-type urlish struct{ s string }
-
-func (u *urlish) parse(t *testing.T) *urlURL {
-	t.Helper()
-	v, err := parseURL(u.s)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return v
 }
 
 // readWARCs returns the decompressed text of the WARC files in dir.
@@ -410,8 +442,37 @@ func grepDir(t *testing.T, dir, s string) []string {
 	return hits
 }
 
-var _ = json.Marshal
-
-type urlURL = url.URL
-
-var parseURL = url.Parse
+// TestHostHeaders: fetch.headers go to every host; a host rule's headers
+// and basic auth (here its password from a file) only to the hosts it
+// matches, a later rule's header replacing an earlier one's.
+func TestHostHeaders(t *testing.T) {
+	pw := filepath.Join(t.TempDir(), "pw")
+	if err := os.WriteFile(pw, []byte("f1le-secret\nignored\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	a, err := newAccess(configs.Fetch{
+		Headers: []string{"X-Run: 7", "X-Team: all"},
+		HostRules: []configs.HostRule{
+			{Match: "*.example.com", Headers: []string{"x-team: docs"}, BasicAuth: configs.BasicAuth{User: "bob", PasswordFile: pw}},
+			{Match: "api.example.com:8443", Headers: []string{"X-Team: api"}},
+		},
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	auth := "Basic " + base64.StdEncoding.EncodeToString([]byte("bob:f1le-secret"))
+	for _, tc := range []struct {
+		host, team, auth string
+	}{
+		{"docs.example.com", "docs", auth},
+		{"api.example.com:8443", "api", auth},
+		{"api.example.com:443", "docs", auth},
+		{"example.com", "all", ""},
+		{"cdn.example.net", "all", ""},
+	} {
+		h := a.extra(tc.host)
+		if h.Get("X-Run") != "7" || h.Get("X-Team") != tc.team || h.Get("Authorization") != tc.auth || len(h["X-Team"]) != 1 {
+			t.Errorf("%s: headers %v, want X-Team %q, Authorization %q", tc.host, h, tc.team, tc.auth)
+		}
+	}
+}

@@ -671,9 +671,10 @@ func transient(err error) bool {
 		return false
 	}
 	if pe := (*proxyError)(nil); errors.As(err, &pe) {
-		// the proxy refused or failed: tried again, unless TLS failed
+		// the proxy failed: tried again, unless it refused our
+		// credentials or TLS failed
 		var cert *tls.CertificateVerificationError
-		return !errors.As(err, &cert)
+		return !pe.refused && !errors.As(err, &cert)
 	}
 	var ue *url.Error // implements net.Error itself: look inside
 	if errors.As(err, &ue) {

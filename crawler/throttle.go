@@ -133,7 +133,8 @@ func (t *throttle) down(host string) error {
 
 // roundTrip learns from one request to req's host, answered with resp
 // or failed with err, took after it was sent: a 429 or 503 (its
-// Retry-After holds the whole host), another 5xx or no response is a
+// Retry-After holds the whole host), another 5xx, a proxy's 407 or no
+// response is a
 // failure (the delay doubles, to at least minRaise), anything else a
 // good answer (the latency is learnt; the delay falls back slowly, or
 // moves toward a latency that has grown). A request cut off by the
@@ -155,7 +156,7 @@ func (t *throttle) roundTrip(req *http.Request, resp *http.Response, err error, 
 	case resp.StatusCode == http.StatusTooManyRequests || resp.StatusCode == http.StatusServiceUnavailable:
 		failed, limited, what = true, true, fmt.Sprintf("HTTP %d", resp.StatusCode)
 		retryIn, hasRetry = retryAfter(resp.Header.Get("Retry-After"))
-	case resp.StatusCode >= 500:
+	case resp.StatusCode >= 500 || resp.StatusCode == http.StatusProxyAuthRequired:
 		failed, what = true, fmt.Sprintf("HTTP %d", resp.StatusCode)
 	}
 	now := t.now()
