@@ -298,6 +298,9 @@ func TestProxyDown(t *testing.T) {
 		case rec.Reason == ReasonHostFailing:
 			aside++
 		case strings.Contains(rec.Err, "via proxy http://"+addr+": "):
+			if failed == 0 {
+				t.Logf("%s: %s", u, rec.Err)
+			}
 			failed++
 		default:
 			t.Errorf("%s: %+v, want an error naming the proxy", u, rec)
