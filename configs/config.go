@@ -33,6 +33,8 @@ const (
 	DefaultVerifyCacheBytes   = frontier.DefaultRecentBytes // 128 MiB
 	DefaultStoreDir           = "./crawl.db"
 	DefaultMaxCrawlDelay      = Duration(30e9) // 30s
+	DefaultMaxDelay           = Duration(60e9) // 60s
+	DefaultHostFailures       = 10
 )
 
 // DefaultContentTypes is the default of Fetch.ContentTypes. Default copies
@@ -147,6 +149,25 @@ type Politeness struct {
 	// FollowNofollowLinks follows links marked rel="nofollow" (and
 	// rel="sponsored" or "ugc"). Default false.
 	FollowNofollowLinks bool `yaml:"follow_nofollow_links"`
+	// Adaptive adapts each host's delay to how it answers: the delay
+	// rises (doubles, at least to 250ms) on a 429 or 503 response, whose
+	// Retry-After then holds the whole host, and on a connection failure;
+	// it moves toward the response time when a host's latency grows to
+	// more than twice its usual; it falls back by 5% a success toward
+	// Delay (or the robots.txt Crawl-delay), never below 1.2 times the
+	// delay a 429 or 503 was last answered at during the 2 minutes after
+	// it. Default true; false keeps the fixed delay (requests failing
+	// with 429 are still retried after their Retry-After).
+	Adaptive bool `yaml:"adaptive"`
+	// MaxDelay caps the delay Adaptive sets. Default 60s; must be > 0 and
+	// >= Delay.
+	MaxDelay Duration `yaml:"max_delay"`
+	// HostFailures is how many requests in a row may fail (no response,
+	// 429, or 5xx) before a host is set aside: its queued URLs are then
+	// recorded as errors (reason "host_failing") without being fetched,
+	// so the crawl ends instead of waiting on it. Default 10; 0 never
+	// sets a host aside; must be >= 0.
+	HostFailures int `yaml:"host_failures"`
 }
 
 // Fetch limits each HTTP request.
@@ -172,6 +193,38 @@ type Fetch struct {
 	// 504 response, waiting 1s, 2s, 4s… or the response's Retry-After (at
 	// most 60s, at least politeness.delay). Default 2; must be 0..10.
 	Retries int `yaml:"retries"`
+
+	// Proxy is the proxy every request goes through: an http://,
+	// https://, socks5:// or socks5h:// URL, with user:password@ if the
+	// proxy needs them. Default "": the HTTP_PROXY, HTTPS_PROXY and
+	// NO_PROXY environment variables decide (as curl reads them); set,
+	// the environment is ignored.
+	Proxy string `yaml:"proxy"`
+	// NoProxy are the hosts reached without Proxy: a host name (its
+	// subdomains too), ".domain" (the subdomains only), or a host glob.
+	// Default none. Read with Proxy set (NO_PROXY otherwise).
+	NoProxy []string `yaml:"no_proxy"`
+	// ProxyRules choose the proxy per host before Proxy and NoProxy: the
+	// first rule whose match (a host glob such as "*.example.com"; a
+	// pattern with a port matches host:port) matches the request's host
+	// gives its proxy, a proxy URL or "direct". Default none.
+	ProxyRules []ProxyRule `yaml:"proxy_rules"`
+	// Headers are extra request headers, "Name: value", sent to every
+	// host (host_rules add per-host ones). Cookie, Authorization and the
+	// headers the HTTP client sets are refused. Default none.
+	Headers []string `yaml:"headers"`
+	// Cookies seed the crawl's cookie jar: Set-Cookie values with their
+	// Domain ("session=abc; Domain=example.com; Path=/"). Default none.
+	// The jar keeps the cookies sites set, per domain, and is saved in
+	// the store, so a resumed crawl keeps its session.
+	Cookies []string `yaml:"cookies"`
+	// CookiesFile seeds the jar from a Netscape cookies.txt file (as curl
+	// and browser extensions export them). Default "".
+	CookiesFile string `yaml:"cookies_file"`
+	// HostRules add headers and HTTP basic auth to the requests to the
+	// hosts they match; a redirect to another host gets none of them.
+	// Default none.
+	HostRules []HostRule `yaml:"host_rules"`
 }
 
 // Dedup configures URL and content deduplication.
@@ -309,6 +362,9 @@ func Default() *Config {
 			UserAgent:          DefaultUserAgent,
 			MaxCrawlDelay:      DefaultMaxCrawlDelay,
 			ObeyMetaRobots:     true,
+			Adaptive:           true,
+			MaxDelay:           DefaultMaxDelay,
+			HostFailures:       DefaultHostFailures,
 		},
 		Fetch: Fetch{
 			Timeout:      DefaultTimeout,

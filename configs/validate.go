@@ -125,6 +125,14 @@ func (p *Politeness) check(bad badFunc) {
 	if p.Concurrency < 1 {
 		bad("politeness.concurrency", "must be >= 1")
 	}
+	if p.MaxDelay <= 0 {
+		bad("politeness.max_delay", "must be > 0")
+	} else if p.MaxDelay < p.Delay {
+		bad("politeness.max_delay", "must be >= politeness.delay (%s)", p.Delay)
+	}
+	if p.HostFailures < 0 {
+		bad("politeness.host_failures", "must be >= 0 (0 = never set a host aside)")
+	}
 	if strings.TrimSpace(p.UserAgent) == "" {
 		bad("politeness.user_agent", "must not be empty")
 	} else if strings.ContainsFunc(p.UserAgent, unicode.IsControl) {
@@ -154,6 +162,7 @@ func (f *Fetch) check(bad badFunc) {
 	if f.Retries < 0 || f.Retries > 10 {
 		bad("fetch.retries", "must be between 0 and 10")
 	}
+	f.checkAccess(bad)
 }
 
 // check checks the dedup section.

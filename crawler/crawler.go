@@ -2,6 +2,7 @@ package crawler
 
 import (
 	"context"
+	"crypto/tls"
 	"errors"
 	"fmt"
 	"io"
@@ -201,6 +202,12 @@ type Crawler struct {
 	queue  urlQueue
 	filter urlFilterState
 	docs   documents
+
+	// access: proxies, headers, basic auth (access.go); jar the cookie
+	// jar; throttle the per-host pace (throttle.go)
+	access   *access
+	jar      *cookieJar
+	throttle *throttle
 }
 
 // New checks o and builds a crawler. Errors name the bad option.
@@ -231,6 +238,10 @@ func New(o Options) (*Crawler, error) {
 	if err := c.newBackend(); err != nil {
 		return nil, err
 	}
+	if c.access, err = newAccess(s.Fetch); err != nil {
+		return nil, fmt.Errorf("crawler: %w", err)
+	}
+	c.throttle = newThrottle(s.Politeness, s.Fetch.Timeout.Std(), c.front)
 	if s.Recrawl.Continuous {
 		var seeds []string
 		for _, seed := range s.Seeds {
@@ -326,11 +337,19 @@ func (c *Crawler) newCollector(fetchCtx context.Context) *colly.Collector {
 		TLSHandshakeTimeout:   10 * time.Second,
 		ResponseHeaderTimeout: time.Duration(cfg.Fetch.Timeout),
 		ForceAttemptHTTP2:     true,
+		Proxy:                 func(r *http.Request) (*url.URL, error) { return c.access.proxyFor(r.URL) },
+		TLSClientConfig:       c.access.tls,
 	}
 	if c.o.Archive != nil {
 		rt = &archive.Recorder{Next: rt, Done: c.recorded}
 	}
+	// headers and basic auth per host, above the recorder: the WARC
+	// request records show them (Authorization redacted)
+	rt = &accessTransport{a: c.access, next: rt, observe: c.throttle.roundTrip}
 	col.WithTransport(rt)
+	ms, _ := c.o.Store.(metaStore)
+	c.jar = newCookieJar(ms, c.log)
+	col.SetCookieJar(c.jar)
 	// robots.txt and sitemaps go through the same transport (archived too)
 	c.client = &http.Client{Transport: rt, Timeout: time.Duration(cfg.Fetch.Timeout)}
 	c.sitemapClient = &http.Client{Transport: rt, Timeout: time.Duration(cfg.Fetch.Timeout), CheckRedirect: c.checkSitemapRedirect}
@@ -579,6 +598,9 @@ func (c *Crawler) allowedType(contentType string) bool {
 // request conditional.
 func (c *Crawler) fetch(ctx, fetchCtx context.Context, e frontier.Entry, prev *storage.URLRecord) *job {
 	for attempt := 0; ; attempt++ {
+		if err := c.throttle.down(hostOf(e.URL)); err != nil {
+			return &job{entry: e, prev: prev, err: err}
+		}
 		j := c.fetchOnce(fetchCtx, e, prev)
 		if attempt >= c.settings.Fetch.Retries || !retryable(j) {
 			return j
@@ -647,6 +669,12 @@ func retryable(j *job) bool {
 func transient(err error) bool {
 	if errors.As(err, new(redirectError)) {
 		return false
+	}
+	if pe := (*proxyError)(nil); errors.As(err, &pe) {
+		// the proxy failed: tried again, unless it refused our
+		// credentials or TLS failed
+		var cert *tls.CertificateVerificationError
+		return !pe.refused && !errors.As(err, &cert)
 	}
 	var ue *url.Error // implements net.Error itself: look inside
 	if errors.As(err, &ue) {
@@ -738,6 +766,9 @@ func (c *Crawler) Run(ctx context.Context) (Stats, error) {
 		return c.Stats(), err
 	}
 	if err := c.docs.start(ctx); err != nil {
+		return c.Stats(), err
+	}
+	if err := c.startAccess(ctx); err != nil {
 		return c.Stats(), err
 	}
 	c.filter.start()
@@ -835,5 +866,6 @@ func (c *Crawler) Stats() Stats {
 		s.PagesPerSecond = float64(c.done.Load()) / el.Seconds()
 	}
 	c.queue.report(&s)
+	c.throttle.report(&s)
 	return s
 }

@@ -143,6 +143,21 @@
 // the option) and reads no sitemaps with scope.sitemaps auto, of the seed
 // hosts or any other.
 //
+// # Access and adaptive politeness
+//
+// access.go: the proxy of each request (fetch.proxy_rules, fetch.proxy
+// and fetch.no_proxy, else the environment's), the headers and basic auth
+// of each host (fetch.headers, fetch.host_rules) added by a transport
+// layer on a copy of the request, so the HTTP client never carries them to
+// a redirect's host, and the cookie jar, saved in the store's meta
+// namespace (key "crawl/cookies") and loaded by Run before the first
+// fetch. throttle.go: every round trip tells the host's pace what
+// happened (429/503 and Retry-After, other 5xx, no response, latency);
+// the delay goes to the frontier (SetHostDelay, Pause), and a host whose
+// requests failed politeness.host_failures times in a row is set aside
+// (frontier.Drain): its URLs are recorded as errors, reason "host_failing".
+// See docs/access.md.
+//
 // # Progress
 //
 // Options.Progress receives the counters (Stats) while the crawl runs;

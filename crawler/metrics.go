@@ -66,6 +66,13 @@ func (c *Crawler) Collectors() []prometheus.Collector {
 				return uint64(s.ClusterLease.LeasesLost)
 			}),
 		newClusterQueueCollector(c),
+		counter("bloomcrawl_crawl_limited_total", "Answers 429 or 503 (adaptive politeness raised the host's delay).",
+			func(s Stats) uint64 { return uint64(s.Limited) }),
+		counter("bloomcrawl_crawl_hosts_set_aside_total", "Hosts set aside after politeness.host_failures failed requests in a row (their URLs recorded as errors).",
+			func(s Stats) uint64 { return uint64(s.HostsSetAside) }),
+		&hostDelayCollector{c: c, desc: prometheus.NewDesc("bloomcrawl_crawl_host_delay_seconds",
+			"Delay in force between two requests to a host, for the hosts whose delay is not politeness.delay or that are failing (the slowest 20).",
+			[]string{"host"}, nil)},
 		gauge("bloomcrawl_crawl_discovery_delay_p99_seconds", "99th percentile of the delay from a URL's discovery to its fetch.",
 			func(s Stats) float64 { return s.DiscoveryDelayP99 }),
 	}
@@ -100,5 +107,20 @@ func (q *clusterQueueCollector) Collect(ch chan<- prometheus.Metric) {
 		label := strconv.Itoa(p.Partition)
 		ch <- prometheus.MustNewConstMetric(q.length, prometheus.GaugeValue, float64(p.Length), label)
 		ch <- prometheus.MustNewConstMetric(q.pending, prometheus.GaugeValue, float64(p.Pending), label)
+	}
+}
+
+// hostDelayCollector exports the delay in force of the hosts Stats lists
+// (HostDelays), labelled by host.
+type hostDelayCollector struct {
+	c    *Crawler
+	desc *prometheus.Desc
+}
+
+func (h *hostDelayCollector) Describe(ch chan<- *prometheus.Desc) { ch <- h.desc }
+
+func (h *hostDelayCollector) Collect(ch chan<- prometheus.Metric) {
+	for _, p := range h.c.Stats().HostDelays {
+		ch <- prometheus.MustNewConstMetric(h.desc, prometheus.GaugeValue, p.DelaySeconds, p.Host)
 	}
 }

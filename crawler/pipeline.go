@@ -510,6 +510,10 @@ func (c *Crawler) classify(e frontier.Entry, j *job, rec *storage.URLRecord) (pa
 			rec.Err = fmt.Sprintf("body exceeds fetch.max_body_bytes (%d); refused after reading that much", c.settings.Fetch.MaxBodyBytes)
 		}
 		c.errs.Add(1)
+	case errors.As(j.err, new(*hostDown)):
+		rec.Err = j.err.Error()
+		rec.Reason = ReasonHostFailing
+		c.errs.Add(1)
 	case j.err != nil:
 		rec.Err = errText(j.err)
 		c.errs.Add(1)

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"io"
 	"log/slog"
+	"strings"
 	"time"
 
 	"github.com/bloomcrawl/bloomcrawl/cluster"
@@ -38,6 +39,9 @@ func NewProgress(w io.Writer, db diskSpace, log *slog.Logger, live bool) (report
 			args = append(args, "refreshed", s.Refreshed, "not_modified", s.NotModified, "changed", s.Changed,
 				"refresh_due", s.RefreshDue, "behind_schedule", s.BehindSchedule)
 		}
+		if len(s.HostDelays) > 0 || s.Limited > 0 {
+			args = append(args, "limited", s.Limited, "hosts_set_aside", s.HostsSetAside, "host_delays", s.paceNote())
+		}
 		if l := s.ClusterLease; l != nil {
 			length, pending := clusterQueues(l)
 			args = append(args, "cluster_partitions", fmt.Sprint(l.Held), "cluster_queue", length, "cluster_pending", pending,
@@ -60,6 +64,9 @@ func (s Stats) ProgressLine() string {
 	if s.RefreshScheduled > 0 {
 		line += fmt.Sprintf("  refreshed %d  due %d  behind %d", s.Refreshed, s.RefreshDue, s.BehindSchedule)
 	}
+	if len(s.HostDelays) > 0 {
+		line += "  slowed " + s.paceNote()
+	}
 	if l := s.ClusterLease; l != nil {
 		length, pending := clusterQueues(l)
 		line += fmt.Sprintf("  partitions %v  queue %d (%d pending)", l.Held, length, pending)
@@ -68,6 +75,27 @@ func (s Stats) ProgressLine() string {
 		}
 	}
 	return line
+}
+
+// paceNote names the slowest hosts and their delay ("a.com 2.5s, b.org
+// 1s (+3 hosts)"; "set aside" for a host set aside).
+func (s Stats) paceNote() string {
+	var b strings.Builder
+	for i, h := range s.HostDelays {
+		if i == 2 {
+			fmt.Fprintf(&b, " (+%d hosts)", len(s.HostDelays)-2)
+			break
+		}
+		if i > 0 {
+			b.WriteString(", ")
+		}
+		if h.SetAside {
+			fmt.Fprintf(&b, "%s set aside", h.Host)
+		} else {
+			fmt.Fprintf(&b, "%s %s", h.Host, time.Duration(h.DelaySeconds*float64(time.Second)).Round(time.Millisecond))
+		}
+	}
+	return b.String()
 }
 
 // clusterQueues sums the queue lengths and pending entries of the
@@ -140,6 +168,8 @@ func (s *Stats) writeIfAny(w io.Writer) {
 		{s.NonHTML, "  non-HTML     %d (recorded, not parsed)\n"},
 		{s.Robots, "  robots.txt   %d disallowed\n"},
 		{s.NoIndex, "  noindex      %d (fetched, links followed, not stored)\n"},
+		{s.Limited, "  limited      %d answers 429 or 503 (adaptive politeness slowed the host)\n"},
+		{s.HostsSetAside, "  set aside    %d hosts (politeness.host_failures failures in a row: their URLs recorded as errors)\n"},
 	} {
 		if l.n > 0 {
 			fmt.Fprintf(w, l.format, l.n)

@@ -108,7 +108,7 @@ func (c *Crawler) learnHost(ctx context.Context, u *url.URL, rules *robots.Rules
 			c.log.Info("robots.txt Crawl-delay", "host", u.Host, "delay", d)
 		}
 	}
-	c.front.SetHostDelay(u.Host, d)
+	c.throttle.setFloor(u.Host, d)
 }
 
 // hostOf returns the host[:port] of an absolute URL ("" if it has none).

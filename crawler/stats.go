@@ -71,6 +71,14 @@ type Stats struct {
 	// failures, leases lost, and the queues of the partitions it holds
 	// (read every lease round).
 	ClusterLease *cluster.LeaseState `json:"cluster_lease,omitempty"`
+	// Adaptive politeness (throttle.go): Limited are the 429 and 503
+	// answers; HostsSetAside the hosts set aside after
+	// politeness.host_failures failures in a row; HostDelays the hosts
+	// whose delay is not politeness.delay, or that are failing (the
+	// slowest 20, slowest first).
+	Limited       int64      `json:"limited"`
+	HostsSetAside int64      `json:"hosts_set_aside"`
+	HostDelays    []HostPace `json:"host_delays,omitempty"`
 }
 
 // counters are a crawl's event counters, safe for concurrent use.

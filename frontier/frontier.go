@@ -180,6 +180,7 @@ type Frontier struct {
 	// hostDelay holds the hosts SetHostDelay was called for: their delay
 	// when it is longer than Options.Delay, else 0.
 	hostDelay map[string]time.Duration
+	drained   map[string]bool // hosts whose entries go out at once (Drain)
 }
 
 type hostQueue struct {
@@ -576,6 +577,9 @@ func (f *Frontier) SetHostDelay(host string, d time.Duration) {
 	if d <= f.o.Delay {
 		d = 0
 	}
+	if f.drained[host] {
+		return
+	}
 	f.hostDelay[host] = d
 	if h := f.hosts[host]; h != nil {
 		if d > 0 {
@@ -596,6 +600,9 @@ func (f *Frontier) HostDelay(host string) time.Duration {
 
 // delay is HostDelay. Holds f.mu.
 func (f *Frontier) delay(host string) time.Duration {
+	if f.drained[host] {
+		return 0
+	}
 	if d := f.hostDelay[host]; d > 0 {
 		return d
 	}
@@ -604,6 +611,9 @@ func (f *Frontier) delay(host string) time.Duration {
 
 // parallelism returns how many entries of host may be in flight. Holds f.mu.
 func (f *Frontier) parallelism(host string) int {
+	if f.drained[host] {
+		return drainParallelism
+	}
 	d, known := f.hostDelay[host]
 	if d > 0 || (f.o.HoldNewHosts && !known) {
 		return 1
@@ -775,7 +785,7 @@ func (f *Frontier) Done(e Entry) {
 // endRequest ends a request to h's host at now: a Crawl-delay counts from
 // the end of the previous request. Holds f.mu.
 func (f *Frontier) endRequest(h *hostQueue, now time.Time) {
-	if d := f.hostDelay[h.name]; d > 0 {
+	if d := f.hostDelay[h.name]; d > 0 && !f.drained[h.name] {
 		h.readyAt = maxTime(h.readyAt, now.Add(d))
 	}
 	f.fix(h, now)
