@@ -17,6 +17,7 @@ import (
 
 	"github.com/bloomcrawl/bloomcrawl/frontier"
 	"github.com/bloomcrawl/bloomcrawl/storage"
+	"github.com/bloomcrawl/bloomcrawl/urlfilter"
 )
 
 // The crawl's control surface, for an operator watching it (the web
@@ -481,6 +482,14 @@ func (c *Crawler) addSkipLocked(s Skip) {
 		r = &skipRing{}
 		c.ctl.skips[s.Reason] = r
 	}
+	if s.Reason == SkipScope {
+		// the same out-of-scope link is on many pages: keep it once
+		for i := range r.n {
+			if r.buf[i].URL == s.URL {
+				return
+			}
+		}
+	}
 	r.add(s)
 }
 
@@ -582,4 +591,18 @@ func (rc *robotsCache) state(host string) string {
 		return "read"
 	}
 	return "unreachable: " + e.cause
+}
+
+// FilterStats returns the URL filter's size and predicted false-positive
+// rate now; ok is false when the crawl has no local filter that reports
+// them (cluster mode: the seen-state lives in Redis).
+func (c *Crawler) FilterStats() (st urlfilter.Stats, ok bool) {
+	if c.o.Cluster != nil {
+		return st, false
+	}
+	f, ok := c.o.URLFilter.(interface{ Stats() urlfilter.Stats })
+	if !ok {
+		return st, false
+	}
+	return f.Stats(), true
 }

@@ -19,6 +19,7 @@ import (
 	"github.com/bloomcrawl/bloomcrawl/archive"
 	"github.com/bloomcrawl/bloomcrawl/cluster"
 	"github.com/bloomcrawl/bloomcrawl/configs"
+	"github.com/bloomcrawl/bloomcrawl/console"
 	"github.com/bloomcrawl/bloomcrawl/contentdedup"
 	"github.com/bloomcrawl/bloomcrawl/crawler"
 	"github.com/bloomcrawl/bloomcrawl/internal/cli"
@@ -315,7 +316,7 @@ func crawlStore(ctx context.Context, cfg *configs.Config, r crawlRun) (st *crawl
 	}
 	var c *crawler.Crawler // set before Run, which calls Started
 	if r.serve != nil {
-		started, wait := serveAPI(ctx, r, dd, db, log, &c)
+		started, wait := serveAPI(ctx, r, dd, db, log, &c, cfg.Store.WARCDir)
 		opts.Started = started
 		defer func() {
 			if serr := wait(); serr != nil && err == nil {
@@ -348,7 +349,7 @@ func crawlStore(ctx context.Context, cfg *configs.Config, r crawlRun) (st *crawl
 // it calls Started) and store, so one process owns the directory; wait
 // stops serving and returns the server's error (nil if it never started).
 // *c is the crawl, set before Run.
-func serveAPI(ctx context.Context, r crawlRun, dd *contentdedup.Deduper, db *storage.DB, log *slog.Logger, c **crawler.Crawler) (started func(), wait func() error) {
+func serveAPI(ctx context.Context, r crawlRun, dd *contentdedup.Deduper, db *storage.DB, log *slog.Logger, c **crawler.Crawler, warcDir string) (started func(), wait func() error) {
 	serveCtx, stopServe := context.WithCancel(ctx)
 	serveDone := make(chan error, 1)
 	serving := false // set by started, which Run calls before it returns
@@ -364,7 +365,8 @@ func serveAPI(ctx context.Context, r crawlRun, dd *contentdedup.Deduper, db *sto
 			serveDone <- serr
 			return
 		}
-		ho := api.HandlerOptions{Token: r.token, Logger: log, Seen: recs, Collectors: (*c).Collectors()}
+		ho := api.HandlerOptions{Token: r.token, Logger: log, Seen: recs, Collectors: (*c).Collectors(),
+			Console: console.New(serveCtx, console.Options{Store: db, Crawl: *c, Logger: log, WARCDir: warcDir, ClusterURL: r.cluster.URL, ClusterPrefix: r.cluster.Prefix})}
 		if r.cluster.URL != "" {
 			// a document decided here, outside the cluster's document
 			// log, would make this node's dedup index differ from the
