@@ -92,10 +92,8 @@ func (c *Console) steer(w http.ResponseWriter, r *http.Request) {
 		msg = what + ": " + err.Error()
 	}
 	if r.Header.Get("HX-Request") == "true" {
+		// 200 either way: htmx swaps in only successful answers
 		w.Header().Set("Content-Type", "text/html; charset=utf-8")
-		if isErr {
-			w.WriteHeader(http.StatusUnprocessableEntity)
-		}
 		fmt.Fprintf(w, `<p class="msg%s" role="status">%s</p>`, map[bool]string{true: " err"}[isErr], template.HTMLEscapeString(msg))
 		return
 	}

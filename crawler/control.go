@@ -112,7 +112,8 @@ type control struct {
 
 	stopMu  sync.Mutex
 	stop    context.CancelFunc // cancels Run's context (nil outside Run)
-	stopped bool               // Stop called before Run bound stop
+	stopped bool               // Stop called
+	ended   <-chan struct{}    // Run's context's Done: Stop, or the caller's cancel
 
 	state    atomic.Value // string: StateStarting..StateFinished
 	inflight atomic.Int64
@@ -152,7 +153,7 @@ func (r *skipRing) add(s Skip) {
 func (c *Crawler) bindControl(ctx context.Context) (context.Context, error) {
 	ctx, cancel := context.WithCancel(ctx)
 	c.ctl.stopMu.Lock()
-	c.ctl.stop = cancel
+	c.ctl.stop, c.ctl.ended = cancel, ctx.Done()
 	if c.ctl.stopped {
 		cancel()
 	}
@@ -230,6 +231,13 @@ func (c *Crawler) State() string {
 	}
 	c.ctl.stopMu.Lock()
 	stopping := c.ctl.stopped
+	if ended := c.ctl.ended; ended != nil {
+		select {
+		case <-ended:
+			stopping = true
+		default:
+		}
+	}
 	c.ctl.stopMu.Unlock()
 	c.ctl.pauseMu.Lock()
 	paused := c.ctl.resumed != nil
