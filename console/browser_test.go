@@ -9,6 +9,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"regexp"
 	"strconv"
 	"strings"
 	"sync"
@@ -277,6 +278,9 @@ func waitFor(t *testing.T, what string, ok func() bool) {
 	}
 }
 
+// jaccardRE matches a Jaccard estimate as the document view shows it.
+var jaccardRE = regexp.MustCompile(`\b[01]\.\d\d\b`)
+
 func requests(s *samplesite.Site) int {
 	r, _ := s.Requests()
 	return len(r)
@@ -395,6 +399,9 @@ func TestConsoleInBrowser(t *testing.T) {
 		case r.DocID == rec.DocID && !c.SameText:
 			near++
 		}
+	}
+	if near > 0 && !jaccardRE.MatchString(mapped) {
+		t.Errorf("document view shows no Jaccard estimate for its near-duplicates:\n%s", mapped)
 	}
 	if !strings.Contains(mapped, "original") || (near > 0 && !strings.Contains(mapped, "near-duplicate")) {
 		t.Errorf("document view does not say why the URLs map to it:\n%s", mapped)
