@@ -279,7 +279,7 @@ func waitFor(t *testing.T, what string, ok func() bool) {
 }
 
 // jaccardRE matches a Jaccard estimate as the document view shows it.
-var jaccardRE = regexp.MustCompile(`\b[01]\.\d\d\b`)
+var jaccardRE = regexp.MustCompile(`^[01]\.\d\d$`)
 
 func requests(s *samplesite.Site) int {
 	r, _ := s.Requests()
@@ -400,8 +400,18 @@ func TestConsoleInBrowser(t *testing.T) {
 			near++
 		}
 	}
-	if near > 0 && !jaccardRE.MatchString(mapped) {
-		t.Errorf("document view shows no Jaccard estimate for its near-duplicates:\n%s", mapped)
+	jaccards, err := chromedp.Run(b.ctx, chromedp.Evaluate[[]string](`[...document.querySelectorAll("#mapped tbody td:nth-child(4)")].map(e => e.textContent.trim())`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	shown := 0
+	for _, j := range jaccards {
+		if jaccardRE.MatchString(j) {
+			shown++
+		}
+	}
+	if near > 0 && shown == 0 {
+		t.Errorf("document view shows no Jaccard estimate for its near-duplicates: %q", jaccards)
 	}
 	if !strings.Contains(mapped, "original") || (near > 0 && !strings.Contains(mapped, "near-duplicate")) {
 		t.Errorf("document view does not say why the URLs map to it:\n%s", mapped)
