@@ -17,28 +17,10 @@ import (
 // finishes by itself, the trap's queued months recorded as excluded. A
 // second run on the store keeps the exclusion.
 func TestControlPauseExcludeResume(t *testing.T) {
-	site := samplesite.NewWithOptions(samplesite.Options{SlowDelay: -1})
-	base, stop, err := site.Start(context.Background())
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer stop()
-	cfg := siteConfig(base)
-	cfg.Scope.Exclude = nil // the calendar trap is in scope ...
-	cfg.Scope.MaxDepth = 60 // ... up to a bound, should the exclusion fail
-	cfg.Politeness.PerHostParallelism = 1
-	cfg.Politeness.Delay = configs.Duration(20 * time.Millisecond)
-	dir := t.TempDir()
-	cfg.Store.Dir = dir
-	db, err := storage.Open(dir, StoreOptions(cfg.Store))
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer db.Close()
-	c, err := newCrawler(cfg, Options{Store: db, Grace: time.Second})
-	if err != nil {
-		t.Fatal(err)
-	}
+	site, cfg, db, c := slowCrawl(t, 20*time.Millisecond, func(cfg *configs.Config) {
+		cfg.Scope.Exclude = nil // the calendar trap is in scope ...
+		cfg.Scope.MaxDepth = 60 // ... up to a bound, should the exclusion fail
+	})
 	if err := c.AddExclusion("("); err == nil {
 		t.Fatal("AddExclusion accepted a malformed pattern")
 	}
@@ -141,26 +123,7 @@ func TestControlPauseExcludeResume(t *testing.T) {
 // TestControlStop stops a crawl from outside: Run returns
 // context.Canceled with the rest left queued.
 func TestControlStop(t *testing.T) {
-	site := samplesite.NewWithOptions(samplesite.Options{SlowDelay: -1})
-	base, stop, err := site.Start(context.Background())
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer stop()
-	cfg := siteConfig(base)
-	cfg.Politeness.PerHostParallelism = 1
-	cfg.Politeness.Delay = configs.Duration(50 * time.Millisecond)
-	dir := t.TempDir()
-	cfg.Store.Dir = dir
-	db, err := storage.Open(dir, StoreOptions(cfg.Store))
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer db.Close()
-	c, err := newCrawler(cfg, Options{Store: db, Grace: time.Second})
-	if err != nil {
-		t.Fatal(err)
-	}
+	_, _, _, c := slowCrawl(t, 50*time.Millisecond, nil)
 	time.AfterFunc(300*time.Millisecond, c.Stop)
 	st, err := c.Run(context.Background())
 	if err != context.Canceled {
@@ -169,4 +132,33 @@ func TestControlStop(t *testing.T) {
 	if st.Queued == 0 {
 		t.Errorf("stopped crawl left nothing queued: %+v", st)
 	}
+}
+
+// slowCrawl readies a crawler of the sample site, one request at a time
+// delay apart, over a new store; mod, if set, changes the config first.
+func slowCrawl(t *testing.T, delay time.Duration, mod func(*configs.Config)) (*samplesite.Site, *configs.Config, *storage.DB, *Crawler) {
+	t.Helper()
+	site := samplesite.NewWithOptions(samplesite.Options{SlowDelay: -1})
+	base, stop, err := site.Start(context.Background())
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(stop)
+	cfg := siteConfig(base)
+	cfg.Politeness.PerHostParallelism = 1
+	cfg.Politeness.Delay = configs.Duration(delay)
+	cfg.Store.Dir = t.TempDir()
+	if mod != nil {
+		mod(cfg)
+	}
+	db, err := storage.Open(cfg.Store.Dir, StoreOptions(cfg.Store))
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { db.Close() })
+	c, err := newCrawler(cfg, Options{Store: db, Grace: time.Second})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return site, cfg, db, c
 }
