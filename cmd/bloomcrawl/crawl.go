@@ -74,7 +74,7 @@ func newCrawlFlags(stderr io.Writer) (*flag.FlagSet, *crawlFlags) {
 	f.audit = fs.Bool("audit", false, "run an exact shadow set beside the URL filter and count its false positives (nothing is lost)")
 	f.mappedArrays = fs.Bool("mapped-arrays", true, "keep the dedup index's and the verify cache's large arrays in memory-mapped files in the store directory (page cache, not Go heap; measured at 2M pages: half the RssAnon, the same CPU shares in the code that uses them); --mapped-arrays=false keeps them on the Go heap")
 	f.verbose = fs.Bool("v", false, "log every failed URL")
-	f.serveAddr = fs.String("serve", "", "also serve the HTTP API (as 'bloomcrawl serve') on this address while the crawl runs")
+	f.serveAddr = fs.String("serve", "", "also serve the HTTP API (as 'bloomcrawl serve') and the web console (http://ADDR/) on this address while the crawl runs")
 	f.token = fs.String("token", "", "with --serve: bearer token required on every request except /healthz (default $BLOOMCRAWL_TOKEN); needed for a non-loopback address")
 	f.cpuProfile = fs.String("cpuprofile", "", "write a CPU profile of the crawl to this file")
 	f.mutexProfile = fs.String("mutexprofile", "", "write a profile of the crawl's lock contention (1 in 5 contended sync.Mutex waits sampled) to this file when the crawl ends")
