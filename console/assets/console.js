@@ -64,16 +64,18 @@
     return u;
   }
 
+  if (!document.getElementById("state")) return; // not the status view
   var main = document.getElementById("chart");
-  if (!main) return;
   var refresh = document.getElementById("refresh-chart");
   var cols = null, mainPlot = null, refreshPlot = null;
-  fetch("/console/history.json", { credentials: "same-origin" }).then(function (r) { return r.json(); }).then(function (h) {
-    cols = h;
-    mainPlot = chart(main, ["queued", "fetched", "stored"], ["#1f5fbf", "#1e7b34", "#9a6700"], [h.t, h.queued, h.fetched, h.stored]);
-    refreshPlot = chart(refresh, ["refreshed", "not modified", "changed", "behind schedule"], ["#1f5fbf", "#5b6673", "#1e7b34", "#b3261e"],
-      [h.t, h.refreshed, h.not_modified, h.changed, h.behind_schedule]);
-  });
+  if (main) {
+    fetch("/console/history.json", { credentials: "same-origin" }).then(function (r) { return r.json(); }).then(function (h) {
+      cols = h;
+      mainPlot = chart(main, ["queued", "fetched", "stored"], ["#1f5fbf", "#1e7b34", "#9a6700"], [h.t, h.queued, h.fetched, h.stored]);
+      refreshPlot = chart(refresh, ["refreshed", "not modified", "changed", "behind schedule"], ["#1f5fbf", "#5b6673", "#1e7b34", "#b3261e"],
+        [h.t, h.refreshed, h.not_modified, h.changed, h.behind_schedule]);
+    });
+  }
   var es = new EventSource("/console/events");
   es.onmessage = function (ev) {
     var s = JSON.parse(ev.data);
