@@ -111,6 +111,7 @@ type handler struct {
 //	GET  /v1/stats            the store's statistics, as `bloomcrawl query stats --json` (a reading is reused for 10× the time its scan took)
 //	GET  /metrics             Prometheus exposition
 //	GET  /healthz             {"status":"ok"}, never needs the token
+//	GET  /, /console/...      the web console (HTML), when HandlerOptions.Console is set
 //
 // Errors answer {"status":"error","error":"..."}: 400 bad input, 401 missing
 // or wrong token, 403 (no token set) a Host header that is not loopback, 404
