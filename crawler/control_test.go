@@ -162,3 +162,26 @@ func slowCrawl(t *testing.T, delay time.Duration, mod func(*configs.Config)) (*s
 	}
 	return site, cfg, db, c
 }
+
+// TestControlIdle: a continuous crawl with nothing left to fetch until
+// its next refresh reads as idle, and refreshes are counted.
+func TestControlIdle(t *testing.T) {
+	_, _, _, c := slowCrawl(t, 0, func(cfg *configs.Config) {
+		cfg.Politeness.PerHostParallelism = 8
+		cfg.Recrawl.Continuous = true
+		cfg.Recrawl.SeedsEvery = configs.Duration(time.Hour)
+	})
+	done := make(chan error, 1)
+	go func() { _, err := c.Run(context.Background()); done <- err }()
+	waitFor(t, "the crawl to be idle", func() bool { return c.State() == StateIdle })
+	if st := c.Stats(); st.Fetched == 0 || st.Queued != 0 {
+		t.Errorf("idle with %+v", st)
+	}
+	c.Stop()
+	if err := <-done; err != context.Canceled {
+		t.Errorf("Run after Stop: %v", err)
+	}
+	if s := c.State(); s != StateFinished {
+		t.Errorf("State() = %q after Run returned", s)
+	}
+}
