@@ -434,13 +434,20 @@ func TestConsoleInBrowser(t *testing.T) {
 	if s := b.text(t, "#skips"); !strings.Contains(s, "robots") || !strings.Contains(s, "error") {
 		t.Errorf("latest skips %q: want robots and error", s)
 	}
+	// the tables refresh themselves (htmx, every 3 s) while the crawl runs
+	fetchedCell := `#hosts tbody tr:first-child td:nth-child(4)`
 	b.screenshot(t, shots, "hosts")
 
 	// Steer: resume, then exclude the calendar trap.
 	b.do(t, chromedp.Navigate(e.url+"/console/steer"), chromedp.WaitVisible(chromedp.CSS("#resume")), chromedp.Click(chromedp.CSS("#resume")))
 	waitFor(t, "the answer to resume", func() bool { return strings.Contains(b.text(t, "#answer"), "resumed") })
 	resumedAt := requests(e.site)
+	var shownFetched int64
 	waitFor(t, "requests after resume", func() bool { return requests(e.site) > resumedAt+2 })
+	b.do(t, chromedp.Navigate(e.url+"/console/hosts?sort=fetched"), chromedp.WaitVisible(chromedp.CSS("#hosts")))
+	shownFetched = b.number(t, fetchedCell)
+	waitFor(t, "the hosts table to refresh itself", func() bool { return b.number(t, fetchedCell) > shownFetched })
+	b.do(t, chromedp.Navigate(e.url+"/console/steer"), chromedp.WaitVisible(chromedp.CSS("#exclude-pattern")))
 	if e.site.Hits("/calendar?month=1") == 0 {
 		t.Fatal("the calendar trap was never fetched: nothing for the exclusion to stop")
 	}

@@ -25,7 +25,8 @@
 // The pages are rendered by html/template and work without JavaScript
 // (reload to refresh; forms post and redirect back). With JavaScript, the
 // status view updates itself (console.js, an EventSource) and draws its
-// chart with uPlot; forms post with htmx. Both libraries are vendored in
+// chart with uPlot; the hosts view's tables refresh every 3 s and the
+// status view's buttons post with htmx. Both libraries are vendored in
 // assets/ with their licenses and embedded: the console loads nothing from
 // another host.
 //
