@@ -238,7 +238,8 @@ func findWARCRecord(dir, u string) (*warcRecord, error) {
 				Mime     string `json:"mime"`
 				Status   string `json:"status"`
 			}
-			if json.Unmarshal([]byte(js), &f) != nil || f.Mime == "warc/revisit" {
+			// a response has a status; requests, metadata and revisits do not count
+			if json.Unmarshal([]byte(js), &f) != nil || f.Mime == "warc/revisit" || f.Status == "" {
 				continue
 			}
 			off, err1 := strconv.ParseInt(f.Offset, 10, 64)
