@@ -5,7 +5,6 @@ import (
 
 	"bufio"
 	"bytes"
-	"context"
 	"crypto/sha256"
 	"crypto/subtle"
 	"encoding/json"
@@ -18,7 +17,6 @@ import (
 	"net/url"
 	"strconv"
 	"strings"
-	"sync"
 	"time"
 
 	"github.com/bloomcrawl/bloomcrawl/seen"
@@ -60,6 +58,11 @@ type HandlerOptions struct {
 	// --serve on a cluster node, whose deduper must only be fed by the
 	// cluster's document log. Default "": the routes work.
 	NoDocID string
+	// Console, if set, is the web console (package console), served at
+	// "/" and under "/console/" behind the same authentication; a browser
+	// sends the token once as ?token= and keeps it in a cookie (see
+	// consoleLogin). nil: those paths answer 404.
+	Console http.Handler
 }
 
 func (o HandlerOptions) withDefaults() HandlerOptions {
@@ -83,7 +86,7 @@ type handler struct {
 	token      [sha256.Size]byte
 	mux        *http.ServeMux
 	metrics    *metrics
-	statsCache statsCache
+	statsCache *storage.StatsCache
 }
 
 // NewHandler returns the HTTP API over s (the docId service) and db (the
@@ -108,6 +111,7 @@ type handler struct {
 //	GET  /v1/stats            the store's statistics, as `bloomcrawl query stats --json` (a reading is reused for 10× the time its scan took)
 //	GET  /metrics             Prometheus exposition
 //	GET  /healthz             {"status":"ok"}, never needs the token
+//	GET  /, /console/...      the web console (HTML), when HandlerOptions.Console is set
 //
 // Errors answer {"status":"error","error":"..."}: 400 bad input, 401 missing
 // or wrong token, 403 (no token set) a Host header that is not loopback, 404
@@ -124,7 +128,7 @@ func NewHandler(s *Service, db *storage.DB, o HandlerOptions) http.Handler {
 	if s == nil && db == nil {
 		panic("api: NewHandler: nil Service and nil DB")
 	}
-	h := &handler{svc: s, db: db, o: o.withDefaults(), mux: http.NewServeMux(), statsCache: statsCache{db: db}}
+	h := &handler{svc: s, db: db, o: o.withDefaults(), mux: http.NewServeMux(), statsCache: &storage.StatsCache{DB: db}}
 	if h.o.Token != "" {
 		h.token = sha256.Sum256([]byte(h.o.Token))
 	}
@@ -140,6 +144,7 @@ func NewHandler(s *Service, db *storage.DB, o HandlerOptions) http.Handler {
 	h.route("GET /v1/seen/{key}", h.seenShow)
 	h.route("DELETE /v1/seen/{key}", h.seenDelete)
 	h.mux.Handle("GET /metrics", h.metrics.instrument("/metrics", h.metrics.handler()))
+	h.mountConsole()
 	h.route("GET /healthz", func(w http.ResponseWriter, r *http.Request) {
 		writeJSON(w, http.StatusOK, map[string]string{"status": "ok"})
 	})
@@ -162,6 +167,9 @@ func (h *handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		// addressed to another name reached it through DNS rebinding (a web
 		// page whose domain now resolves to 127.0.0.1) or a proxy.
 		writeError(w, http.StatusForbidden, fmt.Sprintf("Host %q: a server without a token answers only requests addressed to localhost or a loopback IP", r.Host))
+		return
+	}
+	if h.consoleLogin(w, r) {
 		return
 	}
 	if h.o.Token != "" && r.URL.Path != "/healthz" && !h.authorized(r) {
@@ -206,7 +214,7 @@ func loopbackHost(host string) bool {
 func (h *handler) authorized(r *http.Request) bool {
 	scheme, tok, ok := strings.Cut(r.Header.Get("Authorization"), " ")
 	if !ok || !strings.EqualFold(scheme, "Bearer") {
-		return false
+		return h.cookieAuthorized(r)
 	}
 	got := sha256.Sum256([]byte(strings.TrimSpace(tok)))
 	return subtle.ConstantTimeCompare(got[:], h.token[:]) == 1
@@ -671,43 +679,12 @@ func (h *handler) stats(w http.ResponseWriter, r *http.Request) {
 	if !h.needDB(w) {
 		return
 	}
-	st, err := h.statsCache.get()
+	st, err := h.statsCache.Get()
 	if err != nil {
 		h.storeError(w, r, "stats", err)
 		return
 	}
 	writeJSON(w, http.StatusOK, st)
-}
-
-// statsCache holds the store's Stats for /v1/stats and /metrics.
-// storage.DB.Stats scans the key space (about a second per million URLs),
-// so a reading is reused for ten times as long as its scan took (scans then
-// take at most a tenth of the time, however often clients ask; a small
-// store's reading is milliseconds old); requests that arrive during a scan
-// wait for it instead of starting their own.
-type statsCache struct {
-	db *storage.DB
-
-	mu    sync.Mutex
-	until time.Time
-	st    storage.Stats
-}
-
-func (c *statsCache) get() (storage.Stats, error) {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	if time.Now().Before(c.until) {
-		return c.st, nil
-	}
-	start := time.Now()
-	// Not the request's context: the scan answers every request waiting on
-	// mu, so one client going away must not fail the others.
-	st, err := c.db.Stats(context.Background())
-	if err != nil {
-		return st, err // not kept: the next request tries again
-	}
-	c.st, c.until = st, time.Now().Add(10*time.Since(start))
-	return st, nil
 }
 
 // ---- JSON helpers

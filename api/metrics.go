@@ -127,7 +127,7 @@ func (c *storeCollector) read() []prometheus.Metric {
 			space = append(space, gauge(descStoreNeed, float64(sp.Need())))
 		}
 	}
-	st, err := c.h.statsCache.get()
+	st, err := c.h.statsCache.Get()
 	if err != nil {
 		c.h.o.Logger.Error("metrics: store stats", "err", err)
 		return append(space, gauge(descStoreUp, 0))

@@ -262,7 +262,8 @@ func redactProxy(u *url.URL) string {
 // cookieMeta is the store's meta key under which the cookie jar is saved.
 const cookieMeta = "crawl/cookies"
 
-// metaStore is the part of *storage.DB the cookie jar is saved in.
+// metaStore is the part of *storage.DB that keeps the cookie jar and the
+// console's exclusions.
 type metaStore interface {
 	GetMeta(key string) ([]byte, error)
 	PutMeta(key string, val []byte) error

@@ -208,6 +208,8 @@ type Crawler struct {
 	access   *access
 	jar      *cookieJar
 	throttle *throttle
+
+	ctl control // pause, stop, exclusions, what is fetched (control.go)
 }
 
 // New checks o and builds a crawler. Errors name the bad option.
@@ -758,6 +760,11 @@ func (c *Crawler) fetchOnce(fetchCtx context.Context, e frontier.Entry, prev *st
 // in flight, which stay queued, and is returned.
 func (c *Crawler) Run(ctx context.Context) (Stats, error) {
 	c.start = time.Now()
+	defer c.ctl.state.Store(StateFinished)
+	ctx, err := c.bindControl(ctx)
+	if err != nil {
+		return c.Stats(), err
+	}
 	fetchCtx, cancelFetch := context.WithCancel(context.WithoutCancel(ctx))
 	defer cancelFetch()
 	c.col = c.newCollector(fetchCtx)
@@ -777,6 +784,7 @@ func (c *Crawler) Run(ctx context.Context) (Stats, error) {
 	}
 	c.log.Info("crawl started", "seeds", len(c.settings.Seeds), "queued", c.queued.Load(),
 		"resumed_urls", c.resumedURLs, "concurrency", c.settings.Politeness.Concurrency)
+	c.ctl.state.Store(StateRunning)
 	if c.o.Started != nil {
 		c.o.Started()
 	}
@@ -828,7 +836,7 @@ func (c *Crawler) Run(ctx context.Context) (Stats, error) {
 			}
 		}()
 	}
-	err := g.Wait()
+	err = g.Wait()
 	cancelFetch()
 	close(progressDone)
 	progressWG.Wait()

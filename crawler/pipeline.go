@@ -111,14 +111,14 @@ func (c *Crawler) queueSeeds(ctx context.Context) error {
 // work takes entries from the queue until it is exhausted or ctx ends.
 func (c *Crawler) work(ctx, fetchCtx context.Context) error {
 	for {
-		e, err := c.queue.next(ctx)
+		e, err := c.nextEntry(ctx)
 		switch {
 		case errors.Is(err, frontier.ErrExhausted), ctx.Err() != nil:
 			return nil
 		case err != nil:
 			return fmt.Errorf("crawler: %w", err)
 		}
-		if err := c.process(ctx, fetchCtx, e); err != nil {
+		if err := c.handle(ctx, fetchCtx, e); err != nil {
 			return err
 		}
 	}
@@ -181,6 +181,7 @@ func (c *Crawler) process(ctx, fetchCtx context.Context, e frontier.Entry) error
 		}
 		return err
 	}
+	c.observe(e, j, out.cm.URL)
 	if err := c.archive(ctx, j, out.verdict); err != nil {
 		return fmt.Errorf("crawler: archive %s: %w", e.URL, err)
 	}
@@ -656,7 +657,11 @@ func (c *Crawler) links(e frontier.Entry, doc *Document, canonical string) []fro
 	var out []frontier.Candidate
 	for _, href := range hrefs {
 		u, err := c.canon.Canonicalize(doc.Base, href)
-		if err != nil || c.checkLink(e.URL, u) != nil {
+		if err != nil {
+			continue
+		}
+		if err := c.checkLink(e.URL, u); err != nil {
+			c.skippedLink(u, err)
 			continue
 		}
 		s := u.String()

@@ -111,6 +111,15 @@ func (t *throttle) setFloor(host string, d time.Duration) {
 	t.front.SetHostDelay(host, delay)
 }
 
+// slowed reports whether host's delay rose above its floor or the host
+// was set aside.
+func (t *throttle) slowed(host string) bool {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	h := t.hosts[host]
+	return h != nil && (h.delay > h.floor || h.down != "")
+}
+
 // hostDown is the error of a fetch not made because its host was set
 // aside.
 type hostDown struct {

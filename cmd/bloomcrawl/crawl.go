@@ -19,6 +19,7 @@ import (
 	"github.com/bloomcrawl/bloomcrawl/archive"
 	"github.com/bloomcrawl/bloomcrawl/cluster"
 	"github.com/bloomcrawl/bloomcrawl/configs"
+	"github.com/bloomcrawl/bloomcrawl/console"
 	"github.com/bloomcrawl/bloomcrawl/contentdedup"
 	"github.com/bloomcrawl/bloomcrawl/crawler"
 	"github.com/bloomcrawl/bloomcrawl/internal/cli"
@@ -73,7 +74,7 @@ func newCrawlFlags(stderr io.Writer) (*flag.FlagSet, *crawlFlags) {
 	f.audit = fs.Bool("audit", false, "run an exact shadow set beside the URL filter and count its false positives (nothing is lost)")
 	f.mappedArrays = fs.Bool("mapped-arrays", true, "keep the dedup index's and the verify cache's large arrays in memory-mapped files in the store directory (page cache, not Go heap; measured at 2M pages: half the RssAnon, the same CPU shares in the code that uses them); --mapped-arrays=false keeps them on the Go heap")
 	f.verbose = fs.Bool("v", false, "log every failed URL")
-	f.serveAddr = fs.String("serve", "", "also serve the HTTP API (as 'bloomcrawl serve') on this address while the crawl runs")
+	f.serveAddr = fs.String("serve", "", "also serve the HTTP API (as 'bloomcrawl serve') and the web console (http://ADDR/) on this address while the crawl runs")
 	f.token = fs.String("token", "", "with --serve: bearer token required on every request except /healthz (default $BLOOMCRAWL_TOKEN); needed for a non-loopback address")
 	f.cpuProfile = fs.String("cpuprofile", "", "write a CPU profile of the crawl to this file")
 	f.mutexProfile = fs.String("mutexprofile", "", "write a profile of the crawl's lock contention (1 in 5 contended sync.Mutex waits sampled) to this file when the crawl ends")
@@ -318,7 +319,7 @@ func crawlStore(ctx context.Context, cfg *configs.Config, r crawlRun) (st *crawl
 	}
 	var c *crawler.Crawler // set before Run, which calls Started
 	if r.serve != nil {
-		started, wait := serveAPI(ctx, r, dd, db, log, &c)
+		started, wait := serveAPI(ctx, r, dd, db, log, &c, cfg.Store.WARCDir)
 		opts.Started = started
 		defer func() {
 			if serr := wait(); serr != nil && err == nil {
@@ -351,7 +352,7 @@ func crawlStore(ctx context.Context, cfg *configs.Config, r crawlRun) (st *crawl
 // it calls Started) and store, so one process owns the directory; wait
 // stops serving and returns the server's error (nil if it never started).
 // *c is the crawl, set before Run.
-func serveAPI(ctx context.Context, r crawlRun, dd *contentdedup.Deduper, db *storage.DB, log *slog.Logger, c **crawler.Crawler) (started func(), wait func() error) {
+func serveAPI(ctx context.Context, r crawlRun, dd *contentdedup.Deduper, db *storage.DB, log *slog.Logger, c **crawler.Crawler, warcDir string) (started func(), wait func() error) {
 	serveCtx, stopServe := context.WithCancel(ctx)
 	serveDone := make(chan error, 1)
 	serving := false // set by started, which Run calls before it returns
@@ -367,7 +368,8 @@ func serveAPI(ctx context.Context, r crawlRun, dd *contentdedup.Deduper, db *sto
 			serveDone <- serr
 			return
 		}
-		ho := api.HandlerOptions{Token: r.token, Logger: log, Seen: recs, Collectors: (*c).Collectors()}
+		ho := api.HandlerOptions{Token: r.token, Logger: log, Seen: recs, Collectors: (*c).Collectors(),
+			Console: console.New(serveCtx, console.Options{Store: db, Crawl: *c, Logger: log, WARCDir: warcDir, ClusterURL: r.cluster.URL, ClusterPrefix: r.cluster.Prefix})}
 		if r.cluster.URL != "" {
 			// a document decided here, outside the cluster's document
 			// log, would make this node's dedup index differ from the

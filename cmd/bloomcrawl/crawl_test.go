@@ -66,6 +66,18 @@ func TestCrawlServe(t *testing.T) {
 		if err != nil {
 			return err
 		}
+		// The web console is served with the API, and shows the crawl.
+		for path, want := range map[string]string{"/": "state-finished", "/console/hosts": strings.TrimPrefix(base, "http://")} {
+			resp, err := http.Get(api + path)
+			if err != nil {
+				return err
+			}
+			b, _ := io.ReadAll(resp.Body)
+			resp.Body.Close()
+			if resp.StatusCode != 200 || !strings.Contains(string(b), want) {
+				t.Errorf("console %s: %d, want %q in %.300s", path, resp.StatusCode, want, b)
+			}
+		}
 		var got map[string]any
 		getJSON(t, api+"/v1/stats", &got)
 		if got["pages"] != float64(st.Pages) || st.Pages == 0 {

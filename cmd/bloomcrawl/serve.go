@@ -11,6 +11,7 @@ import (
 
 	"github.com/bloomcrawl/bloomcrawl/api"
 	"github.com/bloomcrawl/bloomcrawl/configs"
+	"github.com/bloomcrawl/bloomcrawl/console"
 	"github.com/bloomcrawl/bloomcrawl/contentdedup"
 	"github.com/bloomcrawl/bloomcrawl/crawler"
 	"github.com/bloomcrawl/bloomcrawl/seen"
@@ -114,12 +115,13 @@ func runServe(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	if err != nil {
 		return err
 	}
-	h := api.NewHandler(svc, db, api.HandlerOptions{
-		Token: f.token, MaxBody: f.maxBody, MaxBatch: f.maxBatch, Logger: log, Seen: recs,
-	})
 	// A full or failing disk stops the server as Ctrl-C does.
 	serveCtx, stopServe := context.WithCancel(ctx)
 	defer stopServe()
+	h := api.NewHandler(svc, db, api.HandlerOptions{
+		Token: f.token, MaxBody: f.maxBody, MaxBatch: f.maxBatch, Logger: log, Seen: recs,
+		Console: console.New(serveCtx, console.Options{Store: db, Logger: log}),
+	})
 	go func() {
 		select {
 		case <-svc.Stopped():

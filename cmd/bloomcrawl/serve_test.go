@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"io"
 	"net/http"
+	"net/http/cookiejar"
 	"regexp"
 	"strings"
 	"sync"
@@ -116,6 +117,17 @@ func TestServeEndToEnd(t *testing.T) {
 	code, m := post("tok")
 	if code != 200 || m["status"] != "success" || m["filterStatus"] != "good" {
 		t.Errorf("POST /v1/docid: %d %v", code, m)
+	}
+	// The web console: opened once with ?token=, then by its cookie.
+	jar, _ := cookiejar.New(nil)
+	if resp, err := (&http.Client{Jar: jar}).Get(base + "/?token=tok"); err != nil {
+		t.Error(err)
+	} else {
+		b, _ := io.ReadAll(resp.Body)
+		resp.Body.Close()
+		if resp.StatusCode != 200 || resp.Request.URL.RawQuery != "" || !strings.Contains(string(b), "Documents") {
+			t.Errorf("console: %d at %s: %.200s", resp.StatusCode, resp.Request.URL, b)
+		}
 	}
 	cancel()
 	select {
