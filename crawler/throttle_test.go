@@ -279,11 +279,17 @@ func TestThrottleRules(t *testing.T) {
 	if d := answer(200, "", 5*time.Millisecond); d != 100*time.Millisecond {
 		t.Fatalf("a good answer: delay %v, want politeness.delay", d)
 	}
+	if th.slowed("h.example") {
+		t.Errorf("a good answer: host reported throttled")
+	}
 	if d := answer(429, "3", 5*time.Millisecond); d != 250*time.Millisecond {
 		t.Errorf("429: delay %v, want 250ms (at least minRaise)", d)
 	}
 	if until := rec.paused["h.example"]; until.Sub(now) != 3*time.Second {
 		t.Errorf("429 with Retry-After 3: host paused for %v, want 3s", until.Sub(now))
+	}
+	if !th.slowed("h.example") {
+		t.Errorf("after a 429: host not reported throttled (console's hosts table)")
 	}
 	if d := answer(503, "", 5*time.Millisecond); d != 500*time.Millisecond {
 		t.Errorf("503: delay %v, want doubled to 500ms", d)
@@ -307,6 +313,9 @@ func TestThrottleRules(t *testing.T) {
 	}
 	if d != 100*time.Millisecond {
 		t.Errorf("60 good answers later: delay %v, want back at politeness.delay", d)
+	}
+	if th.slowed("h.example") {
+		t.Errorf("back at politeness.delay: host still reported throttled")
 	}
 	// latency grows from 5ms to 400ms: the delay moves toward it
 	for range 10 {
