@@ -174,7 +174,7 @@ func (c *Crawler) newRedisBackend() error {
 	})
 	c.queue = newRedisQueue(o.Cluster, front, o.Store, c.log, s.Politeness.Concurrency, s.Scope.MaxDepth)
 	c.filter = &redisFilter{front: front, verify: s.Verify, node: o.Cluster}
-	c.docs = &redisDocs{cd: newClusterDedup(o.Cluster, o.Dedup), dd: o.Dedup, store: o.Store, log: c.log,
+	c.docs = &redisDocs{cd: newClusterDedup(o.Cluster, o.Dedup, c.log), dd: o.Dedup, store: o.Store, log: c.log,
 		params: docParams(o.Dedup)}
 	return nil
 }

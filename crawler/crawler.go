@@ -835,5 +835,8 @@ func (c *Crawler) Stats() Stats {
 		s.PagesPerSecond = float64(c.done.Load()) / el.Seconds()
 	}
 	c.queue.report(&s)
+	if r, ok := c.docs.(interface{ report(*Stats) }); ok {
+		r.report(&s)
+	}
 	return s
 }

@@ -43,6 +43,9 @@ func NewProgress(w io.Writer, db diskSpace, log *slog.Logger, live bool) (report
 			args = append(args, "cluster_partitions", fmt.Sprint(l.Held), "cluster_queue", length, "cluster_pending", pending,
 				"cluster_leases_lost", l.LeasesLost, "cluster_renew_failures", l.RenewFailures)
 		}
+		if s.ClusterBadDocEntries > 0 {
+			args = append(args, "cluster_bad_doc_entries", s.ClusterBadDocEntries)
+		}
 		log.Info("progress", args...)
 	}, 10 * time.Second
 }
@@ -103,6 +106,9 @@ func (s *Stats) WriteSummary(w io.Writer, dir string) {
 	fmt.Fprintf(w, "  queued left  %d\n", s.Queued)
 	if s.ClusterPartitions != nil {
 		fmt.Fprintf(w, "  partitions   %v (cluster: held by this node at the end)\n", s.ClusterPartitions)
+	}
+	if s.ClusterBadDocEntries > 0 {
+		fmt.Fprintf(w, "  bad log entries  %d (malformed cluster document log entries skipped; their IDs are in the log)\n", s.ClusterBadDocEntries)
 	}
 	if s.FalsePositives != nil {
 		fmt.Fprintf(w, "  filter false positives  %d (URLs the filter called seen that were new: crawled anyway)\n", *s.FalsePositives)

@@ -266,6 +266,9 @@ type redisDocs struct {
 
 func (d *redisDocs) index() dedupstore.Index { return noIndex{} }
 
+// report: the document log's malformed entries skipped.
+func (d *redisDocs) report(s *Stats) { d.cd.report(s) }
+
 // alias: the document log maps the aliases (judge passes them).
 func (d *redisDocs) alias(string, uint64) {}
 

@@ -71,6 +71,9 @@ type Stats struct {
 	// failures, leases lost, and the queues of the partitions it holds
 	// (read every lease round).
 	ClusterLease *cluster.LeaseState `json:"cluster_lease,omitempty"`
+	// ClusterBadDocEntries are, in cluster mode, the malformed entries of
+	// the document log this node skipped (each logged with its ID).
+	ClusterBadDocEntries int64 `json:"cluster_bad_doc_entries,omitempty"`
 }
 
 // counters are a crawl's event counters, safe for concurrent use.
