@@ -268,6 +268,7 @@ func crawlStore(ctx context.Context, cfg *configs.Config, r crawlRun) (st *crawl
 	}
 	defer dd.Close()
 	opts := crawler.Options{Store: db, Dedup: dd, MappedArrays: !r.heapArrays}
+	var seenSt seen.Store = db // --serve's seen-records: the cluster's in Redis with --cluster
 	if r.cluster.URL != "" {
 		node, err := cluster.Open(ctx, r.cluster)
 		if err != nil {
@@ -278,7 +279,7 @@ func crawlStore(ctx context.Context, cfg *configs.Config, r crawlRun) (st *crawl
 		if sm := cfg.Scope.Sitemaps; !sm.Off {
 			log.Info("scope.sitemaps auto: sitemaps are not read in cluster mode (only links are followed)")
 		}
-		opts.Cluster = node
+		opts.Cluster, seenSt = node, node.SeenStore()
 	}
 	if opts, err = crawler.NewOptions(cfg, opts, r.audit); err != nil {
 		return nil, err
@@ -315,7 +316,7 @@ func crawlStore(ctx context.Context, cfg *configs.Config, r crawlRun) (st *crawl
 	}
 	var c *crawler.Crawler // set before Run, which calls Started
 	if r.serve != nil {
-		started, wait := serveAPI(ctx, r, dd, db, log, &c)
+		started, wait := serveAPI(ctx, r, dd, db, seenSt, log, &c)
 		opts.Started = started
 		defer func() {
 			if serr := wait(); serr != nil && err == nil {
@@ -348,7 +349,7 @@ func crawlStore(ctx context.Context, cfg *configs.Config, r crawlRun) (st *crawl
 // it calls Started) and store, so one process owns the directory; wait
 // stops serving and returns the server's error (nil if it never started).
 // *c is the crawl, set before Run.
-func serveAPI(ctx context.Context, r crawlRun, dd *contentdedup.Deduper, db *storage.DB, log *slog.Logger, c **crawler.Crawler) (started func(), wait func() error) {
+func serveAPI(ctx context.Context, r crawlRun, dd *contentdedup.Deduper, db *storage.DB, seenSt seen.Store, log *slog.Logger, c **crawler.Crawler) (started func(), wait func() error) {
 	serveCtx, stopServe := context.WithCancel(ctx)
 	serveDone := make(chan error, 1)
 	serving := false // set by started, which Run calls before it returns
@@ -359,7 +360,7 @@ func serveAPI(ctx context.Context, r crawlRun, dd *contentdedup.Deduper, db *sto
 			serveDone <- serr
 			return
 		}
-		recs, serr := seen.New(db, nil) // seen-records with their defaults
+		recs, serr := seen.New(seenSt, nil) // seen-records with their defaults
 		if serr != nil {
 			serveDone <- serr
 			return
