@@ -55,11 +55,6 @@ type HandlerOptions struct {
 	// Collectors are registered on /metrics beside the API's own (crawl
 	// --serve adds the running crawl's counters).
 	Collectors []prometheus.Collector
-	// NoDocID, when set, is why POST /v1/docid and /v1/docid:batch are
-	// refused (503 with this text, nothing decided or recorded): crawl
-	// --serve on a cluster node, whose deduper must only be fed by the
-	// cluster's document log. Default "": the routes work.
-	NoDocID string
 }
 
 func (o HandlerOptions) withDefaults() HandlerOptions {
@@ -239,10 +234,6 @@ func (r *statusRecorder) Write(b []byte) (int, error) {
 func (h *handler) serviceBody(w http.ResponseWriter, r *http.Request) ([]byte, bool) {
 	if h.svc == nil {
 		writeError(w, http.StatusServiceUnavailable, "no docId service on this server")
-		return nil, false
-	}
-	if h.o.NoDocID != "" {
-		writeError(w, http.StatusServiceUnavailable, h.o.NoDocID)
 		return nil, false
 	}
 	return h.readBody(w, r)

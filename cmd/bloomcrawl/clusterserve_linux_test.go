@@ -17,6 +17,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/redis/go-redis/v9"
+
 	"github.com/bloomcrawl/bloomcrawl/lab/redistest"
 )
 
@@ -52,8 +54,9 @@ func (s *gateSite) open() { s.once.Do(func() { close(s.gate) }) }
 
 // serveNode starts a cluster node crawling site with --serve on a free
 // loopback port and waits (10 s at most) until its API answers; extra
-// YAML goes into its config. It returns the node and its API's base URL.
-func serveNode(t *testing.T, redisURL string, site *gateSite, n int, extra string) (*started, string) {
+// YAML goes into its config. It returns the node, its API's base URL and
+// its store.
+func serveNode(t *testing.T, redisURL string, site *gateSite, n int, extra string) (*started, string, string) {
 	t.Helper()
 	ln, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
@@ -66,7 +69,8 @@ func serveNode(t *testing.T, redisURL string, site *gateSite, n int, extra strin
 	if err := os.WriteFile(cfg, []byte(y), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	k := startChild(t, "crawl", cfg, "--store", filepath.Join(t.TempDir(), "s"), "--json", "--mem-limit-mb", "0",
+	store := filepath.Join(t.TempDir(), "s")
+	k := startChild(t, "crawl", cfg, "--store", store, "--json", "--mem-limit-mb", "0",
 		"--cluster", redisURL, "--node", fmt.Sprintf("node%d", n), "--lease-ttl", "2s", "--serve", addr)
 	base := "http://" + addr
 	for i := 0; ; i++ {
@@ -74,7 +78,7 @@ func serveNode(t *testing.T, redisURL string, site *gateSite, n int, extra strin
 		if err == nil {
 			resp.Body.Close()
 			if resp.StatusCode == http.StatusOK {
-				return k, base
+				return k, base, store
 			}
 		}
 		if i == 200 {
@@ -111,8 +115,8 @@ func TestClusterSeenRecordsShared(t *testing.T) {
 	addr := redistest.Start(t)
 	url := "redis://" + addr + "/0"
 	site := newGateSite(t)
-	k0, api0 := serveNode(t, url, site, 0, "")
-	k1, api1 := serveNode(t, url, site, 1, "")
+	k0, api0, _ := serveNode(t, url, site, 0, "")
+	k1, api1, _ := serveNode(t, url, site, 1, "")
 	var add struct{ Added int }
 	if code := postJSON(t, api0+"/v1/seen/reader-42", map[string]any{"ids": []string{"d1", "d2"}}, &add); code != 200 || add.Added != 2 {
 		t.Fatalf("POST /v1/seen on node0: %d, added %d", code, add.Added)
@@ -143,5 +147,58 @@ func TestClusterSeenRecordsShared(t *testing.T) {
 		if code := k.wait(t); code != 0 {
 			t.Fatalf("node%d: exit %d; stderr:\n%s", n, code, tail(k.err.String(), 30))
 		}
+	}
+}
+
+// TestClusterDocIDThroughLog: POST /v1/docid on a cluster node goes
+// through the cluster's document log: a document submitted on node0 and
+// its near-duplicate submitted on node1 share one docId (a duplicate by
+// content, naming the first URL), the same URL again is a duplicate by
+// URL on either node, the submissions are in the log, and the new
+// document is stored by node0.
+func TestClusterDocIDThroughLog(t *testing.T) {
+	addr := redistest.Start(t)
+	url := "redis://" + addr + "/0"
+	site := newGateSite(t)
+	k0, api0, store0 := serveNode(t, url, site, 0, "")
+	k1, api1, _ := serveNode(t, url, site, 1, "")
+	text := copyText(7, 300)
+	type answer struct{ DocID, FilterStatus, FilterReason, MatchURL, Status, Error string }
+	var a, b, c answer
+	if code := postJSON(t, api0+"/v1/docid", map[string]string{"url": "http://news.example/a", "title": "Harbor lanterns", "content": text}, &a); code != 200 ||
+		a.FilterStatus != "good" || a.DocID == "" {
+		t.Fatalf("POST /v1/docid on node0: %d %+v; want a new document", code, a)
+	}
+	edited := strings.Replace(text, "river", "rivers", 1) + " One more line."
+	if code := postJSON(t, api1+"/v1/docid", map[string]string{"url": "http://copy.example/a", "title": "Copied: harbor lanterns", "content": edited}, &b); code != 200 ||
+		b.FilterStatus != "duplicate" || b.DocID != a.DocID || b.FilterReason != "content" || b.MatchURL != "http://news.example/a" {
+		t.Errorf("near-duplicate POSTed on node1: %d %+v; want a duplicate of %s by content", code, b, a.DocID)
+	}
+	if code := postJSON(t, api1+"/v1/docid", map[string]string{"url": "http://news.example/a", "title": "Harbor lanterns", "content": text}, &c); code != 200 ||
+		c.FilterStatus != "duplicate" || c.FilterReason != "url" || c.DocID != a.DocID {
+		t.Errorf("the first URL again on node1: %d %+v; want a duplicate by url of %s", code, c, a.DocID)
+	}
+	rdb := redis.NewClient(&redis.Options{Addr: addr})
+	defer rdb.Close()
+	msgs, err := rdb.XRange(context.Background(), "bloomcrawl:{docs}:log", "-", "+").Result()
+	if err != nil {
+		t.Fatal(err)
+	}
+	logged := map[string]int{}
+	for _, m := range msgs {
+		u, _ := m.Values["u"].(string)
+		logged[u]++
+	}
+	if logged["http://news.example/a"] != 2 || logged["http://copy.example/a"] != 1 {
+		t.Errorf("document log: %v; want the submissions in it", logged)
+	}
+	site.open()
+	for n, k := range []*started{k0, k1} {
+		if code := k.wait(t); code != 0 {
+			t.Fatalf("node%d: exit %d; stderr:\n%s", n, code, tail(k.err.String(), 30))
+		}
+	}
+	if !storeURLs(t, store0)["http://news.example/a"] {
+		t.Error("node0's store does not hold the document submitted there")
 	}
 }

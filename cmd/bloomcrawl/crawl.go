@@ -355,7 +355,11 @@ func serveAPI(ctx context.Context, r crawlRun, dd *contentdedup.Deduper, db *sto
 	serving := false // set by started, which Run calls before it returns
 	started = func() {
 		serving = true
-		svc, serr := api.NewService(serveCtx, dd, db, &api.ServiceOptions{Restored: true, Logger: log})
+		so := &api.ServiceOptions{Restored: true, Logger: log}
+		if r.cluster.URL != "" {
+			so.Decide = (*c).DecideDocument // through the cluster's document log
+		}
+		svc, serr := api.NewService(serveCtx, dd, db, so)
 		if serr != nil {
 			serveDone <- serr
 			return
@@ -366,12 +370,6 @@ func serveAPI(ctx context.Context, r crawlRun, dd *contentdedup.Deduper, db *sto
 			return
 		}
 		ho := api.HandlerOptions{Token: r.token, Logger: log, Seen: recs, Collectors: (*c).Collectors()}
-		if r.cluster.URL != "" {
-			// a document decided here, outside the cluster's document
-			// log, would make this node's dedup index differ from the
-			// other nodes'
-			ho.NoDocID = "this crawl is a cluster node: documents are decided through the cluster's document log, not submitted here"
-		}
 		h := api.NewHandler(svc, db, ho)
 		go func() {
 			serveDone <- api.Serve(serveCtx, r.serve, h, api.ServerOptions{Logger: log, OnListen: func(a net.Addr) {
