@@ -269,6 +269,7 @@ func crawlStore(ctx context.Context, cfg *configs.Config, r crawlRun) (st *crawl
 	defer dd.Close()
 	opts := crawler.Options{Store: db, Dedup: dd, MappedArrays: !r.heapArrays}
 	var seenSt seen.Store = db // --serve's seen-records: the cluster's in Redis with --cluster
+	var warcShared archive.SharedDigests
 	if r.cluster.URL != "" {
 		node, err := cluster.Open(ctx, r.cluster)
 		if err != nil {
@@ -279,13 +280,15 @@ func crawlStore(ctx context.Context, cfg *configs.Config, r crawlRun) (st *crawl
 		if sm := cfg.Scope.Sitemaps; !sm.Off {
 			log.Info("scope.sitemaps auto: sitemaps are not read in cluster mode (only links are followed)")
 		}
-		opts.Cluster, seenSt = node, node.SeenStore()
+		opts.Cluster, seenSt, warcShared = node, node.SeenStore(), node.WARCDigests()
 	}
 	if opts, err = crawler.NewOptions(cfg, opts, r.audit); err != nil {
 		return nil, err
 	}
 	if cfg.Store.WARCDir != "" {
-		aw, err := archive.Open(crawler.ArchiveOptions(cfg, db))
+		ao := crawler.ArchiveOptions(cfg, db)
+		ao.Shared = warcShared // revisits of payloads other nodes archived
+		aw, err := archive.Open(ao)
 		if err != nil {
 			return nil, err
 		}
