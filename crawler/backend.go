@@ -164,16 +164,22 @@ func (c *Crawler) newRedisBackend() error {
 	if err := checkFeatures((*redisQueue)(nil).supports, s); err != nil {
 		return fmt.Errorf("crawler: %w", err)
 	}
-	front, err := c.newFrontier(admitAll{})
+	// the page limits are the cluster's (redisQueue.withinLimits), not
+	// this node's frontier's
+	fs := s
+	fs.Scope.MaxPages, fs.Scope.MaxPagesPerHost = 0, 0
+	front, err := frontier.New(frontierOptions(fs, admitAll{}, o.Store, o.Window, o.MappedArrays))
 	if err != nil {
-		return err
+		return fmt.Errorf("crawler: %w", err)
 	}
 	c.front = front
 	o.Cluster.Report(func() cluster.Counters {
 		return cluster.Counters{Pages: c.fetched.Load(), Stored: c.stored.Load(), Duplicates: c.dups.Load(), Errors: c.errs.Load()}
 	})
-	c.queue = newRedisQueue(o.Cluster, front, o.Store, c.log, s.Politeness.Concurrency, s.Scope.MaxDepth)
-	c.filter = &redisFilter{front: front, verify: s.Verify, node: o.Cluster}
+	q := newRedisQueue(o.Cluster, front, o.Store, c.log, s.Politeness.Concurrency, s.Scope.MaxDepth)
+	q.maxPages, q.maxPagesHost = s.Scope.MaxPages, s.Scope.MaxPagesPerHost
+	c.queue = q
+	c.filter = &redisFilter{front: front, verify: s.Verify, audit: o.clusterAudit, node: o.Cluster}
 	c.docs = &redisDocs{cd: newClusterDedup(o.Cluster, o.Dedup, c.log), dd: o.Dedup, store: o.Store, log: c.log,
 		params: docParams(o.Dedup)}
 	return nil

@@ -1,6 +1,7 @@
 package crawler
 
 import (
+	"errors"
 	"fmt"
 	"time"
 
@@ -45,6 +46,9 @@ func CheckCluster(cfg *configs.Config) error {
 	return nil
 }
 
+// ErrClusterAudit refuses --audit in cluster mode without dedup.verify.
+var ErrClusterAudit = errors.New("--audit in cluster mode counts the false positives the cluster's exact URL sets catch: it needs dedup.verify: true (the default)")
+
 // NewOptions returns o completed from cfg: Settings from NewSettings,
 // and the components cfg describes that o leaves nil: Dedup (NewDeduper)
 // and, unless o.Cluster is set, URLFilter (NewURLFilter; with audit set,
@@ -60,6 +64,10 @@ func NewOptions(cfg *configs.Config, o Options, audit bool) (Options, error) {
 		if err := CheckCluster(cfg); err != nil {
 			return o, fmt.Errorf("crawler: %w", err)
 		}
+		if audit && !cfg.Dedup.Verify {
+			return o, fmt.Errorf("crawler: %w", ErrClusterAudit)
+		}
+		o.clusterAudit = audit
 	} else if o.URLFilter == nil {
 		f, err := NewURLFilter(cfg.Dedup)
 		if err != nil {

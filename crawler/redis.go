@@ -30,6 +30,10 @@ type clusterState interface {
 	FalsePositives() uint64
 	State() cluster.LeaseState
 	Report(func() cluster.Counters)
+	TakeBudget(ctx context.Context, tasks []cluster.Task, maxTotal, maxPerHost int) ([]bool, error)
+	// ClusterFalsePositives counts the false positives every node caught
+	// (the audit: crawl --cluster --audit).
+	ClusterFalsePositives(ctx context.Context) (uint64, error)
 	docLog
 }
 
@@ -56,7 +60,10 @@ type redisQueue struct {
 	log         *slog.Logger
 	concurrency int // politeness.concurrency
 	maxDepth    int // scope.max_depth (negative: none)
-	release     func()
+	// scope.max_pages and scope.max_pages_per_host, counted cluster-wide
+	// (withinLimits; 0: none)
+	maxPages, maxPagesHost int
+	release                func()
 
 	// the task of each entry fed from the cluster, by seq, and how many
 	// are not yet finished
@@ -77,8 +84,11 @@ func (q *redisQueue) hop(ctx context.Context, e frontier.Entry, host string) err
 	return q.front.Hop(ctx, e, host)
 }
 
-// supports: what the cluster does not share yet is each node's own.
-func (q *redisQueue) supports(feature) bool { return false }
+// supports: the page limits are counted cluster-wide (withinLimits);
+// what the cluster does not share yet is refused.
+func (q *redisQueue) supports(f feature) bool {
+	return f == featureMaxPages || f == featureMaxPagesHost
+}
 
 func (q *redisQueue) report(s *Stats) {
 	ls := q.node.State()
@@ -156,6 +166,10 @@ func (q *redisQueue) run(ctx context.Context) error {
 // feed reserves and publishes tasks in the local frontier, remembering
 // each entry's task for the ack.
 func (q *redisQueue) feed(ctx context.Context, tasks []cluster.Task) error {
+	tasks, err := q.withinLimits(ctx, tasks)
+	if err != nil {
+		return err
+	}
 	cands := make([]frontier.Candidate, len(tasks))
 	for i, t := range tasks {
 		cands[i] = frontier.Candidate{URL: t.URL, Depth: t.Depth, Referrer: t.Referrer}
@@ -229,6 +243,7 @@ func (q *redisQueue) commit(ctx context.Context, e frontier.Entry, cm storage.Co
 type redisFilter struct {
 	front  *frontier.Frontier
 	verify bool
+	audit  bool // report the cluster-wide false positives (clusterAudit)
 	node   clusterState
 	fpBase atomic.Uint64
 }
@@ -251,6 +266,13 @@ func (s *redisFilter) report(st *Stats) {
 		st.FilterStoreReads, st.FilterStoreKeys, st.FilterMemoryHits = fs.ConfirmReads, fs.ConfirmKeys, fs.RecentHits
 		fp := s.node.FalsePositives() - s.fpBase.Load()
 		st.FalsePositives = &fp
+	}
+	if s.audit {
+		ctx, cancel := context.WithTimeout(context.Background(), time.Second)
+		defer cancel()
+		if fp, err := s.node.ClusterFalsePositives(ctx); err == nil {
+			st.ClusterFalsePositives = &fp
+		}
 	}
 }
 

@@ -127,8 +127,8 @@ func runCrawlCmd(ctx context.Context, args []string, stdout, stderr io.Writer) e
 	if *f.clusterURL == "" && (*f.node != "") {
 		return usagef("--node needs --cluster")
 	}
-	if *f.clusterURL != "" && *f.audit {
-		return usagef("--audit does not work with --cluster: the cluster's seen-state lives in Redis; with dedup.verify (the default) its false positives are confirmed and counted exactly (filter_false_positives)")
+	if *f.clusterURL != "" && *f.audit && !cfg.Dedup.Verify {
+		return usagef("%v", crawler.ErrClusterAudit)
 	}
 	if *f.clusterURL != "" {
 		if err := crawler.CheckCluster(cfg); err != nil {

@@ -135,11 +135,9 @@ func TestCrawlClusterRefusesUnsupported(t *testing.T) {
 	for _, c := range []struct{ yaml, flag, want string }{
 		{"", "--continuous", "recrawl.continuous (--continuous)"},
 		{"recrawl:\n  continuous: true\n", "", "recrawl.continuous"},
-		{"scope:\n  max_pages: 10\n", "", "scope.max_pages is not supported"},
-		{"scope:\n  max_pages_per_host: 10\n", "", "scope.max_pages_per_host is not supported"},
 		{"scope:\n  sitemaps: [http://127.0.0.1:1/sitemap.xml]\n", "", "scope.sitemaps: sitemaps are not read in cluster mode"},
 		{"dedup:\n  filter: exact\n", "", "dedup.filter exact does not apply in cluster mode"},
-		{"", "--audit", "--audit does not work with --cluster"},
+		{"dedup:\n  verify: false\n", "--audit", "--audit in cluster mode counts the false positives the cluster's exact URL sets catch: it needs dedup.verify: true"},
 		{"", "--partitions=0", "--partitions 0: want 1 to 16384"},
 	} {
 		cfg := filepath.Join(t.TempDir(), "c.yaml")
