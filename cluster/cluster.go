@@ -89,12 +89,13 @@ type entry struct {
 // Node is one crawler's handle on the cluster state. Its methods are safe
 // for concurrent use.
 type Node struct {
-	o    Options
-	rdb  redis.UniversalClient
-	n0   int     // URLs of a partition's first Bloom generation
-	p0   float64 // false-positive rate of the first generation
-	name string
-	fps  atomic.Uint64 // false positives of the Bloom bits this node's Admit calls caught (Verify)
+	o     Options
+	rdb   redis.UniversalClient
+	n0    int     // URLs of a partition's first Bloom generation
+	p0    float64 // false-positive rate of the first generation
+	name  string
+	epoch string        // the crawl's epoch (setEpoch)
+	fps   atomic.Uint64 // false positives of the Bloom bits this node's Admit calls caught (Verify)
 
 	mu        sync.Mutex
 	held      map[int]bool      // partitions this node holds a lease on
@@ -167,6 +168,9 @@ func Open(ctx context.Context, o Options) (*Node, error) {
 
 func (n *Node) setup(ctx context.Context) error {
 	if err := checkServer(ctx, n.rdb, n.o.URL); err != nil {
+		return err
+	}
+	if err := n.setEpoch(ctx); err != nil {
 		return err
 	}
 	meta := fmt.Sprintf("partitions=%d n0=%d p0=%g", n.o.Partitions, n.n0, n.p0)
@@ -466,7 +470,7 @@ func (n *Node) Take(ctx context.Context, limit int) ([]Task, error) {
 				Streams: []string{n.key(p, "q"), ">"}, Count: per, Block: -1})
 		}
 		if _, err := pipe.Exec(ctx); err != nil && !errors.Is(err, redis.Nil) {
-			return nil, fmt.Errorf("cluster: xreadgroup: %w", err)
+			return nil, n.lostOr(ctx, fmt.Errorf("cluster: xreadgroup: %w", err))
 		}
 		for i, c := range cmds {
 			streams, err := c.Result()
@@ -529,6 +533,9 @@ func (n *Node) Release(t Task) {
 // sums mean that at the moment between the two reads nothing was pending,
 // and then nothing can be added any more.
 func (n *Node) Finished(ctx context.Context) (bool, error) {
+	if err := n.checkEpoch(ctx); err != nil { // empty counters of a lost state are no finished crawl
+		return false, err
+	}
 	sum := func(kind string) (int64, error) {
 		pipe := n.rdb.Pipeline()
 		cmds := make([]*redis.StringCmd, n.o.Partitions)
@@ -615,6 +622,12 @@ func (n *Node) leaseLoop() {
 		ctx, cancel := context.WithTimeout(context.Background(), n.o.LeaseTTL/3)
 		err := n.balance(ctx)
 		cancel()
+		if errors.Is(err, ErrStateLost) {
+			n.mu.Lock()
+			n.loopErr = err
+			n.mu.Unlock()
+			return
+		}
 		if err != nil {
 			n.mu.Lock()
 			n.lease.RenewFailures++
@@ -634,6 +647,9 @@ func (n *Node) leaseLoop() {
 }
 
 func (n *Node) balance(ctx context.Context) error {
+	if err := n.checkEpoch(ctx); err != nil {
+		return err
+	}
 	live, err := n.liveNodes(ctx)
 	if err != nil {
 		return err

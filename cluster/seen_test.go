@@ -83,16 +83,29 @@ func TestSeenStoreShared(t *testing.T) {
 	for _, bl := range rec.Blocks {
 		count += bl.Count
 	}
-	if count != 2*8*10*10 {
+	// an id the newest block already answers seen (a Bloom false
+	// positive, rate about 0.001) is not counted again: a few fewer than
+	// 1,600, where a lost update would lose a whole add of 10
+	if count > 2*8*10*10 || count < 2*8*10*10-5 {
 		t.Errorf("after 1,600 concurrent adds of distinct ids the record counts %d", count)
 	}
+	var all []string
 	for c := range 2 {
 		for g := range 8 {
-			ids := []string{fmt.Sprintf("c%d-g%d-0-0", c, g), fmt.Sprintf("c%d-g%d-9-9", c, g)}
-			got, err := b.Test(ctx, "reader-2", ids)
-			if err != nil || !got[0] || !got[1] {
-				t.Errorf("%v: %v, %v; want seen", ids, got, err)
+			for i := range 10 {
+				for j := range 10 {
+					all = append(all, fmt.Sprintf("c%d-g%d-%d-%d", c, g, i, j))
+				}
 			}
+		}
+	}
+	got, err = b.TestAll(ctx, "reader-2", all)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for i, ok := range got {
+		if !ok {
+			t.Errorf("%s not seen after the concurrent adds", all[i])
 		}
 	}
 	if rec.Expires == nil || time.Until(*rec.Expires) < seen.DefaultTTL-time.Minute || time.Until(*rec.Expires) > seen.DefaultTTL {
