@@ -103,10 +103,11 @@ type Node struct {
 	inflight  map[entry]bool    // entries handed out, neither acked nor released
 	draining  map[int]bool      // held partitions being given up: not read, released once none of their entries is in flight
 	loopErr   error
-	reporter  func() Counters // set by Report; published every lease round
-	lease     LeaseState      // renew failures, leases lost, queues of held partitions (State)
-	admitted  int64           // URLs this node queued (Admit's fresh ones)
-	trips     roundTrips      // commands and pipelines sent (RoundTrips)
+	reporter  func() Counters     // set by Report; published every lease round
+	gate      func(int) time.Time // set by SetReleaseGate
+	lease     LeaseState          // renew failures, leases lost, queues of held partitions (State)
+	admitted  int64               // URLs this node queued (Admit's fresh ones)
+	trips     roundTrips          // commands and pipelines sent (RoundTrips)
 	stop      chan struct{}
 	loopDone  chan struct{}
 	closeOnce sync.Once
@@ -681,8 +682,9 @@ func (n *Node) balance(ctx context.Context) error {
 		busy[e.partition] = true
 	}
 	var release []int
+	now := time.Now()
 	for p := range n.draining {
-		if !busy[p] {
+		if !busy[p] && n.gateOpen(p, now) {
 			release = append(release, p)
 		}
 	}

@@ -173,6 +173,12 @@ func (c *Crawler) newRedisBackend() error {
 		return fmt.Errorf("crawler: %w", err)
 	}
 	c.front = front
+	// a partition given up is released once its hosts' politeness
+	// windows have passed here: the next owner keeps them
+	node := o.Cluster
+	node.SetReleaseGate(func(p int) time.Time {
+		return front.ReadyAt(func(host string) bool { return node.Partition(host) == p })
+	})
 	o.Cluster.Report(func() cluster.Counters {
 		return cluster.Counters{Pages: c.fetched.Load(), Stored: c.stored.Load(), Duplicates: c.dups.Load(), Errors: c.errs.Load()}
 	})

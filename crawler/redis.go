@@ -34,6 +34,8 @@ type clusterState interface {
 	// ClusterFalsePositives counts the false positives every node caught
 	// (the audit: crawl --cluster --audit).
 	ClusterFalsePositives(ctx context.Context) (uint64, error)
+	Partition(host string) int
+	SetReleaseGate(gate func(partition int) time.Time)
 	docLog
 }
 
