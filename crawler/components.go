@@ -30,11 +30,9 @@ func NewSettings(cfg *configs.Config) Settings {
 }
 
 // CheckCluster refuses, naming the option, what cluster mode does not
-// support: each node would apply it to its own share only (page limits),
-// it needs a schedule the cluster does not share (recrawl.continuous), or
-// the cluster's URL filter in Redis replaces it (dedup.filter). Sitemaps
-// listed in scope.sitemaps are refused too; "auto" (the default) reads
-// none in cluster mode.
+// support: it needs a schedule the cluster does not share
+// (recrawl.continuous), or the cluster's URL filter in Redis replaces it
+// (dedup.filter).
 func CheckCluster(cfg *configs.Config) error {
 	supports := (*redisQueue)(nil).supports
 	if err := checkFeatures(supports, NewSettings(cfg)); err != nil {

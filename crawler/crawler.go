@@ -149,9 +149,9 @@ type Options struct {
 	// cluster crawl: the cluster is the queue and the URL filter
 	// (URLFilter and FalsePositives are then ignored), this node fetches
 	// the entries of the partitions it holds a lease on, and Run ends when
-	// the whole cluster's frontier is empty. Sitemaps are not read in
-	// cluster mode; what cluster mode does not support is refused
-	// (CheckCluster in NewOptions; New refuses the settings).
+	// the whole cluster's frontier is empty. What cluster mode does not
+	// support is refused (CheckCluster in NewOptions; New refuses the
+	// settings).
 	Cluster clusterState
 	// clusterAudit (NewOptions with audit and Cluster) reports the
 	// cluster-wide false positives of its URL filter in Stats.

@@ -87,9 +87,11 @@ func (q *redisQueue) hop(ctx context.Context, e frontier.Entry, host string) err
 }
 
 // supports: the page limits are counted cluster-wide (withinLimits);
-// what the cluster does not share yet is refused.
+// sitemaps are queue entries like pages, read by the owner of their
+// host's partition (clusterReferrer); what the cluster does not share
+// yet is refused.
 func (q *redisQueue) supports(f feature) bool {
-	return f == featureMaxPages || f == featureMaxPagesHost
+	return f == featureMaxPages || f == featureMaxPagesHost || f == featureSitemaps
 }
 
 func (q *redisQueue) report(s *Stats) {
@@ -102,7 +104,7 @@ func (q *redisQueue) report(s *Stats) {
 func (q *redisQueue) enqueue(ctx context.Context, cands []frontier.Candidate) (int, error) {
 	items := make([]cluster.Item, 0, len(cands))
 	for _, c := range cands {
-		items = append(items, cluster.Item{URL: c.URL, Depth: c.Depth, Referrer: c.Referrer})
+		items = append(items, cluster.Item{URL: c.URL, Depth: c.Depth, Referrer: clusterReferrer(c)})
 	}
 	_, err := q.node.Admit(ctx, items)
 	return 0, err
@@ -174,7 +176,8 @@ func (q *redisQueue) feed(ctx context.Context, tasks []cluster.Task) error {
 	}
 	cands := make([]frontier.Candidate, len(tasks))
 	for i, t := range tasks {
-		cands[i] = frontier.Candidate{URL: t.URL, Depth: t.Depth, Referrer: t.Referrer}
+		ref, hints := entryHints(t.Referrer)
+		cands[i] = frontier.Candidate{URL: t.URL, Depth: t.Depth, Referrer: ref, Hints: hints}
 	}
 	fresh, _, err := q.front.Reserve(context.WithoutCancel(ctx), cands)
 	if err != nil {
@@ -221,7 +224,7 @@ func (q *redisQueue) commit(ctx context.Context, e frontier.Entry, cm storage.Co
 		if q.maxDepth >= 0 && l.Depth > q.maxDepth {
 			continue
 		}
-		items = append(items, cluster.Item{URL: l.URL, Depth: l.Depth, Referrer: l.Referrer})
+		items = append(items, cluster.Item{URL: l.URL, Depth: l.Depth, Referrer: clusterReferrer(l)})
 		cm.Trace = append(cm.Trace, l.URL)
 	}
 	if _, err := q.node.Admit(ctx, items); err != nil {

@@ -277,9 +277,6 @@ func crawlStore(ctx context.Context, cfg *configs.Config, r crawlRun) (st *crawl
 		}
 		defer node.Close()
 		log.Info("cluster node", "redis", r.cluster.URL, "node", node.Name())
-		if sm := cfg.Scope.Sitemaps; !sm.Off {
-			log.Info("scope.sitemaps auto: sitemaps are not read in cluster mode (only links are followed)")
-		}
 		opts.Cluster, seenSt, warcShared = node, node.SeenStore(), node.WARCDigests()
 	}
 	if opts, err = crawler.NewOptions(cfg, opts, r.audit); err != nil {

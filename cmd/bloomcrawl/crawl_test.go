@@ -135,7 +135,6 @@ func TestCrawlClusterRefusesUnsupported(t *testing.T) {
 	for _, c := range []struct{ yaml, flag, want string }{
 		{"", "--continuous", "recrawl.continuous (--continuous)"},
 		{"recrawl:\n  continuous: true\n", "", "recrawl.continuous"},
-		{"scope:\n  sitemaps: [http://127.0.0.1:1/sitemap.xml]\n", "", "scope.sitemaps: sitemaps are not read in cluster mode"},
 		{"dedup:\n  filter: exact\n", "", "dedup.filter exact does not apply in cluster mode"},
 		{"dedup:\n  verify: false\n", "--audit", "--audit in cluster mode counts the false positives the cluster's exact URL sets catch: it needs dedup.verify: true"},
 		{"", "--partitions=0", "--partitions 0: want 1 to 16384"},
