@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"log/slog"
 	"net"
 	"os"
 	"slices"
@@ -60,6 +61,15 @@ type Options struct {
 	// same script (no round trip). crawl --cluster sets it from
 	// dedup.verify (default true). Every node must use the same (checked).
 	Verify bool
+	// RedisWait is how long a node waits for Redis when it cannot reach it
+	// (a restart, a network cut): each command is tried again with a
+	// backoff from 100 ms doubling to 1 s for about this long, and the
+	// lease loop stops the node only after this long of failed rounds.
+	// Default LeaseTTL. See docs/cluster.md, "Redis restarts".
+	RedisWait time.Duration
+	// Logger receives a warning when Redis becomes unreachable and a note
+	// when it answers again. nil discards.
+	Logger *slog.Logger
 }
 
 // Item is a URL to be crawled, as queued in a partition's stream.
@@ -101,6 +111,7 @@ type Node struct {
 	held      map[int]bool      // partitions this node holds a lease on
 	claimAt   map[int]time.Time // when each held partition was last XAUTOCLAIMed
 	inflight  map[entry]bool    // entries handed out, neither acked nor released
+	suspect   map[entry]bool    // entries in flight when Redis became unreachable (Confirm)
 	draining  map[int]bool      // held partitions being given up: not read, released once none of their entries is in flight
 	loopErr   error
 	reporter  func() Counters     // set by Report; published every lease round
@@ -147,7 +158,10 @@ func Open(ctx context.Context, o Options) (*Node, error) {
 		h, _ := os.Hostname()
 		o.Node = fmt.Sprintf("%s-%d", h, os.Getpid())
 	}
-	rdb, err := ParseURL(o.URL)
+	if o.RedisWait <= 0 {
+		o.RedisWait = o.LeaseTTL
+	}
+	rdb, err := parseURL(o.URL, o.RedisWait)
 	if err != nil {
 		return nil, err
 	}
@@ -156,9 +170,14 @@ func Open(ctx context.Context, o Options) (*Node, error) {
 	n0 := max(64, int(o.Capacity/uint64(o.Partitions)))
 	p0 := o.TargetFP / 2
 	n := &Node{o: o, rdb: rdb, n0: n0, p0: p0, name: o.Node,
-		held: map[int]bool{}, claimAt: map[int]time.Time{}, inflight: map[entry]bool{}, draining: map[int]bool{},
+		held: map[int]bool{}, claimAt: map[int]time.Time{}, inflight: map[entry]bool{}, suspect: map[entry]bool{}, draining: map[int]bool{},
 		stop: make(chan struct{}), loopDone: make(chan struct{})}
 	rdb.AddHook(&n.trips)
+	lg := o.Logger
+	if lg == nil {
+		lg = slog.New(slog.DiscardHandler)
+	}
+	rdb.AddHook(&downLog{n: n, log: lg, url: o.URL, wait: o.RedisWait})
 	if err := n.setup(ctx); err != nil {
 		n.rdb.Close()
 		return nil, err
@@ -524,6 +543,7 @@ func (n *Node) Ack(ctx context.Context, t Task) error {
 func (n *Node) Release(t Task) {
 	n.mu.Lock()
 	delete(n.inflight, entry{t.Partition, t.ID})
+	delete(n.suspect, entry{t.Partition, t.ID})
 	n.mu.Unlock()
 }
 
@@ -634,8 +654,8 @@ func (n *Node) leaseLoop() {
 			n.lease.RenewFailures++
 			n.mu.Unlock()
 			// A lease this node cannot renew expires by itself; after
-			// LeaseTTL of failures the node stops (Take returns the error).
-			if fails++; time.Duration(fails)*n.o.LeaseTTL/3 >= n.o.LeaseTTL {
+			// RedisWait of failures the node stops (Take returns the error).
+			if fails++; time.Duration(fails)*n.o.LeaseTTL/3 >= n.o.RedisWait {
 				n.mu.Lock()
 				n.loopErr = err
 				n.mu.Unlock()
@@ -745,7 +765,12 @@ func (n *Node) Close() error {
 // rediss+cluster:// with TLS; go-redis's ParseClusterURL after the
 // "+cluster" is dropped): the addresses are seeds, the client discovers
 // the other shards and follows MOVED/ASK redirections.
-func ParseURL(raw string) (redis.UniversalClient, error) {
+func ParseURL(raw string) (redis.UniversalClient, error) { return parseURL(raw, 0) }
+
+// parseURL is ParseURL with a client that tries a command again for
+// about wait (0: go-redis's default, 3 tries) when Redis cannot be
+// reached (retryOptions).
+func parseURL(raw string, wait time.Duration) (redis.UniversalClient, error) {
 	scheme, rest, ok := strings.Cut(raw, "://")
 	if !ok {
 		return nil, fmt.Errorf("cluster: --cluster %q: want redis://HOST:PORT/DB or redis+cluster://HOST:PORT[?addr=HOST:PORT...]", raw)
@@ -756,11 +781,17 @@ func ParseURL(raw string) (redis.UniversalClient, error) {
 		if err != nil {
 			return nil, fmt.Errorf("cluster: --cluster %q: %w", raw, err)
 		}
+		if wait > 0 {
+			co.MaxRetries, co.MinRetryBackoff, co.MaxRetryBackoff = retryOptions(wait)
+		}
 		return redis.NewClusterClient(co), nil
 	case "redis", "rediss":
 		ro, err := redis.ParseURL(raw)
 		if err != nil {
 			return nil, fmt.Errorf("cluster: --cluster %q: %w", raw, err)
+		}
+		if wait > 0 {
+			ro.MaxRetries, ro.MinRetryBackoff, ro.MaxRetryBackoff = retryOptions(wait)
 		}
 		return redis.NewClient(ro), nil
 	}

@@ -36,6 +36,7 @@ type clusterState interface {
 	ClusterFalsePositives(ctx context.Context) (uint64, error)
 	Partition(host string) int
 	SetReleaseGate(gate func(partition int) time.Time)
+	Confirm(ctx context.Context, t cluster.Task) (bool, error)
 	docLog
 }
 
@@ -219,6 +220,9 @@ func (q *redisQueue) finish(e frontier.Entry) {
 // commit: a crash in between re-fetches the page and finds them seen),
 // then the page is committed locally, then its entry is acked.
 func (q *redisQueue) commit(ctx context.Context, e frontier.Entry, cm storage.Commit, links []frontier.Candidate) (int64, error) {
+	if own, err := q.confirmed(ctx, e); !own {
+		return 0, err
+	}
 	var items []cluster.Item
 	for _, l := range links {
 		if q.maxDepth >= 0 && l.Depth > q.maxDepth {

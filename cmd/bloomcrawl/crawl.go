@@ -56,6 +56,7 @@ type crawlFlags struct {
 	node         *string
 	partitions   *int
 	leaseTTL     *time.Duration
+	redisWait    *time.Duration
 	memLimit     *int64
 }
 
@@ -81,6 +82,7 @@ func newCrawlFlags(stderr io.Writer) (*flag.FlagSet, *crawlFlags) {
 	f.clusterURL = fs.String("cluster", "", "crawl as one node of a cluster coordinated through Redis at redis://HOST:PORT/DB, or a Redis Cluster at redis+cluster://HOST:PORT[?addr=HOST:PORT...] (see docs/cluster.md)")
 	f.node = fs.String("node", "", "with --cluster: this node's name (default HOSTNAME-PID); a node restarted under its name takes back its pending entries")
 	f.partitions = fs.Int("partitions", 16, "with --cluster: partitions the hosts are spread over (the same on every node, checked); a Redis Cluster spreads at most this many partitions' keys over its shards")
+	f.redisWait = fs.Duration("redis-wait", 30*time.Second, "with --cluster: how long a node waits for an unreachable Redis (a restart) before it stops")
 	f.leaseTTL = fs.Duration("lease-ttl", 10*time.Second, "with --cluster: how long a partition lease lives unrenewed; a dead node's partitions and pages in flight are taken over after about this long")
 	f.memLimit = fs.Int64("mem-limit-mb", 300, "soft limit on the Go heap in MiB (runtime/debug.SetMemoryLimit), raised as the crawl's lasting state outgrows it; 0 = none; the GOMEMLIMIT environment variable wins")
 	return fs, f
@@ -136,7 +138,7 @@ func runCrawlCmd(ctx context.Context, args []string, stdout, stderr io.Writer) e
 		}
 	}
 	st, err := crawlStore(ctx, cfg, crawlRun{wacz: *f.wacz, audit: *f.audit, heapArrays: !*f.mappedArrays, verbose: *f.verbose, stderr: stderr, serve: ln, token: *f.token, memProfile: *f.memProfile,
-		cluster: crawler.ClusterOptions(cfg.Dedup, cluster.Options{URL: *f.clusterURL, Node: *f.node, LeaseTTL: *f.leaseTTL, Partitions: *f.partitions})})
+		cluster: crawler.ClusterOptions(cfg.Dedup, cluster.Options{URL: *f.clusterURL, Node: *f.node, LeaseTTL: *f.leaseTTL, Partitions: *f.partitions, RedisWait: *f.redisWait})})
 	if errors.Is(err, context.Canceled) {
 		fmt.Fprintln(stderr, "interrupted: run the same command again to resume")
 	}
@@ -271,6 +273,7 @@ func crawlStore(ctx context.Context, cfg *configs.Config, r crawlRun) (st *crawl
 	var seenSt seen.Store = db // --serve's seen-records: the cluster's in Redis with --cluster
 	var warcShared archive.SharedDigests
 	if r.cluster.URL != "" {
+		r.cluster.Logger = log
 		node, err := cluster.Open(ctx, r.cluster)
 		if err != nil {
 			return nil, err

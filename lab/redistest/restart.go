@@ -3,6 +3,7 @@ package redistest
 import (
 	"strconv"
 	"testing"
+	"time"
 )
 
 // Restartable is a redis-server a test kills (SIGKILL) and starts again on
@@ -33,10 +34,11 @@ func StartRestartable(t *testing.T, args ...string) *Restartable {
 	return r
 }
 
-// Restart kills the server (SIGKILL, as a crash) and starts it again on
-// its port and directory, waiting until it answers.
-func (r *Restartable) Restart() error {
+// Restart kills the server (SIGKILL, as a crash), waits down, and starts
+// it again on its port and directory, waiting until it answers.
+func (r *Restartable) Restart(down time.Duration) error {
 	r.Server.Close()
+	time.Sleep(down)
 	s, err := launch(r.bin, r.Addr, 0, r.args)
 	if err != nil {
 		return err
