@@ -108,7 +108,7 @@ const (
 func checkFeatures(supports func(feature) bool, s Settings) error {
 	switch {
 	case s.Recrawl.Continuous && !supports(featureContinuous):
-		return errors.New("recrawl.continuous (--continuous) is not supported in cluster mode yet (the refresh schedule is each node's own)")
+		return errors.New("recrawl.continuous (--continuous) is not supported in cluster mode yet: the refresh schedule and each page's last fetch (its validators for a conditional GET, its text for versions) live in the store of the node that fetched it, so they would not move with a partition's lease")
 	case s.Scope.MaxPages > 0 && !supports(featureMaxPages):
 		return errors.New("scope.max_pages is not supported in cluster mode yet (each node would count only its own pages)")
 	case s.Scope.MaxPagesPerHost > 0 && !supports(featureMaxPagesHost):
