@@ -4,7 +4,6 @@ package main
 
 import (
 	"context"
-	"encoding/json"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -14,7 +13,6 @@ import (
 
 	"github.com/redis/go-redis/v9"
 
-	"github.com/bloomcrawl/bloomcrawl/crawler"
 	"github.com/bloomcrawl/bloomcrawl/lab/redistest"
 )
 
@@ -74,14 +72,8 @@ func TestClusterSkipsBadDocEntries(t *testing.T) {
 	}
 	kids = append(kids, node(2))
 	var stored, dups int64
-	for n, k := range kids {
-		if code := k.wait(t); code != 0 {
-			t.Fatalf("node%d: exit %d; stderr:\n%s", n, code, tail(k.err.String(), 30))
-		}
-		var st crawler.Stats
-		if err := json.Unmarshal([]byte(k.out.String()), &st); err != nil {
-			t.Fatalf("node%d: summary %q: %v", n, k.out.String(), err)
-		}
+	for n, st := range finishNodes(t, kids) {
+		k := kids[n]
 		t.Logf("node%d: fetched %d stored %d duplicates %d, bad log entries skipped %d", n, st.Fetched, st.Stored, st.Duplicates, st.ClusterBadDocEntries)
 		if st.ClusterBadDocEntries != int64(len(bad)) {
 			t.Errorf("node%d: cluster_bad_doc_entries %d, want %d", n, st.ClusterBadDocEntries, len(bad))

@@ -3,14 +3,12 @@
 package main
 
 import (
-	"encoding/json"
 	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
 
-	"github.com/bloomcrawl/bloomcrawl/crawler"
 	"github.com/bloomcrawl/bloomcrawl/lab/redistest"
 )
 
@@ -46,14 +44,7 @@ func TestClusterPageLimits(t *testing.T) {
 					"--cluster", "redis://"+addr+"/0", "--node", fmt.Sprintf("node%d", n), "--lease-ttl", "2s"))
 			}
 			var fetched int64
-			for n, k := range kids {
-				if code := k.wait(t); code != 0 {
-					t.Fatalf("node%d: exit %d; stderr:\n%s", n, code, tail(k.err.String(), 30))
-				}
-				var st crawler.Stats
-				if err := json.Unmarshal([]byte(k.out.String()), &st); err != nil {
-					t.Fatalf("node%d: summary %q: %v", n, k.out.String(), err)
-				}
+			for _, st := range finishNodes(t, kids) {
 				fetched += st.Fetched
 			}
 			site.mu.Lock()
@@ -109,16 +100,9 @@ func TestClusterAudit(t *testing.T) {
 			"--cluster", "redis://"+addr+"/0", "--node", fmt.Sprintf("node%d", n), "--lease-ttl", "2s"))
 	}
 	var own, most uint64
-	for n, k := range kids {
-		if code := k.wait(t); code != 0 {
-			t.Fatalf("node%d: exit %d; stderr:\n%s", n, code, tail(k.err.String(), 30))
-		}
-		var st crawler.Stats
-		if err := json.Unmarshal([]byte(k.out.String()), &st); err != nil {
-			t.Fatalf("node%d: summary %q: %v", n, k.out.String(), err)
-		}
+	for n, st := range finishNodes(t, kids) {
 		if st.FalsePositives == nil || st.ClusterFalsePositives == nil {
-			t.Fatalf("node%d: summary without filter_false_positives or cluster_filter_false_positives: %s", n, k.out.String())
+			t.Fatalf("node%d: summary without filter_false_positives or cluster_filter_false_positives: %s", n, kids[n].out.String())
 		}
 		t.Logf("node%d: own false positives %d, cluster-wide %d at its end", n, *st.FalsePositives, *st.ClusterFalsePositives)
 		own += *st.FalsePositives

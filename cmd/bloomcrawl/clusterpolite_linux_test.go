@@ -83,11 +83,7 @@ func TestClusterCrawlDelayAcrossHandOver(t *testing.T) {
 		time.Sleep(20 * time.Millisecond)
 	}
 	kids = append(kids, node(1))
-	for n, k := range kids {
-		if code := k.wait(t); code != 0 {
-			t.Fatalf("node%d: exit %d; stderr:\n%s", n, code, tail(k.err.String(), 30))
-		}
-	}
+	finishNodes(t, kids)
 	mu.Lock()
 	defer mu.Unlock()
 	handed := 0

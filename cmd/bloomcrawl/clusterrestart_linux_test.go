@@ -3,6 +3,7 @@
 package main
 
 import (
+	"encoding/json"
 	"fmt"
 	"path/filepath"
 	"strconv"
@@ -10,8 +11,25 @@ import (
 	"testing"
 	"time"
 
+	"github.com/bloomcrawl/bloomcrawl/crawler"
 	"github.com/bloomcrawl/bloomcrawl/lab/redistest"
 )
+
+// finishNodes waits for every node to exit 0 (failing the test with its
+// stderr otherwise) and returns their --json summaries.
+func finishNodes(t *testing.T, kids []*started) []crawler.Stats {
+	t.Helper()
+	out := make([]crawler.Stats, len(kids))
+	for n, k := range kids {
+		if code := k.wait(t); code != 0 {
+			t.Fatalf("node%d: exit %d; stderr:\n%s", n, code, tail(k.err.String(), 30))
+		}
+		if err := json.Unmarshal([]byte(k.out.String()), &out[n]); err != nil {
+			t.Fatalf("node%d: summary %q: %v", n, k.out.String(), err)
+		}
+	}
+	return out
+}
 
 // waitFetched waits (30 s at most) until site has served n pages.
 func waitFetched(t *testing.T, site *clusterSite, n int) {
@@ -87,10 +105,8 @@ func TestClusterRedisRestartWithAOF(t *testing.T) {
 	if err := r.Restart(4 * time.Second); err != nil {
 		t.Fatal(err)
 	}
+	finishNodes(t, kids)
 	for n, k := range kids {
-		if code := k.wait(t); code != 0 {
-			t.Fatalf("node%d: exit %d after a Redis restart with AOF; stderr:\n%s", n, code, tail(k.err.String(), 30))
-		}
 		if !strings.Contains(k.err.String(), "Redis unreachable; waiting for it") || !strings.Contains(k.err.String(), "Redis answers again") {
 			t.Errorf("node%d: no message about waiting for Redis; stderr:\n%s", n, tail(k.err.String(), 30))
 		}

@@ -143,11 +143,7 @@ func TestClusterSeenRecordsShared(t *testing.T) {
 		t.Errorf("seen with both --cluster and --store: exit %d, want 2 (%s)", code, errb.String())
 	}
 	site.open()
-	for n, k := range []*started{k0, k1} {
-		if code := k.wait(t); code != 0 {
-			t.Fatalf("node%d: exit %d; stderr:\n%s", n, code, tail(k.err.String(), 30))
-		}
-	}
+	finishNodes(t, []*started{k0, k1})
 }
 
 // TestClusterDocIDThroughLog: POST /v1/docid on a cluster node goes
@@ -193,11 +189,7 @@ func TestClusterDocIDThroughLog(t *testing.T) {
 		t.Errorf("document log: %v; want the submissions in it", logged)
 	}
 	site.open()
-	for n, k := range []*started{k0, k1} {
-		if code := k.wait(t); code != 0 {
-			t.Fatalf("node%d: exit %d; stderr:\n%s", n, code, tail(k.err.String(), 30))
-		}
-	}
+	finishNodes(t, []*started{k0, k1})
 	if !storeURLs(t, store0)["http://news.example/a"] {
 		t.Error("node0's store does not hold the document submitted there")
 	}

@@ -98,11 +98,7 @@ func TestClusterSitemaps(t *testing.T) {
 				kids = append(kids, startChild(t, "crawl", cfg, "--store", filepath.Join(t.TempDir(), "s"), "--json", "--mem-limit-mb", "0",
 					"--cluster", "redis://"+addr+"/0", "--node", fmt.Sprintf("node%d", n), "--lease-ttl", "2s"))
 			}
-			for n, k := range kids {
-				if code := k.wait(t); code != 0 {
-					t.Fatalf("node%d: exit %d; stderr:\n%s", n, code, tail(k.err.String(), 30))
-				}
-			}
+			finishNodes(t, kids)
 			mu.Lock()
 			defer mu.Unlock()
 			for h := range hosts {

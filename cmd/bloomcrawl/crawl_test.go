@@ -117,17 +117,6 @@ func TestCrawlServeNeedsToken(t *testing.T) {
 	}
 }
 
-// TestCrawlClusterRefusesAudit: --audit counts false positives against an
-// exact set of the local filter, which a cluster node does not use; asking
-// for both is a usage error, not a silently missing count.
-func TestCrawlClusterRefusesAudit(t *testing.T) {
-	var out, errb bytes.Buffer
-	code := run(context.Background(), []string{"crawl", "--seed", "http://127.0.0.1:1/", "--store", t.TempDir(), "--cluster", "redis://127.0.0.1:1/0", "--audit"}, &out, &errb)
-	if code != 2 || !strings.Contains(errb.String(), "--audit does not work with --cluster") {
-		t.Fatalf("exit %d, stderr %q; want 2 and the reason", code, errb.String())
-	}
-}
-
 // TestCrawlClusterRefusesUnsupported: every option cluster mode does not
 // support is a usage error (exit 2) naming the option, before Redis is
 // contacted (the address here answers nothing).
