@@ -220,9 +220,6 @@ func (q *redisQueue) finish(e frontier.Entry) {
 // commit: a crash in between re-fetches the page and finds them seen),
 // then the page is committed locally, then its entry is acked.
 func (q *redisQueue) commit(ctx context.Context, e frontier.Entry, cm storage.Commit, links []frontier.Candidate) (int64, error) {
-	if own, err := q.confirmed(ctx, e); !own {
-		return 0, err
-	}
 	var items []cluster.Item
 	for _, l := range links {
 		if q.maxDepth >= 0 && l.Depth > q.maxDepth {
@@ -233,6 +230,9 @@ func (q *redisQueue) commit(ctx context.Context, e frontier.Entry, cm storage.Co
 	}
 	if _, err := q.node.Admit(ctx, items); err != nil {
 		return 0, fmt.Errorf("crawler: links of %s: %w", e.URL, err)
+	}
+	if own, err := q.confirmed(ctx, e); !own {
+		return 0, err
 	}
 	if err := commitPage(ctx, q.store, q.log, cm); err != nil {
 		return 0, fmt.Errorf("crawler: store %s: %w", e.URL, err)

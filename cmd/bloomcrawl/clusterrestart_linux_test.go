@@ -87,8 +87,9 @@ func TestClusterRedisRestartWithoutPersistence(t *testing.T) {
 // appendfsync everysec) is killed -9 a quarter into a three-node crawl
 // and started again 4 s later (twice the lease TTL): the nodes
 // wait for it, continue, and end with exit 0; every page is fetched
-// (twice at most: the pages in flight when Redis died) and the stores
-// together hold every page exactly once.
+// (twice at most: the pages in flight when Redis died), the stores
+// together hold every page, and a page stored by two nodes is one fetched
+// twice.
 func TestClusterRedisRestartWithAOF(t *testing.T) {
 	r := redistest.StartRestartable(t, "--appendonly", "yes", "--appendfsync", "everysec")
 	const hosts, pages, nodes = 4, 120, 3
@@ -124,20 +125,29 @@ func TestClusterRedisRestartWithAOF(t *testing.T) {
 			}
 		}
 	}
-	site.mu.Unlock()
+	defer site.mu.Unlock()
+	// a page whose acknowledgement was on its way when Redis died may be
+	// stored by the node that fetched it and by the partition's next
+	// owner, which fetched it again (no fencing token): only a page
+	// fetched twice may be stored twice
 	all := map[string]int{}
 	for _, s := range stores {
 		for u := range storeURLs(t, s) {
 			all[u]++
 		}
 	}
+	stored2 := 0
 	for u, c := range all {
-		if c != 1 {
-			t.Errorf("%s recorded by %d nodes", u, c)
+		key := strings.TrimPrefix(u, "http://")
+		switch {
+		case c > 1 && site.count[key] < 2:
+			t.Errorf("%s recorded by %d nodes, fetched %d times", u, c, site.count[key])
+		case c > 1:
+			stored2++
 		}
 	}
 	if len(all) != hosts*pages {
 		t.Errorf("the stores hold %d URLs together, want %d", len(all), hosts*pages)
 	}
-	t.Logf("%d pages, %d fetched twice (in flight when Redis died)", hosts*pages, twice)
+	t.Logf("%d pages, %d fetched twice (in flight when Redis died), %d of those stored by two nodes", hosts*pages, twice, stored2)
 }
