@@ -777,25 +777,3 @@ func TestStatsFollowTheStore(t *testing.T) {
 		time.Sleep(10 * time.Millisecond)
 	}
 }
-
-// TestNoDocID: with HandlerOptions.NoDocID (crawl --serve on a cluster
-// node) both docId routes answer 503 with the reason, and nothing is
-// decided or recorded.
-func TestNoDocID(t *testing.T) {
-	e := newEnv(t, api.HandlerOptions{NoDocID: "cluster node"})
-	defer e.close()
-	doc := mustJSON(map[string]any{"url": "http://x.example/1", "title": "T", "content": "some words of text here"})
-	for _, path := range []string{"/v1/docid", "/v1/docid:batch"} {
-		body := doc
-		if path == "/v1/docid:batch" {
-			body = "[" + doc + "]"
-		}
-		code, b, _ := e.do("POST", path, body)
-		if code != http.StatusServiceUnavailable || !strings.Contains(string(b), "cluster node") {
-			t.Errorf("POST %s: %d %s; want 503 naming the reason", path, code, b)
-		}
-	}
-	if st := e.stats(); st.Pages != 0 || st.URLs != 0 {
-		t.Errorf("store after refused submissions: %+v; want empty", st)
-	}
-}

@@ -53,11 +53,6 @@ type HandlerOptions struct {
 	// Collectors are registered on /metrics beside the API's own (crawl
 	// --serve adds the running crawl's counters).
 	Collectors []prometheus.Collector
-	// NoDocID, when set, is why POST /v1/docid and /v1/docid:batch are
-	// refused (503 with this text, nothing decided or recorded): crawl
-	// --serve on a cluster node, whose deduper must only be fed by the
-	// cluster's document log. Default "": the routes work.
-	NoDocID string
 	// Console, if set, is the web console (package console), served at
 	// "/" and under "/console/" behind the same authentication; a browser
 	// sends the token once as ?token= and keeps it in a cookie (see
@@ -247,10 +242,6 @@ func (r *statusRecorder) Write(b []byte) (int, error) {
 func (h *handler) serviceBody(w http.ResponseWriter, r *http.Request) ([]byte, bool) {
 	if h.svc == nil {
 		writeError(w, http.StatusServiceUnavailable, "no docId service on this server")
-		return nil, false
-	}
-	if h.o.NoDocID != "" {
-		writeError(w, http.StatusServiceUnavailable, h.o.NoDocID)
 		return nil, false
 	}
 	return h.readBody(w, r)

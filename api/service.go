@@ -28,6 +28,11 @@ type ServiceOptions struct {
 	Now func() time.Time
 	// Logger receives one line per failed commit. nil discards.
 	Logger *slog.Logger
+	// Decide, when set, decides each document instead of the Deduper's
+	// Check (crawl --serve on a cluster node: through the cluster's
+	// document log, crawler.Crawler.DecideDocument); an error answers
+	// 503 and records nothing. Default nil: the Deduper decides.
+	Decide func(ctx context.Context, url, title, text string) (contentdedup.Verdict, error)
 }
 
 // Service is the document-id service: it decides with a
@@ -35,10 +40,11 @@ type ServiceOptions struct {
 // concurrent use; the Deduper makes each decision atomically, so two
 // concurrent near-identical documents get one docId.
 type Service struct {
-	dedup *contentdedup.Deduper
-	db    *storage.DB // nil: decide only, record nothing
-	now   func() time.Time
-	log   *slog.Logger
+	dedup  *contentdedup.Deduper
+	decide func(ctx context.Context, url, title, text string) (contentdedup.Verdict, error) // ServiceOptions.Decide
+	db     *storage.DB                                                                      // nil: decide only, record nothing
+	now    func() time.Time
+	log    *slog.Logger
 
 	// Counters since start, by outcome; read by Counts and the metrics.
 	good, duplicate, failed, invalid atomic.Uint64
@@ -88,7 +94,7 @@ func NewService(ctx context.Context, d *contentdedup.Deduper, db *storage.DB, o 
 	if o == nil {
 		o = &ServiceOptions{}
 	}
-	s := &Service{dedup: d, db: db, now: o.Now, log: o.Logger, stopped: make(chan struct{})}
+	s := &Service{dedup: d, decide: o.Decide, db: db, now: o.Now, log: o.Logger, stopped: make(chan struct{})}
 	if s.now == nil {
 		s.now = time.Now
 	}
@@ -175,7 +181,16 @@ func (s *Service) submit(ctx context.Context, req Request) Response {
 		s.invalid.Add(1)
 		return Response{ID: req.ID, Status: StatusError, Error: err.Error(), code: http.StatusBadRequest}
 	}
-	v := s.dedup.Check(u, req.Title, req.Content)
+	var v contentdedup.Verdict
+	if s.decide != nil {
+		if v, err = s.decide(ctx, u, req.Title, req.Content); err != nil {
+			s.failed.Add(1)
+			s.log.Error("decide document", "url", u, "err", err)
+			return Response{ID: req.ID, Status: StatusError, Error: fmt.Sprintf("decide %s: %v", u, err), code: http.StatusServiceUnavailable}
+		}
+	} else {
+		v = s.dedup.Check(u, req.Title, req.Content)
+	}
 	resp := Response{
 		ID:           req.ID,
 		DocID:        storage.DocID(v.DocID).String(),

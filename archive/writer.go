@@ -46,6 +46,20 @@ type Index interface {
 	PutMetas(kv map[string][]byte) error
 }
 
+// SharedDigests is a payload-digest map shared with other writers (the
+// nodes of a cluster crawl, through Redis: *cluster.WARCDigests): the
+// first writer to claim a digest writes the response, the others write
+// revisit records referring to it.
+type SharedDigests interface {
+	// ClaimDigest stores ref under digest unless a value is there and
+	// returns the value found (nil: ref was stored, the caller writes
+	// the response).
+	ClaimDigest(ctx context.Context, digest string, ref []byte) ([]byte, error)
+	// DropDigest removes digest's value if it is still ref: a claimed
+	// response that was not written.
+	DropDigest(ctx context.Context, digest string, ref []byte) error
+}
+
 // Options configures a Writer.
 type Options struct {
 	// Dir receives the WARC files; created if missing. Required.
@@ -64,6 +78,12 @@ type Options struct {
 	// written in sorted order after "software", "format", "conformsTo" and
 	// "hostname".
 	Info map[string]string
+	// Shared, when set, is consulted for a payload digest this writer has
+	// not written (nor seen in Index): a byte-identical payload another
+	// writer claimed there is written here as a revisit record referring
+	// to that writer's response. Default nil: revisits refer to this
+	// writer's own records only.
+	Shared SharedDigests
 	// Secrets writes the values of the Authorization, Proxy-Authorization
 	// and Cookie fields of request records as they were sent. Default
 	// false: each is replaced by "[redacted]". The warcinfo field
@@ -237,6 +257,11 @@ func (w *Writer) writeExchange(ctx context.Context, ex *Exchange, v *Verdict) er
 	defer func() {
 		if mine != nil {
 			w.release(digest, mine, false) // not written: a waiting twin writes a response
+			if w.o.Shared != nil {
+				// best effort: left claimed, other writers' revisits of
+				// this payload would refer to a record never written
+				_ = w.o.Shared.DropDigest(context.WithoutCancel(ctx), digest, encodeRef(resp))
+			}
 		}
 	}()
 
@@ -342,8 +367,38 @@ func (w *Writer) claim(ctx context.Context, digest string, resp Ref) (*Ref, *pen
 		p := &pending{ref: resp, done: make(chan struct{}), pos: w.position()}
 		w.inflight[digest] = p
 		w.mu.Unlock()
+		if w.o.Shared != nil {
+			return w.claimShared(ctx, digest, p)
+		}
 		return nil, p, nil
 	}
+}
+
+// claimShared claims digest, claimed by p here, in Options.Shared: p's
+// response is written when no other writer had it; else p ends with the
+// other writer's response (a revisit refers to it, here and in the
+// fetches waiting on p), remembered in the Index.
+func (w *Writer) claimShared(ctx context.Context, digest string, p *pending) (*Ref, *pending, error) {
+	val, err := w.o.Shared.ClaimDigest(ctx, digest, encodeRef(p.ref))
+	if err != nil {
+		w.release(digest, p, false)
+		return nil, nil, fmt.Errorf("archive: claim payload digest %s: %w", digest, err)
+	}
+	if val == nil {
+		return nil, p, nil
+	}
+	ref, err := decodeRef(val)
+	if err != nil {
+		w.release(digest, p, false)
+		return nil, nil, fmt.Errorf("archive: shared payload digest %s: %w", digest, err)
+	}
+	p.ref = ref
+	err = w.remember(digestKey(digest), ref)
+	w.release(digest, p, true)
+	if err != nil {
+		return nil, nil, err
+	}
+	return &ref, nil, nil
 }
 
 func (w *Writer) release(digest string, p *pending, ok bool) {

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"log/slog"
 	"net"
 	"os"
 	"slices"
@@ -60,6 +61,15 @@ type Options struct {
 	// same script (no round trip). crawl --cluster sets it from
 	// dedup.verify (default true). Every node must use the same (checked).
 	Verify bool
+	// RedisWait is how long a node waits for Redis when it cannot reach it
+	// (a restart, a network cut): each command is tried again with a
+	// backoff from 100 ms doubling to 1 s for about this long, and the
+	// lease loop stops the node only after this long of failed rounds.
+	// Default LeaseTTL. See docs/cluster.md, "Redis restarts".
+	RedisWait time.Duration
+	// Logger receives a warning when Redis becomes unreachable and a note
+	// when it answers again. nil discards.
+	Logger *slog.Logger
 }
 
 // Item is a URL to be crawled, as queued in a partition's stream.
@@ -89,23 +99,26 @@ type entry struct {
 // Node is one crawler's handle on the cluster state. Its methods are safe
 // for concurrent use.
 type Node struct {
-	o    Options
-	rdb  redis.UniversalClient
-	n0   int     // URLs of a partition's first Bloom generation
-	p0   float64 // false-positive rate of the first generation
-	name string
-	fps  atomic.Uint64 // false positives of the Bloom bits this node's Admit calls caught (Verify)
+	o     Options
+	rdb   redis.UniversalClient
+	n0    int     // URLs of a partition's first Bloom generation
+	p0    float64 // false-positive rate of the first generation
+	name  string
+	epoch string        // the crawl's epoch (setEpoch)
+	fps   atomic.Uint64 // false positives of the Bloom bits this node's Admit calls caught (Verify)
 
 	mu        sync.Mutex
 	held      map[int]bool      // partitions this node holds a lease on
 	claimAt   map[int]time.Time // when each held partition was last XAUTOCLAIMed
 	inflight  map[entry]bool    // entries handed out, neither acked nor released
+	suspect   map[entry]bool    // entries in flight when Redis became unreachable (Confirm)
 	draining  map[int]bool      // held partitions being given up: not read, released once none of their entries is in flight
 	loopErr   error
-	reporter  func() Counters // set by Report; published every lease round
-	lease     LeaseState      // renew failures, leases lost, queues of held partitions (State)
-	admitted  int64           // URLs this node queued (Admit's fresh ones)
-	trips     roundTrips      // commands and pipelines sent (RoundTrips)
+	reporter  func() Counters     // set by Report; published every lease round
+	gate      func(int) time.Time // set by SetReleaseGate
+	lease     LeaseState          // renew failures, leases lost, queues of held partitions (State)
+	admitted  int64               // URLs this node queued (Admit's fresh ones)
+	trips     roundTrips          // commands and pipelines sent (RoundTrips)
 	stop      chan struct{}
 	loopDone  chan struct{}
 	closeOnce sync.Once
@@ -145,7 +158,10 @@ func Open(ctx context.Context, o Options) (*Node, error) {
 		h, _ := os.Hostname()
 		o.Node = fmt.Sprintf("%s-%d", h, os.Getpid())
 	}
-	rdb, err := ParseURL(o.URL)
+	if o.RedisWait <= 0 {
+		o.RedisWait = o.LeaseTTL
+	}
+	rdb, err := parseURL(o.URL, o.RedisWait)
 	if err != nil {
 		return nil, err
 	}
@@ -154,9 +170,14 @@ func Open(ctx context.Context, o Options) (*Node, error) {
 	n0 := max(64, int(o.Capacity/uint64(o.Partitions)))
 	p0 := o.TargetFP / 2
 	n := &Node{o: o, rdb: rdb, n0: n0, p0: p0, name: o.Node,
-		held: map[int]bool{}, claimAt: map[int]time.Time{}, inflight: map[entry]bool{}, draining: map[int]bool{},
+		held: map[int]bool{}, claimAt: map[int]time.Time{}, inflight: map[entry]bool{}, suspect: map[entry]bool{}, draining: map[int]bool{},
 		stop: make(chan struct{}), loopDone: make(chan struct{})}
 	rdb.AddHook(&n.trips)
+	lg := o.Logger
+	if lg == nil {
+		lg = slog.New(slog.DiscardHandler)
+	}
+	rdb.AddHook(&downLog{n: n, log: lg, url: o.URL, wait: o.RedisWait})
 	if err := n.setup(ctx); err != nil {
 		n.rdb.Close()
 		return nil, err
@@ -167,6 +188,9 @@ func Open(ctx context.Context, o Options) (*Node, error) {
 
 func (n *Node) setup(ctx context.Context) error {
 	if err := checkServer(ctx, n.rdb, n.o.URL); err != nil {
+		return err
+	}
+	if err := n.setEpoch(ctx); err != nil {
 		return err
 	}
 	meta := fmt.Sprintf("partitions=%d n0=%d p0=%g", n.o.Partitions, n.n0, n.p0)
@@ -466,7 +490,7 @@ func (n *Node) Take(ctx context.Context, limit int) ([]Task, error) {
 				Streams: []string{n.key(p, "q"), ">"}, Count: per, Block: -1})
 		}
 		if _, err := pipe.Exec(ctx); err != nil && !errors.Is(err, redis.Nil) {
-			return nil, fmt.Errorf("cluster: xreadgroup: %w", err)
+			return nil, n.lostOr(ctx, fmt.Errorf("cluster: xreadgroup: %w", err))
 		}
 		for i, c := range cmds {
 			streams, err := c.Result()
@@ -519,6 +543,7 @@ func (n *Node) Ack(ctx context.Context, t Task) error {
 func (n *Node) Release(t Task) {
 	n.mu.Lock()
 	delete(n.inflight, entry{t.Partition, t.ID})
+	delete(n.suspect, entry{t.Partition, t.ID})
 	n.mu.Unlock()
 }
 
@@ -529,6 +554,9 @@ func (n *Node) Release(t Task) {
 // sums mean that at the moment between the two reads nothing was pending,
 // and then nothing can be added any more.
 func (n *Node) Finished(ctx context.Context) (bool, error) {
+	if err := n.checkEpoch(ctx); err != nil { // empty counters of a lost state are no finished crawl
+		return false, err
+	}
 	sum := func(kind string) (int64, error) {
 		pipe := n.rdb.Pipeline()
 		cmds := make([]*redis.StringCmd, n.o.Partitions)
@@ -615,13 +643,19 @@ func (n *Node) leaseLoop() {
 		ctx, cancel := context.WithTimeout(context.Background(), n.o.LeaseTTL/3)
 		err := n.balance(ctx)
 		cancel()
+		if errors.Is(err, ErrStateLost) {
+			n.mu.Lock()
+			n.loopErr = err
+			n.mu.Unlock()
+			return
+		}
 		if err != nil {
 			n.mu.Lock()
 			n.lease.RenewFailures++
 			n.mu.Unlock()
 			// A lease this node cannot renew expires by itself; after
-			// LeaseTTL of failures the node stops (Take returns the error).
-			if fails++; time.Duration(fails)*n.o.LeaseTTL/3 >= n.o.LeaseTTL {
+			// RedisWait of failures the node stops (Take returns the error).
+			if fails++; time.Duration(fails)*n.o.LeaseTTL/3 >= n.o.RedisWait {
 				n.mu.Lock()
 				n.loopErr = err
 				n.mu.Unlock()
@@ -634,6 +668,9 @@ func (n *Node) leaseLoop() {
 }
 
 func (n *Node) balance(ctx context.Context) error {
+	if err := n.checkEpoch(ctx); err != nil {
+		return err
+	}
 	live, err := n.liveNodes(ctx)
 	if err != nil {
 		return err
@@ -665,8 +702,9 @@ func (n *Node) balance(ctx context.Context) error {
 		busy[e.partition] = true
 	}
 	var release []int
+	now := time.Now()
 	for p := range n.draining {
-		if !busy[p] {
+		if !busy[p] && n.gateOpen(p, now) {
 			release = append(release, p)
 		}
 	}
@@ -727,7 +765,12 @@ func (n *Node) Close() error {
 // rediss+cluster:// with TLS; go-redis's ParseClusterURL after the
 // "+cluster" is dropped): the addresses are seeds, the client discovers
 // the other shards and follows MOVED/ASK redirections.
-func ParseURL(raw string) (redis.UniversalClient, error) {
+func ParseURL(raw string) (redis.UniversalClient, error) { return parseURL(raw, 0) }
+
+// parseURL is ParseURL with a client that tries a command again for
+// about wait (0: go-redis's default, 3 tries) when Redis cannot be
+// reached (retryOptions).
+func parseURL(raw string, wait time.Duration) (redis.UniversalClient, error) {
 	scheme, rest, ok := strings.Cut(raw, "://")
 	if !ok {
 		return nil, fmt.Errorf("cluster: --cluster %q: want redis://HOST:PORT/DB or redis+cluster://HOST:PORT[?addr=HOST:PORT...]", raw)
@@ -738,11 +781,17 @@ func ParseURL(raw string) (redis.UniversalClient, error) {
 		if err != nil {
 			return nil, fmt.Errorf("cluster: --cluster %q: %w", raw, err)
 		}
+		if wait > 0 {
+			co.MaxRetries, co.MinRetryBackoff, co.MaxRetryBackoff = retryOptions(wait)
+		}
 		return redis.NewClusterClient(co), nil
 	case "redis", "rediss":
 		ro, err := redis.ParseURL(raw)
 		if err != nil {
 			return nil, fmt.Errorf("cluster: --cluster %q: %w", raw, err)
+		}
+		if wait > 0 {
+			ro.MaxRetries, ro.MinRetryBackoff, ro.MaxRetryBackoff = retryOptions(wait)
 		}
 		return redis.NewClient(ro), nil
 	}

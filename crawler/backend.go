@@ -108,7 +108,7 @@ const (
 func checkFeatures(supports func(feature) bool, s Settings) error {
 	switch {
 	case s.Recrawl.Continuous && !supports(featureContinuous):
-		return errors.New("recrawl.continuous (--continuous) is not supported in cluster mode yet (the refresh schedule is each node's own)")
+		return errors.New("recrawl.continuous (--continuous) is not supported in cluster mode yet: the refresh schedule and each page's last fetch (its validators for a conditional GET, its text for versions) live in the store of the node that fetched it, so they would not move with a partition's lease")
 	case s.Scope.MaxPages > 0 && !supports(featureMaxPages):
 		return errors.New("scope.max_pages is not supported in cluster mode yet (each node would count only its own pages)")
 	case s.Scope.MaxPagesPerHost > 0 && !supports(featureMaxPagesHost):
@@ -164,17 +164,29 @@ func (c *Crawler) newRedisBackend() error {
 	if err := checkFeatures((*redisQueue)(nil).supports, s); err != nil {
 		return fmt.Errorf("crawler: %w", err)
 	}
-	front, err := c.newFrontier(admitAll{})
+	// the page limits are the cluster's (redisQueue.withinLimits), not
+	// this node's frontier's
+	fs := s
+	fs.Scope.MaxPages, fs.Scope.MaxPagesPerHost = 0, 0
+	front, err := frontier.New(frontierOptions(fs, admitAll{}, o.Store, o.Window, o.MappedArrays))
 	if err != nil {
-		return err
+		return fmt.Errorf("crawler: %w", err)
 	}
 	c.front = front
+	// a partition given up is released once its hosts' politeness
+	// windows have passed here: the next owner keeps them
+	node := o.Cluster
+	node.SetReleaseGate(func(p int) time.Time {
+		return front.ReadyAt(func(host string) bool { return node.Partition(host) == p })
+	})
 	o.Cluster.Report(func() cluster.Counters {
 		return cluster.Counters{Pages: c.fetched.Load(), Stored: c.stored.Load(), Duplicates: c.dups.Load(), Errors: c.errs.Load()}
 	})
-	c.queue = newRedisQueue(o.Cluster, front, o.Store, c.log, s.Politeness.Concurrency, s.Scope.MaxDepth)
-	c.filter = &redisFilter{front: front, verify: s.Verify, node: o.Cluster}
-	c.docs = &redisDocs{cd: newClusterDedup(o.Cluster, o.Dedup), dd: o.Dedup, store: o.Store, log: c.log,
+	q := newRedisQueue(o.Cluster, front, o.Store, c.log, s.Politeness.Concurrency, s.Scope.MaxDepth)
+	q.maxPages, q.maxPagesHost = s.Scope.MaxPages, s.Scope.MaxPagesPerHost
+	c.queue = q
+	c.filter = &redisFilter{front: front, verify: s.Verify, audit: o.clusterAudit, node: o.Cluster}
+	c.docs = &redisDocs{cd: newClusterDedup(o.Cluster, o.Dedup, c.log), dd: o.Dedup, store: o.Store, log: c.log,
 		params: docParams(o.Dedup)}
 	return nil
 }

@@ -2,8 +2,11 @@ package crawler
 
 import (
 	"context"
+	"errors"
 	"fmt"
+	"log/slog"
 	"sync"
+	"sync/atomic"
 
 	"github.com/bloomcrawl/bloomcrawl/cluster"
 	"github.com/bloomcrawl/bloomcrawl/contentdedup"
@@ -38,7 +41,9 @@ type clusterDedup struct {
 	log   docLog
 	dd    deduper
 	node  string
-	batch int // the most log entries read in one reply (docBatch)
+	batch int          // the most log entries read in one reply (docBatch)
+	warn  *slog.Logger // a warning per malformed entry skipped
+	bad   atomic.Int64 // malformed log entries skipped (badEntry)
 
 	mu    sync.Mutex        // serializes the appends and replays of this node
 	last  string            // the last log entry replayed
@@ -51,8 +56,13 @@ type clusterDedup struct {
 // (catching up at start, or after idling while the other nodes logged).
 const docBatch = 10_000
 
-func newClusterDedup(log docLog, dd deduper) *clusterDedup {
-	return &clusterDedup{log: log, dd: dd, node: log.Name(), batch: docBatch, owner: map[uint64]uint16{}, index: map[string]uint16{}}
+// newClusterDedup: logger (nil: discard) gets a warning per malformed
+// log entry skipped.
+func newClusterDedup(log docLog, dd deduper, logger *slog.Logger) *clusterDedup {
+	if logger == nil {
+		logger = slog.New(slog.DiscardHandler)
+	}
+	return &clusterDedup{log: log, dd: dd, node: log.Name(), batch: docBatch, warn: logger, owner: map[uint64]uint16{}, index: map[string]uint16{}}
 }
 
 // start checks that every node decides by the same rules and replays the
@@ -70,7 +80,7 @@ func (cd *clusterDedup) start(ctx context.Context, params string) (int, error) {
 			return n, err
 		}
 		for _, e := range batch {
-			if _, err := cd.apply(e, similar.Entry{}); err != nil {
+			if _, err := cd.apply(e, similar.Entry{}); cd.skip(err) != nil {
 				return n, err
 			}
 			cd.last = e.ID
@@ -110,7 +120,7 @@ func (cd *clusterDedup) check(ctx context.Context, url, canonical string, sig co
 				s = sim
 			}
 			ev, err := cd.apply(e, s)
-			if err != nil {
+			if e.ID == id && err != nil || cd.skip(err) != nil {
 				return contentdedup.Verdict{}, "", err
 			}
 			cd.last = e.ID
@@ -132,10 +142,24 @@ func (cd *clusterDedup) check(ctx context.Context, url, canonical string, sig co
 
 // apply replays one log entry: the deduper's verdict on it, its aliases
 // mapped to its document, and the document's node remembered.
+// A malformed entry (no URL or node, an undecodable signature: written
+// by something other than a node) changes nothing and returns a
+// *badEntryError.
 func (cd *clusterDedup) apply(e cluster.DocEntry, sim similar.Entry) (contentdedup.Verdict, error) {
 	var sig contentdedup.Signature
-	if err := sig.UnmarshalBinary(e.Sig); err != nil {
-		return contentdedup.Verdict{}, fmt.Errorf("crawler: document log entry %s (%s): %w", e.ID, e.URL, err)
+	var bad error
+	switch {
+	case e.URL == "":
+		bad = errors.New("no URL")
+	case e.Node == "":
+		bad = errors.New("no node")
+	default:
+		if err := sig.UnmarshalBinary(e.Sig); err != nil {
+			bad = err
+		}
+	}
+	if bad != nil {
+		return contentdedup.Verdict{}, &badEntryError{id: e.ID, url: e.URL, node: e.Node, err: bad}
 	}
 	v := cd.dd.CheckSig(e.URL, e.Canonical, sig, sim)
 	for _, a := range e.Aliases {
@@ -158,3 +182,31 @@ func (cd *clusterDedup) apply(e cluster.DocEntry, sim similar.Entry) (contentded
 	}
 	return v, nil
 }
+
+// badEntryError is a malformed document log entry.
+type badEntryError struct {
+	id, url, node string
+	err           error
+}
+
+func (e *badEntryError) Error() string {
+	return fmt.Sprintf("crawler: document log entry %s (url %q, node %q) is malformed: %v", e.id, e.url, e.node, e.err)
+}
+
+func (e *badEntryError) Unwrap() error { return e.err }
+
+// skip returns err unless it is a malformed entry's (apply): that one is
+// skipped (every node skips it the same way, so the nodes' indexes stay
+// equal), counted and logged with its ID, and skip returns nil.
+func (cd *clusterDedup) skip(err error) error {
+	var be *badEntryError
+	if !errors.As(err, &be) {
+		return err
+	}
+	n := cd.bad.Add(1)
+	cd.warn.Warn("cluster document log: malformed entry skipped", "id", be.id, "url", be.url, "node", be.node, "error", be.err.Error(), "skipped", n)
+	return nil
+}
+
+// report adds the malformed entries skipped to s.
+func (cd *clusterDedup) report(s *Stats) { s.ClusterBadDocEntries = cd.bad.Load() }

@@ -42,7 +42,7 @@ func BenchmarkClusterDedup(b *testing.B) {
 		}
 		b.Cleanup(func() { n.Close() })
 		dd, _ := contentdedup.New(contentdedup.Options{})
-		cd := newClusterDedup(n, dd)
+		cd := newClusterDedup(n, dd, nil)
 		if _, err := cd.start(context.Background(), "bench"); err != nil {
 			b.Fatal(err)
 		}

@@ -69,7 +69,7 @@ func testNode(t *testing.T, addr, prefix, name string) *clusterDedup {
 	if err != nil {
 		t.Fatal(err)
 	}
-	cd := newClusterDedup(n, dd)
+	cd := newClusterDedup(n, dd, nil)
 	if _, err := cd.start(context.Background(), "test"); err != nil {
 		t.Fatal(err)
 	}

@@ -1,6 +1,7 @@
 package crawler
 
 import (
+	"errors"
 	"fmt"
 	"time"
 
@@ -29,11 +30,9 @@ func NewSettings(cfg *configs.Config) Settings {
 }
 
 // CheckCluster refuses, naming the option, what cluster mode does not
-// support: each node would apply it to its own share only (page limits),
-// it needs a schedule the cluster does not share (recrawl.continuous), or
-// the cluster's URL filter in Redis replaces it (dedup.filter). Sitemaps
-// listed in scope.sitemaps are refused too; "auto" (the default) reads
-// none in cluster mode.
+// support: it needs a schedule the cluster does not share
+// (recrawl.continuous), or the cluster's URL filter in Redis replaces it
+// (dedup.filter).
 func CheckCluster(cfg *configs.Config) error {
 	supports := (*redisQueue)(nil).supports
 	if err := checkFeatures(supports, NewSettings(cfg)); err != nil {
@@ -44,6 +43,9 @@ func CheckCluster(cfg *configs.Config) error {
 	}
 	return nil
 }
+
+// ErrClusterAudit refuses --audit in cluster mode without dedup.verify.
+var ErrClusterAudit = errors.New("--audit in cluster mode counts the false positives the cluster's exact URL sets catch: it needs dedup.verify: true (the default)")
 
 // NewOptions returns o completed from cfg: Settings from NewSettings,
 // and the components cfg describes that o leaves nil: Dedup (NewDeduper)
@@ -60,6 +62,10 @@ func NewOptions(cfg *configs.Config, o Options, audit bool) (Options, error) {
 		if err := CheckCluster(cfg); err != nil {
 			return o, fmt.Errorf("crawler: %w", err)
 		}
+		if audit && !cfg.Dedup.Verify {
+			return o, fmt.Errorf("crawler: %w", ErrClusterAudit)
+		}
+		o.clusterAudit = audit
 	} else if o.URLFilter == nil {
 		f, err := NewURLFilter(cfg.Dedup)
 		if err != nil {

@@ -1,6 +1,7 @@
 package crawler
 
 import (
+	"errors"
 	"strings"
 	"testing"
 	"time"
@@ -89,10 +90,15 @@ func TestNewOptions(t *testing.T) {
 	} else if c.URLFilter != nil || c.Dedup == nil {
 		t.Errorf("cluster node: URLFilter %T, Dedup %T; want none and one", c.URLFilter, c.Dedup)
 	}
-	limited := *cfg
-	limited.Scope.MaxPages = 5
-	if _, err := NewOptions(&limited, Options{Cluster: node}, false); err == nil || !strings.Contains(err.Error(), "scope.max_pages") {
-		t.Errorf("cluster node with scope.max_pages: err = %v, want one naming it", err)
+	continuous := *cfg
+	continuous.Recrawl.Continuous = true
+	if _, err := NewOptions(&continuous, Options{Cluster: node}, false); err == nil || !strings.Contains(err.Error(), "recrawl.continuous") {
+		t.Errorf("cluster node with recrawl.continuous: err = %v, want one naming it", err)
+	}
+	unverified := *cfg
+	unverified.Dedup.Verify = false
+	if _, err := NewOptions(&unverified, Options{Cluster: node}, true); !errors.Is(err, ErrClusterAudit) {
+		t.Errorf("cluster node with --audit and no dedup.verify: err = %v, want ErrClusterAudit", err)
 	}
 	bad := *cfg
 	bad.Dedup.Filter = "bogus"

@@ -150,10 +150,13 @@ type Options struct {
 	// cluster crawl: the cluster is the queue and the URL filter
 	// (URLFilter and FalsePositives are then ignored), this node fetches
 	// the entries of the partitions it holds a lease on, and Run ends when
-	// the whole cluster's frontier is empty. Sitemaps are not read in
-	// cluster mode; what cluster mode does not support is refused
-	// (CheckCluster in NewOptions; New refuses the settings).
+	// the whole cluster's frontier is empty. What cluster mode does not
+	// support is refused (CheckCluster in NewOptions; New refuses the
+	// settings).
 	Cluster clusterState
+	// clusterAudit (NewOptions with audit and Cluster) reports the
+	// cluster-wide false positives of its URL filter in Stats.
+	clusterAudit bool
 	// MappedArrays keeps dedup.verify's URL cache in a memory-mapped file
 	// in the store's directory (see frontier.Options.SpillDir) instead of
 	// on the heap. False (the zero value) keeps it on the heap; the crawl
@@ -875,5 +878,8 @@ func (c *Crawler) Stats() Stats {
 	}
 	c.queue.report(&s)
 	c.throttle.report(&s)
+	if r, ok := c.docs.(interface{ report(*Stats) }); ok {
+		r.report(&s)
+	}
 	return s
 }

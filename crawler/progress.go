@@ -47,6 +47,9 @@ func NewProgress(w io.Writer, db diskSpace, log *slog.Logger, live bool) (report
 			args = append(args, "cluster_partitions", fmt.Sprint(l.Held), "cluster_queue", length, "cluster_pending", pending,
 				"cluster_leases_lost", l.LeasesLost, "cluster_renew_failures", l.RenewFailures)
 		}
+		if s.ClusterBadDocEntries > 0 {
+			args = append(args, "cluster_bad_doc_entries", s.ClusterBadDocEntries)
+		}
 		log.Info("progress", args...)
 	}, 10 * time.Second
 }
@@ -132,8 +135,14 @@ func (s *Stats) WriteSummary(w io.Writer, dir string) {
 	if s.ClusterPartitions != nil {
 		fmt.Fprintf(w, "  partitions   %v (cluster: held by this node at the end)\n", s.ClusterPartitions)
 	}
+	if s.ClusterBadDocEntries > 0 {
+		fmt.Fprintf(w, "  bad log entries  %d (malformed cluster document log entries skipped; their IDs are in the log)\n", s.ClusterBadDocEntries)
+	}
 	if s.FalsePositives != nil {
 		fmt.Fprintf(w, "  filter false positives  %d (URLs the filter called seen that were new: crawled anyway)\n", *s.FalsePositives)
+	}
+	if s.ClusterFalsePositives != nil {
+		fmt.Fprintf(w, "  cluster filter false positives  %d (caught by every node so far: --audit)\n", *s.ClusterFalsePositives)
 	}
 	if s.FilterStoreReads > 0 || s.FilterMemoryHits > 0 {
 		fmt.Fprintf(w, "  filter store reads      %d (%d URLs looked up to confirm the filter's \"seen\"; %d confirmed in memory)\n", s.FilterStoreReads, s.FilterStoreKeys, s.FilterMemoryHits)

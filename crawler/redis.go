@@ -30,6 +30,13 @@ type clusterState interface {
 	FalsePositives() uint64
 	State() cluster.LeaseState
 	Report(func() cluster.Counters)
+	TakeBudget(ctx context.Context, tasks []cluster.Task, maxTotal, maxPerHost int) ([]bool, error)
+	// ClusterFalsePositives counts the false positives every node caught
+	// (the audit: crawl --cluster --audit).
+	ClusterFalsePositives(ctx context.Context) (uint64, error)
+	Partition(host string) int
+	SetReleaseGate(gate func(partition int) time.Time)
+	Confirm(ctx context.Context, t cluster.Task) (bool, error)
 	docLog
 }
 
@@ -56,7 +63,10 @@ type redisQueue struct {
 	log         *slog.Logger
 	concurrency int // politeness.concurrency
 	maxDepth    int // scope.max_depth (negative: none)
-	release     func()
+	// scope.max_pages and scope.max_pages_per_host, counted cluster-wide
+	// (withinLimits; 0: none)
+	maxPages, maxPagesHost int
+	release                func()
 
 	// the task of each entry fed from the cluster, by seq, and how many
 	// are not yet finished
@@ -77,8 +87,13 @@ func (q *redisQueue) hop(ctx context.Context, e frontier.Entry, host string) err
 	return q.front.Hop(ctx, e, host)
 }
 
-// supports: what the cluster does not share yet is each node's own.
-func (q *redisQueue) supports(feature) bool { return false }
+// supports: the page limits are counted cluster-wide (withinLimits);
+// sitemaps are queue entries like pages, read by the owner of their
+// host's partition (clusterReferrer); what the cluster does not share
+// yet is refused.
+func (q *redisQueue) supports(f feature) bool {
+	return f == featureMaxPages || f == featureMaxPagesHost || f == featureSitemaps
+}
 
 func (q *redisQueue) report(s *Stats) {
 	ls := q.node.State()
@@ -90,7 +105,7 @@ func (q *redisQueue) report(s *Stats) {
 func (q *redisQueue) enqueue(ctx context.Context, cands []frontier.Candidate) (int, error) {
 	items := make([]cluster.Item, 0, len(cands))
 	for _, c := range cands {
-		items = append(items, cluster.Item{URL: c.URL, Depth: c.Depth, Referrer: c.Referrer})
+		items = append(items, cluster.Item{URL: c.URL, Depth: c.Depth, Referrer: clusterReferrer(c)})
 	}
 	_, err := q.node.Admit(ctx, items)
 	return 0, err
@@ -156,9 +171,14 @@ func (q *redisQueue) run(ctx context.Context) error {
 // feed reserves and publishes tasks in the local frontier, remembering
 // each entry's task for the ack.
 func (q *redisQueue) feed(ctx context.Context, tasks []cluster.Task) error {
+	tasks, err := q.withinLimits(ctx, tasks)
+	if err != nil {
+		return err
+	}
 	cands := make([]frontier.Candidate, len(tasks))
 	for i, t := range tasks {
-		cands[i] = frontier.Candidate{URL: t.URL, Depth: t.Depth, Referrer: t.Referrer}
+		ref, hints := entryHints(t.Referrer)
+		cands[i] = frontier.Candidate{URL: t.URL, Depth: t.Depth, Referrer: ref, Hints: hints}
 	}
 	fresh, _, err := q.front.Reserve(context.WithoutCancel(ctx), cands)
 	if err != nil {
@@ -205,11 +225,14 @@ func (q *redisQueue) commit(ctx context.Context, e frontier.Entry, cm storage.Co
 		if q.maxDepth >= 0 && l.Depth > q.maxDepth {
 			continue
 		}
-		items = append(items, cluster.Item{URL: l.URL, Depth: l.Depth, Referrer: l.Referrer})
+		items = append(items, cluster.Item{URL: l.URL, Depth: l.Depth, Referrer: clusterReferrer(l)})
 		cm.Trace = append(cm.Trace, l.URL)
 	}
 	if _, err := q.node.Admit(ctx, items); err != nil {
 		return 0, fmt.Errorf("crawler: links of %s: %w", e.URL, err)
+	}
+	if own, err := q.confirmed(ctx, e); !own {
+		return 0, err
 	}
 	if err := commitPage(ctx, q.store, q.log, cm); err != nil {
 		return 0, fmt.Errorf("crawler: store %s: %w", e.URL, err)
@@ -229,6 +252,7 @@ func (q *redisQueue) commit(ctx context.Context, e frontier.Entry, cm storage.Co
 type redisFilter struct {
 	front  *frontier.Frontier
 	verify bool
+	audit  bool // report the cluster-wide false positives (clusterAudit)
 	node   clusterState
 	fpBase atomic.Uint64
 }
@@ -252,6 +276,13 @@ func (s *redisFilter) report(st *Stats) {
 		fp := s.node.FalsePositives() - s.fpBase.Load()
 		st.FalsePositives = &fp
 	}
+	if s.audit {
+		ctx, cancel := context.WithTimeout(context.Background(), time.Second)
+		defer cancel()
+		if fp, err := s.node.ClusterFalsePositives(ctx); err == nil {
+			st.ClusterFalsePositives = &fp
+		}
+	}
 }
 
 // redisDocs are the document decisions of a cluster node: through the
@@ -265,6 +296,9 @@ type redisDocs struct {
 }
 
 func (d *redisDocs) index() dedupstore.Index { return noIndex{} }
+
+// report: the document log's malformed entries skipped.
+func (d *redisDocs) report(s *Stats) { d.cd.report(s) }
 
 // alias: the document log maps the aliases (judge passes them).
 func (d *redisDocs) alias(string, uint64) {}

@@ -35,6 +35,12 @@ var sitemapCommitChunk = 10_000 // (a variable for the tests)
 // first run queued them with its seeds, so the sitemaps are read once per
 // store.
 func (c *Crawler) sitemapSeeds(ctx context.Context) []frontier.Candidate {
+	if c.o.Cluster != nil && len(c.settings.Scope.Sitemaps.URLs) == 0 {
+		// a cluster node reads no seed host's robots.txt here (every node
+		// would): "auto" sitemaps are queued by the node that first reads
+		// a host's robots.txt, the owner of its partition (hostSitemaps)
+		return nil
+	}
 	for _, s := range c.settings.Seeds {
 		// their sitemaps are queued here, with the seeds (hostSitemaps
 		// reads those of the hosts the crawl enters later)

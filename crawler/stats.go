@@ -33,6 +33,9 @@ type Stats struct {
 	// (NewOptions with audit, crawl --audit: the shadow set disagreed:
 	// crawled anyway); nil with neither.
 	FalsePositives *uint64 `json:"filter_false_positives,omitempty"`
+	// ClusterFalsePositives are, in cluster mode with --audit, the false
+	// positives of the cluster's URL filter every node caught so far.
+	ClusterFalsePositives *uint64 `json:"cluster_filter_false_positives,omitempty"`
 	// FilterStoreReads and FilterStoreKeys count, with dedup.verify, the
 	// store read batches (at most one per page) and the URLs looked up in
 	// them to confirm the filter's "seen" answers; the others were
@@ -79,6 +82,9 @@ type Stats struct {
 	Limited       int64      `json:"limited"`
 	HostsSetAside int64      `json:"hosts_set_aside"`
 	HostDelays    []HostPace `json:"host_delays,omitempty"`
+	// ClusterBadDocEntries are, in cluster mode, the malformed entries of
+	// the document log this node skipped (each logged with its ID).
+	ClusterBadDocEntries int64 `json:"cluster_bad_doc_entries,omitempty"`
 }
 
 // counters are a crawl's event counters, safe for concurrent use.

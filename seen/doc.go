@@ -45,9 +45,9 @@
 // # Stores
 //
 // Records keep nothing in memory; a [Store] holds the values. *storage.DB
-// is one (Badger, with Badger's own TTL). A Redis store for the cluster
-// mode needs the same two methods: GET + PTTL, and WATCH/GET … MULTI/SET
-// PX/EXEC (or a script) for the update.
+// is one (Badger, with Badger's own TTL); *cluster.SeenStore is the other
+// (Redis, shared by a cluster's nodes: GET + PTTL, and WATCH/GET …
+// MULTI/SET PX/EXEC for the update, with Redis's own expiry).
 //
 // # Caveats
 //

@@ -57,6 +57,7 @@ type crawlFlags struct {
 	node         *string
 	partitions   *int
 	leaseTTL     *time.Duration
+	redisWait    *time.Duration
 	memLimit     *int64
 }
 
@@ -82,6 +83,7 @@ func newCrawlFlags(stderr io.Writer) (*flag.FlagSet, *crawlFlags) {
 	f.clusterURL = fs.String("cluster", "", "crawl as one node of a cluster coordinated through Redis at redis://HOST:PORT/DB, or a Redis Cluster at redis+cluster://HOST:PORT[?addr=HOST:PORT...] (see docs/cluster.md)")
 	f.node = fs.String("node", "", "with --cluster: this node's name (default HOSTNAME-PID); a node restarted under its name takes back its pending entries")
 	f.partitions = fs.Int("partitions", 16, "with --cluster: partitions the hosts are spread over (the same on every node, checked); a Redis Cluster spreads at most this many partitions' keys over its shards")
+	f.redisWait = fs.Duration("redis-wait", 30*time.Second, "with --cluster: how long a node waits for an unreachable Redis (a restart) before it stops")
 	f.leaseTTL = fs.Duration("lease-ttl", 10*time.Second, "with --cluster: how long a partition lease lives unrenewed; a dead node's partitions and pages in flight are taken over after about this long")
 	f.memLimit = fs.Int64("mem-limit-mb", 300, "soft limit on the Go heap in MiB (runtime/debug.SetMemoryLimit), raised as the crawl's lasting state outgrows it; 0 = none; the GOMEMLIMIT environment variable wins")
 	return fs, f
@@ -128,8 +130,8 @@ func runCrawlCmd(ctx context.Context, args []string, stdout, stderr io.Writer) e
 	if *f.clusterURL == "" && (*f.node != "") {
 		return usagef("--node needs --cluster")
 	}
-	if *f.clusterURL != "" && *f.audit {
-		return usagef("--audit does not work with --cluster: the cluster's seen-state lives in Redis; with dedup.verify (the default) its false positives are confirmed and counted exactly (filter_false_positives)")
+	if *f.clusterURL != "" && *f.audit && !cfg.Dedup.Verify {
+		return usagef("%v", crawler.ErrClusterAudit)
 	}
 	if *f.clusterURL != "" {
 		if err := crawler.CheckCluster(cfg); err != nil {
@@ -137,7 +139,7 @@ func runCrawlCmd(ctx context.Context, args []string, stdout, stderr io.Writer) e
 		}
 	}
 	st, err := crawlStore(ctx, cfg, crawlRun{wacz: *f.wacz, audit: *f.audit, heapArrays: !*f.mappedArrays, verbose: *f.verbose, stderr: stderr, serve: ln, token: *f.token, memProfile: *f.memProfile,
-		cluster: crawler.ClusterOptions(cfg.Dedup, cluster.Options{URL: *f.clusterURL, Node: *f.node, LeaseTTL: *f.leaseTTL, Partitions: *f.partitions})})
+		cluster: crawler.ClusterOptions(cfg.Dedup, cluster.Options{URL: *f.clusterURL, Node: *f.node, LeaseTTL: *f.leaseTTL, Partitions: *f.partitions, RedisWait: *f.redisWait})})
 	if errors.Is(err, context.Canceled) {
 		fmt.Fprintln(stderr, "interrupted: run the same command again to resume")
 	}
@@ -272,23 +274,25 @@ func crawlStore(ctx context.Context, cfg *configs.Config, r crawlRun) (st *crawl
 	}
 	defer dd.Close()
 	opts := crawler.Options{Store: db, Dedup: dd, MappedArrays: !r.heapArrays}
+	var seenSt seen.Store = db // --serve's seen-records: the cluster's in Redis with --cluster
+	var warcShared archive.SharedDigests
 	if r.cluster.URL != "" {
+		r.cluster.Logger = log
 		node, err := cluster.Open(ctx, r.cluster)
 		if err != nil {
 			return nil, err
 		}
 		defer node.Close()
 		log.Info("cluster node", "redis", r.cluster.URL, "node", node.Name())
-		if sm := cfg.Scope.Sitemaps; !sm.Off {
-			log.Info("scope.sitemaps auto: sitemaps are not read in cluster mode (only links are followed)")
-		}
-		opts.Cluster = node
+		opts.Cluster, seenSt, warcShared = node, node.SeenStore(), node.WARCDigests()
 	}
 	if opts, err = crawler.NewOptions(cfg, opts, r.audit); err != nil {
 		return nil, err
 	}
 	if cfg.Store.WARCDir != "" {
-		aw, err := archive.Open(crawler.ArchiveOptions(cfg, db))
+		ao := crawler.ArchiveOptions(cfg, db)
+		ao.Shared = warcShared // revisits of payloads other nodes archived
+		aw, err := archive.Open(ao)
 		if err != nil {
 			return nil, err
 		}
@@ -319,7 +323,7 @@ func crawlStore(ctx context.Context, cfg *configs.Config, r crawlRun) (st *crawl
 	}
 	var c *crawler.Crawler // set before Run, which calls Started
 	if r.serve != nil {
-		started, wait := serveAPI(ctx, r, dd, db, log, &c, cfg.Store.WARCDir)
+		started, wait := serveAPI(ctx, r, dd, db, seenSt, log, &c, cfg.Store.WARCDir)
 		opts.Started = started
 		defer func() {
 			if serr := wait(); serr != nil && err == nil {
@@ -352,30 +356,28 @@ func crawlStore(ctx context.Context, cfg *configs.Config, r crawlRun) (st *crawl
 // it calls Started) and store, so one process owns the directory; wait
 // stops serving and returns the server's error (nil if it never started).
 // *c is the crawl, set before Run.
-func serveAPI(ctx context.Context, r crawlRun, dd *contentdedup.Deduper, db *storage.DB, log *slog.Logger, c **crawler.Crawler, warcDir string) (started func(), wait func() error) {
+func serveAPI(ctx context.Context, r crawlRun, dd *contentdedup.Deduper, db *storage.DB, seenSt seen.Store, log *slog.Logger, c **crawler.Crawler, warcDir string) (started func(), wait func() error) {
 	serveCtx, stopServe := context.WithCancel(ctx)
 	serveDone := make(chan error, 1)
 	serving := false // set by started, which Run calls before it returns
 	started = func() {
 		serving = true
-		svc, serr := api.NewService(serveCtx, dd, db, &api.ServiceOptions{Restored: true, Logger: log})
+		so := &api.ServiceOptions{Restored: true, Logger: log}
+		if r.cluster.URL != "" {
+			so.Decide = (*c).DecideDocument // through the cluster's document log
+		}
+		svc, serr := api.NewService(serveCtx, dd, db, so)
 		if serr != nil {
 			serveDone <- serr
 			return
 		}
-		recs, serr := seen.New(db, nil) // seen-records with their defaults
+		recs, serr := seen.New(seenSt, nil) // seen-records with their defaults
 		if serr != nil {
 			serveDone <- serr
 			return
 		}
 		ho := api.HandlerOptions{Token: r.token, Logger: log, Seen: recs, Collectors: (*c).Collectors(),
 			Console: console.New(serveCtx, console.Options{Store: db, Crawl: *c, Logger: log, WARCDir: warcDir, ClusterURL: r.cluster.URL, ClusterPrefix: r.cluster.Prefix})}
-		if r.cluster.URL != "" {
-			// a document decided here, outside the cluster's document
-			// log, would make this node's dedup index differ from the
-			// other nodes'
-			ho.NoDocID = "this crawl is a cluster node: documents are decided through the cluster's document log, not submitted here"
-		}
 		h := api.NewHandler(svc, db, ho)
 		go func() {
 			serveDone <- api.Serve(serveCtx, r.serve, h, api.ServerOptions{Logger: log, OnListen: func(a net.Addr) {

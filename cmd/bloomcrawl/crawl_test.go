@@ -129,17 +129,6 @@ func TestCrawlServeNeedsToken(t *testing.T) {
 	}
 }
 
-// TestCrawlClusterRefusesAudit: --audit counts false positives against an
-// exact set of the local filter, which a cluster node does not use; asking
-// for both is a usage error, not a silently missing count.
-func TestCrawlClusterRefusesAudit(t *testing.T) {
-	var out, errb bytes.Buffer
-	code := run(context.Background(), []string{"crawl", "--seed", "http://127.0.0.1:1/", "--store", t.TempDir(), "--cluster", "redis://127.0.0.1:1/0", "--audit"}, &out, &errb)
-	if code != 2 || !strings.Contains(errb.String(), "--audit does not work with --cluster") {
-		t.Fatalf("exit %d, stderr %q; want 2 and the reason", code, errb.String())
-	}
-}
-
 // TestCrawlClusterRefusesUnsupported: every option cluster mode does not
 // support is a usage error (exit 2) naming the option, before Redis is
 // contacted (the address here answers nothing).
@@ -147,11 +136,8 @@ func TestCrawlClusterRefusesUnsupported(t *testing.T) {
 	for _, c := range []struct{ yaml, flag, want string }{
 		{"", "--continuous", "recrawl.continuous (--continuous)"},
 		{"recrawl:\n  continuous: true\n", "", "recrawl.continuous"},
-		{"scope:\n  max_pages: 10\n", "", "scope.max_pages is not supported"},
-		{"scope:\n  max_pages_per_host: 10\n", "", "scope.max_pages_per_host is not supported"},
-		{"scope:\n  sitemaps: [http://127.0.0.1:1/sitemap.xml]\n", "", "scope.sitemaps: sitemaps are not read in cluster mode"},
 		{"dedup:\n  filter: exact\n", "", "dedup.filter exact does not apply in cluster mode"},
-		{"", "--audit", "--audit does not work with --cluster"},
+		{"dedup:\n  verify: false\n", "--audit", "--audit in cluster mode counts the false positives the cluster's exact URL sets catch: it needs dedup.verify: true"},
 		{"", "--partitions=0", "--partitions 0: want 1 to 16384"},
 	} {
 		cfg := filepath.Join(t.TempDir(), "c.yaml")

@@ -10,6 +10,7 @@ import (
 	"os"
 	"strings"
 
+	"github.com/bloomcrawl/bloomcrawl/cluster"
 	"github.com/bloomcrawl/bloomcrawl/internal/cli"
 	"github.com/bloomcrawl/bloomcrawl/seen"
 	"github.com/bloomcrawl/bloomcrawl/storage"
@@ -43,6 +44,7 @@ func seenFlags(fs *flag.FlagSet, prefix string) func() (seen.Options, error) {
 // seenRun is one parsed 'bloomcrawl seen' invocation.
 type seenRun struct {
 	action, key string
+	cluster     string // --cluster: the records in this Redis
 	ids         []string
 	opts        seen.Options
 	asJSON      bool
@@ -57,12 +59,12 @@ func runSeen(ctx context.Context, args []string, stdout, stderr io.Writer) error
 		return err
 	}
 	r.stdout = stdout
-	db, err := storage.Open(store, nil)
+	st, closeStore, err := openSeenStore(ctx, store, r.cluster)
 	if err != nil {
 		return err
 	}
-	defer db.Close()
-	if r.recs, err = seen.New(db, &r.opts); err != nil {
+	defer closeStore()
+	if r.recs, err = seen.New(st, &r.opts); err != nil {
 		return err
 	}
 	if err := r.recs.CheckKey(r.key); err != nil {
@@ -83,8 +85,9 @@ func runSeen(ctx context.Context, args []string, stdout, stderr io.Writer) error
 // parseSeenArgs parses the flags (before or after the action and key),
 // checks the action and reads the ids from stdin when none are given.
 func parseSeenArgs(args []string, stderr io.Writer) (*seenRun, string, error) {
-	fs := newFlagSet("seen", "seen --store DIR [flags] add|test|show|delete KEY [ID...]   (no IDs: one per line on stdin)", stderr)
-	store := fs.String("store", "", "store directory (created if missing; required)")
+	fs := newFlagSet("seen", "seen --store DIR | --cluster URL [flags] add|test|show|delete KEY [ID...]   (no IDs: one per line on stdin)", stderr)
+	store := fs.String("store", "", "store directory (created if missing)")
+	clusterURL := fs.String("cluster", "", "instead of --store: the records in the Redis of a cluster crawl, redis://HOST:PORT/DB or redis+cluster://HOST:PORT (see docs/cluster.md)")
 	asJSON := fs.Bool("json", false, "print JSON")
 	seedForm := fs.Bool("seed-form", false, "show: print each block as the seed stores it, count::base64(bits)")
 	opts := seenFlags(fs, "")
@@ -92,13 +95,13 @@ func parseSeenArgs(args []string, stderr io.Writer) (*seenRun, string, error) {
 	if err != nil {
 		return nil, "", err
 	}
-	if *store == "" {
-		return nil, "", usagef("--store DIR is required")
+	if (*store == "") == (*clusterURL == "") {
+		return nil, "", usagef("want --store DIR or --cluster URL (the records in Redis, shared by a cluster's nodes), one of them")
 	}
 	if len(pos) < 2 {
 		return nil, "", usagef("want an action (add, test, show, delete) and a KEY")
 	}
-	r := &seenRun{action: pos[0], key: pos[1], ids: pos[2:], asJSON: *asJSON, seedForm: *seedForm}
+	r := &seenRun{action: pos[0], key: pos[1], ids: pos[2:], asJSON: *asJSON, seedForm: *seedForm, cluster: *clusterURL}
 	if r.opts, err = opts(); err != nil {
 		return nil, "", err
 	}
@@ -203,4 +206,21 @@ func readIDs(r io.Reader) ([]string, error) {
 		return nil, fmt.Errorf("read ids from stdin: %w", err)
 	}
 	return ids, nil
+}
+
+// openSeenStore opens the seen-records of the store directory dir, or of
+// the Redis at clusterURL when it is set.
+func openSeenStore(ctx context.Context, dir, clusterURL string) (seen.Store, func() error, error) {
+	if clusterURL != "" {
+		st, err := cluster.OpenSeenStore(ctx, clusterURL, "")
+		if err != nil {
+			return nil, nil, err
+		}
+		return st, st.Close, nil
+	}
+	db, err := storage.Open(dir, nil)
+	if err != nil {
+		return nil, nil, err
+	}
+	return db, db.Close, nil
 }

@@ -87,7 +87,13 @@ func StartServer(bin, dir string, cluster bool) (*Server, error) {
 		args = append(args, "--cluster-enabled", "yes", "--cluster-config-file", "nodes.conf",
 			"--cluster-port", strconv.Itoa(bus), "--cluster-node-timeout", "5000")
 	}
-	s := &Server{Addr: fmt.Sprintf("127.0.0.1:%d", port), Bus: bus, cmd: exec.Command(bin, args...), out: &syncBuffer{}, done: make(chan struct{})}
+	return launch(bin, fmt.Sprintf("127.0.0.1:%d", port), bus, args)
+}
+
+// launch starts bin with args (listening on addr) and waits (10 s at
+// most) until it answers PING.
+func launch(bin, addr string, bus int, args []string) (*Server, error) {
+	s := &Server{Addr: addr, Bus: bus, cmd: exec.Command(bin, args...), out: &syncBuffer{}, done: make(chan struct{})}
 	s.cmd.Stdout, s.cmd.Stderr = s.out, s.out
 	dieWithParent(s.cmd)
 	if err := s.cmd.Start(); err != nil {
