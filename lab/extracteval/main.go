@@ -24,6 +24,8 @@ import (
 //	-v             with -dedup, list the pairs the new text gets wrong
 //	-docs DIR      also measure main-text recall on the .html files under DIR
 //	-docs-max N    at most N doc pages per corpus directory (default 2000)
+//	-trafilatura DIR  also score trafilatura's evaluation corpus in DIR
+//	               (its tests/ directory: evaldata.json, cache/, eval/)
 func Main(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	fl := flag.NewFlagSet("extract", flag.ContinueOnError)
 	fl.SetOutput(stderr)
@@ -34,6 +36,7 @@ func Main(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	verbose := fl.Bool("v", false, "with -dedup, list the pairs the new text gets wrong")
 	docs := fl.String("docs", "", "directory of documentation corpora to measure main-text recall on")
 	docsMax := fl.Int("docs-max", 2000, "at most N pages per corpus")
+	traf := fl.String("trafilatura", "", "directory of trafilatura's evaluation corpus (evaldata.json, cache/, eval/) to score")
 	if err := fl.Parse(args); err != nil {
 		return err
 	}
@@ -68,6 +71,13 @@ func Main(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 				return err
 			}
 		}
+	}
+	if *traf != "" {
+		pages, err := snippetCorpus(openSnippetCorpus(*traf))
+		if err != nil {
+			return err
+		}
+		snippets(stdout, pages, *worst)
 	}
 	if *docs != "" {
 		return docRecall(ctx, stdout, *docs, *docsMax, *worst)
