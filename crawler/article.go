@@ -320,8 +320,9 @@ func (c *content) best(top *html.Node) []*html.Node {
 		}
 		h := hint(n)
 		// a widget's subtree holds no candidate, unless the "widget" is a
-		// wrapper of most of the page ("has-sidebar" layouts)
-		if h < 0 && 2*c.textOf(n) < whole {
+		// wrapper of most of the page ("has-sidebar" layouts); a comment
+		// section never does, however long the discussion
+		if h < 0 && (2*c.textOf(n) < whole || namesComments(n)) {
 			neg = true
 		}
 		if s := c.stats[n]; s != nil && s.score > 0 && !neg {
@@ -501,7 +502,15 @@ func (c *content) lowerText(n *html.Node) []byte {
 	return c.buf
 }
 
-var cutPhrase = regexp.MustCompile(`^(related( stories| articles| posts| content| coverage| news| reading)?|more (from|stories|news|on|in|to explore)\b.*|you (may|might) (also )?(like|enjoy).*|recommended( for you| stories| reading)?|trending( now| stories| news)?|most (popular|read|viewed|shared).*|(our )?latest (stories|news|headlines|videos)|sponsored( content| stories| resources| links)?|newsletters?|top stories|editor'?s picks|what to read next|read next|also read|popular (now|stories|posts|articles)|(recent|related|popular) posts|around the web|from around the web|further reading on .*)[:.…]*$`)
+var cutPhrase = regexp.MustCompile(`^(related( stories| articles| posts| content| coverage| news| reading)?|more (from|stories|news|on|in|to explore)\b.*|you (may|might) (also )?(like|enjoy).*|recommended( for you| stories| reading)?|trending( now| stories| news)?|most (popular|read|viewed|shared).*|(our )?latest (stories|news|headlines|videos)|sponsored( content| stories| resources| links)?|newsletters?|top stories|editor'?s picks|what to read next|read next|also read|popular (now|stories|posts|articles)|(recent|related|popular) posts|around the web|from around the web|further reading on .*` +
+	// the same in the languages the web writes most: German, French,
+	// Spanish, Italian, Portuguese, Polish, Dutch (lowerText lowers ASCII only)
+	`|mehr (zum thema|zu diesem thema|aus|von|zu|artikel|nachrichten|news)\b.*|[äÄ]hnliche (beitr[äÄ]ge|artikel|themen|posts|nachrichten).*|verwandte (beitr[äÄ]ge|artikel|themen).*` +
+	`|weitere (artikel|beitr[äÄ]ge|nachrichten|news|meldungen|themen)\b.*|weiterf[üÜ]hrende (links?|artikel|informationen)|zum weiterlesen|auch interessant.*` +
+	`|das k[öÖ]nnte (sie|dich) auch interessieren.*|meist(gelesen|kommentiert|diskutiert|-gelesen|-kommentiert|-diskutiert).*|beliebte (beitr[äÄ]ge|artikel)` +
+	`|articles? (correspondants?|similaires|li[ée]s|associ[ée]s|connexes)|sur le m[êÊ]me (sujet|th[èe]me)|vous aimerez (aussi|peut-[êe]tre).*|les plus (lus|partag[ée]s|comment[ée]s)` +
+	`|noticias relacionadas|art[íi]culos relacionados|(tambi[ée]n )?te puede interesar.*|lo m[áa]s (le[íi]do|visto)|video recomendado|articoli correlati|potrebbe interessarti.*` +
+	`|not[íi]cias relacionadas|polecamy|gerelateerde artikelen)[:.…]*$`)
 
 // metaLine matches a short block that is a byline, a dateline, a photo
 // credit, a count or a bare URL.
@@ -509,7 +518,12 @@ var metaLine = regexp.MustCompile(`^((updated|published|posted|first published|l
 
 // pointerLine matches the start of a short block that points to other
 // pages: "Related: …", "Read more: …", "Tags: …".
-var pointerLine = regexp.MustCompile(`^(related|read more|see more|see also|read also|also read|also on|more|tags?|topics|filed under|recommended|watch|listen|more on this|don't miss|further reading)\b\s*[:|-]?`)
+var pointerLine = regexp.MustCompile(`^(related|read more|see more|see also|read also|also read|also on|more|tags?|topics|filed under|recommended|watch|listen|more on this|don't miss|further reading|` + otherPointers + `)\b\s*[:|-]?`)
+
+// otherPointers are "read also" in German, French, Italian, Portuguese,
+// Polish and Dutch: a pointer to one other page, often in the middle of
+// an article (so the label goes, not what follows it).
+const otherPointers = `lesen sie (auch|mehr)|[àÀa] lire (aussi|[ée]galement)|leggi anche|leia tamb[ée]m|veja tamb[ée]m|zobacz (tak[żŻ]e|r[óÓ]wnie[żŻ]|te[żŻ])|czytaj (tak[żŻ]e|r[óÓ]wnie[żŻ]|te[żŻ])|lees ook`
 
 // sentence reports whether t ends as a sentence does.
 func sentence(t []byte) bool {
@@ -580,7 +594,9 @@ var countLine = regexp.MustCompile(`^([\d\s.,:/|+()-]*(shares?|comments?|views?|
 
 // boilerLine matches the whole text of a short block that is a widget's
 // label, not the article's.
-var boilerLine = regexp.MustCompile(`^(advertisement|advert|ad|sponsored|share( this( article| story| post)?)?( on)?|share on .*|tags?|topics|filed under|related( topics)?|read more|continue reading|close|caption|play now|video|photo|image|back to top|previous( post| article)?|next( post| article)?|previous next|follow us|print|email|comments?|\d+ comments?|leave a (comment|reply)|post comment.*|sign up|subscribe( now)?|skip (ad|advertisement)|loading…?|loading\.\.\.|facebook|twitter|pinterest|linkedin|reddit|whatsapp|flipboard|mix|instagram|youtube|telegram|tumblr|messenger|e-?mail|sms|copy link|sharing is caring|all sharing options|share via .*|share on .*|share this on .*|tweet|pin( it)?)[:.!]*$`)
+var boilerLine = regexp.MustCompile(`^(advertisement|advert|ad|sponsored|share( this( article| story| post)?)?( on)?|share on .*|tags?|topics|filed under|related( topics)?|read more|continue reading|close|caption|play now|video|photo|image|back to top|previous( post| article)?|next( post| article)?|previous next|follow us|print|email|comments?|\d+ comments?|leave a (comment|reply)|post comment.*|sign up|subscribe( now)?|skip (ad|advertisement)|loading…?|loading\.\.\.|facebook|twitter|pinterest|linkedin|reddit|whatsapp|flipboard|mix|instagram|youtube|telegram|tumblr|messenger|e-?mail|sms|copy link|sharing is caring|all sharing options|share via .*|share on .*|share this on .*|tweet|pin( it)?` +
+	`|werbung|anzeige|teilen|drucken|kommentare?|schlagw[öo]rter?|zur[üÜ]ck( zur [üÜ]bersicht| nach oben| zum anfang)?|nach oben|(abonniere|abonnieren sie) (unseren|den) newsletter|newsletter (abonnieren|bestellen)|zum newsletter anmelden` +
+	`|` + otherPointers + `|partager|imprimer|publicit[ée]|compartir|imprimir|publicidad|condividi|stampa|pubblicit[àa]|udost[ęĘ]pnij|drukuj|reklama|delen)[:.!]*$`)
 
 // skip reports whether the element n is boilerplate: isBoilerplate, except
 // a <form> with a page's worth of text (ASP.NET pages wrap the whole body in
@@ -603,7 +619,9 @@ func (c *content) dropped(n *html.Node) bool {
 		return true
 	}
 	h, med := hints(n)
-	if med {
+	if med && (c.stats[n] == nil || 2*c.stats[n].chars < c.rootChars) {
+		// a gallery or caption inside the article; not the gallery that
+		// is the article (a slideshow story)
 		return true
 	}
 	if s := c.stats[n]; s != nil && s.chars > 0 && s.chars <= 200 && !isInline(n.DataAtom) {
@@ -647,7 +665,9 @@ func (c *content) dropped(n *html.Node) bool {
 	}
 	s := c.stats[n]
 	if h < 0 {
-		return s == nil || 2*s.chars < c.rootChars
+		// a widget inside the region, not a wrapper of most of it; a
+		// comment section however long
+		return s == nil || 2*s.chars < c.rootChars || namesComments(n)
 	}
 	if s == nil || s.chars == 0 {
 		return false
@@ -744,6 +764,9 @@ func hints(n *html.Node) (h int, media bool) {
 			if k == 0 || k > len(buf) {
 				continue
 			}
+			if string(buf[:k]) == "hidden" && responsiveSuffix(v[i:]) {
+				continue // Bootstrap's hidden-xs, hidden-sm…: shown on other screens
+			}
 			if negWords[string(buf[:k])] {
 				neg = true
 			} else if posWords[string(buf[:k])] {
@@ -771,6 +794,40 @@ var negWords = set("comment", "comments", "commentlist", "disqus", "respond", "r
 	"widget", "toolbar", "byline", "author", "credit", "credits", "hidden", "skip", "teaser", "teasers",
 	"readmore", "pagination", "pager", "timestamp", "meta", "complementary",
 	"contentinfo", "search", "login")
+
+// responsiveSuffix reports whether rest, what follows a class word, is a
+// screen-size suffix ("-xs", "-sm-down", "-print").
+func responsiveSuffix(rest string) bool {
+	if len(rest) < 3 || rest[0] != '-' {
+		return false
+	}
+	rest = strings.ToLower(rest[1:])
+	if strings.HasPrefix(rest, "print") {
+		return true
+	}
+	switch rest[:2] {
+	case "xs", "sm", "md", "lg", "xl":
+		return len(rest) == 2 || !('a' <= rest[2] && rest[2] <= 'z')
+	}
+	return false
+}
+
+// namesComments reports whether n's class or id names a comment section.
+func namesComments(n *html.Node) bool {
+	for _, a := range n.Attr {
+		if a.Key != "class" && a.Key != "id" {
+			continue
+		}
+		for _, w := range strings.FieldsFunc(strings.ToLower(a.Val), func(r rune) bool { return !('a' <= r && r <= 'z') }) {
+			if commentWords[w] {
+				return true
+			}
+		}
+	}
+	return false
+}
+
+var commentWords = set("comment", "comments", "commentlist", "disqus", "respond", "replies", "discussion")
 
 var mediaWords = set("caption", "captions", "figcaption", "gallery", "slideshow", "carousel", "slider", "lightbox")
 

@@ -119,3 +119,66 @@ make check</pre>
 		t.Errorf("Markdown =\n%s\nwant\n%s", d.Markdown(), want)
 	}
 }
+
+// para is a paragraph of prose of about n sentences, each naming i.
+func para(tag string, i, n int) string {
+	var b strings.Builder
+	b.WriteString("<p>")
+	for k := 0; k < n; k++ {
+		b.WriteString(tag + " sentence " + string(rune('a'+k%26)) + " of paragraph " + string(rune('A'+i%26)) + ", with commas, words and more words to read. ")
+	}
+	b.WriteString("</p>")
+	return b.String()
+}
+
+// A comment section longer than the article is still not the article.
+func TestExtractCommentsNeverWin(t *testing.T) {
+	var b strings.Builder
+	b.WriteString(`<html><body><main><div class="entry">`)
+	for i := 0; i < 3; i++ {
+		b.WriteString(para("Story", i, 3))
+	}
+	b.WriteString(`</div><div id="comments" class="comments-area"><ol class="comment-list">`)
+	for i := 0; i < 12; i++ {
+		b.WriteString(`<li><article class="c">` + para("Reader", i, 3) + `</article></li>`)
+	}
+	b.WriteString(`</ol></div></main></body></html>`)
+	u, _ := url.Parse("https://blog.example/post")
+	d, err := Extract([]byte(b.String()), "text/html", false, u)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(d.Text, "Story sentence a of paragraph A") {
+		t.Errorf("Text lacks the article: %.200q", d.Text)
+	}
+	if strings.Contains(d.Text, "Reader sentence") {
+		t.Errorf("Text keeps the comments: %.200q", d.Text)
+	}
+}
+
+// A block hidden on small screens only (hidden-xs) is shown elsewhere and
+// kept; a slideshow that is the whole story is kept; a German "Mehr zum
+// Thema" section after the article is not.
+func TestExtractResponsiveSlideshowAndGermanCut(t *testing.T) {
+	page := `<html><head><meta property="og:type" content="article"></head><body>
+<div class="wrap"><div class="story">` + para("Intro", 0, 2) + `
+<div class="hidden-xs">` + para("Wide", 1, 3) + `</div>
+<div class="gallery-wrapper">` + para("Slide", 2, 4) + para("Slide", 3, 4) + `</div>
+<h3>Mehr zum Thema</h3><ul><li><a href="/a">Ein anderer Artikel über etwas</a></li><li><a href="/b">Noch ein Artikel</a></li></ul>
+</div></div></body></html>`
+	u, _ := url.Parse("https://news.example/story")
+	d, err := Extract([]byte(page), "text/html", false, u)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, want := range []string{"Intro sentence a", "Wide sentence a", "Slide sentence a of paragraph C"} {
+		if !strings.Contains(d.Text, want) {
+			t.Errorf("Text lacks %q: %q", want, d.Text)
+		}
+	}
+	for _, bad := range []string{"Mehr zum Thema", "Noch ein Artikel"} {
+		if strings.Contains(d.Text, bad) {
+			t.Errorf("Text keeps %q: %q", bad, d.Text)
+		}
+	}
+}

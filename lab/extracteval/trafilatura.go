@@ -220,3 +220,20 @@ func snippets(w io.Writer, pages []snippetPage, worst int) []snippetResult {
 	}
 	return res
 }
+
+// showSnippets prints a corpus page's new text and how each snippet fared.
+func showSnippets(w io.Writer, p snippetPage) {
+	text := ""
+	if d, err := crawler.Extract(p.html, "text/html", false, p.url); err == nil {
+		text = d.Text
+	}
+	t := normSpace(text)
+	fmt.Fprintf(w, "%s  %s\n", p.file, p.url)
+	for _, s := range p.with {
+		fmt.Fprintf(w, "  with    %-5v %q\n", strings.Contains(t, normSpace(s)), s)
+	}
+	for _, s := range p.without {
+		fmt.Fprintf(w, "  without %-5v %q\n", strings.Contains(t, normSpace(s)), s)
+	}
+	fmt.Fprintf(w, "--- new text\n%s\n", text)
+}
