@@ -31,17 +31,18 @@ type stat struct {
 // content is the chosen main region of a page and the verdicts about its
 // elements.
 type content struct {
-	roots     []*html.Node // in document order
-	stats     map[*html.Node]*stat
-	drop      map[*html.Node]bool
-	explicit  bool         // the region is one the page marked (<main>, <article>)
-	regionLD  float64      // the marked region's link density
-	slab      []stat       // backing store of stats
-	buf       []byte       // lowerText's
-	whole     bool         // the roots are the whole body: only isBoilerplate drops
-	rootChars int          // the text of the roots
-	headlines []*html.Node // <h1>s dropped from the text that Markdown keeps
-	declared  bool         // the page says it is an article (og:type, JSON-LD)
+	roots      []*html.Node // in document order
+	stats      map[*html.Node]*stat
+	drop       map[*html.Node]bool
+	explicit   bool         // the region is one the page marked (<main>, <article>)
+	regionLD   float64      // the marked region's link density
+	slab       []stat       // backing store of stats
+	buf        []byte       // lowerText's
+	whole      bool         // the roots are the whole body: only isBoilerplate drops
+	rootChars  int          // the text of the roots
+	headlines  []*html.Node // <h1>s dropped from the text that Markdown keeps
+	declared   bool         // the page says it is an article (og:type, JSON-LD)
+	bestBlocks []*html.Node // the best-scoring blocks (best), whatever the region
 }
 
 // agrees reports whether the region the page marked is the content the
@@ -148,6 +149,7 @@ func chooseContent(sc *scan, fallback []*html.Node) *content {
 	}
 	c.measure(top, false)
 	best := c.best(top)
+	c.bestBlocks = best
 	var marked *html.Node
 	switch {
 	case len(sc.mains) == 1:
@@ -680,10 +682,21 @@ func (c *content) dropped(n *html.Node) bool {
 	}
 	switch n.DataAtom {
 	case atom.Ul, atom.Ol, atom.Dl, atom.Div, atom.Section, atom.Table, atom.Figure:
-		if h == 0 && ld > 0.5 && s.score < 3 {
+		if h == 0 && ld > 0.5 && s.score < 3 && !c.holdsBest(n) {
 			return true
 		}
 		if h == 0 && ld > 0.33 && s.chars < 200 && s.score == 0 {
+			return true
+		}
+	}
+	return false
+}
+
+// holdsBest reports whether n holds one of the best-scoring blocks: a
+// link-heavy wrapper around the article is not a link list.
+func (c *content) holdsBest(n *html.Node) bool {
+	for _, b := range c.bestBlocks {
+		if isAncestor(n, b) {
 			return true
 		}
 	}
@@ -767,6 +780,9 @@ func hints(n *html.Node) (h int, media bool) {
 			if string(buf[:k]) == "hidden" && responsiveSuffix(v[i:]) {
 				continue // Bootstrap's hidden-xs, hidden-sm…: shown on other screens
 			}
+			if modifier(v[:i-k], string(buf[:k])) {
+				continue // "has-ads", "with-sidebar": what a block holds, not what it is
+			}
 			if negWords[string(buf[:k])] {
 				neg = true
 			} else if posWords[string(buf[:k])] {
@@ -810,6 +826,20 @@ func responsiveSuffix(rest string) bool {
 		return len(rest) == 2 || !('a' <= rest[2] && rest[2] <= 'z')
 	}
 	return false
+}
+
+// modifier reports whether the class word w, after before, says what a
+// block holds or how it is laid out, not what it is: "has-", "with-",
+// or Elementor's
+// "elementor-widget" (every block of its pages is one).
+func modifier(before, w string) bool {
+	before = strings.ToLower(before)
+	for _, p := range []string{"has-", "has_", "with-"} {
+		if strings.HasSuffix(before, p) {
+			return true
+		}
+	}
+	return w == "widget" && strings.HasSuffix(before, "elementor-")
 }
 
 // namesComments reports whether n's class or id names a comment section.

@@ -157,13 +157,14 @@ func TestExtractCommentsNeverWin(t *testing.T) {
 }
 
 // A block hidden on small screens only (hidden-xs) is shown elsewhere and
-// kept; a slideshow that is the whole story is kept; a German "Mehr zum
+// kept, a section that "has-ads" is no ad; a slideshow that is the whole story is kept; a German "Mehr zum
 // Thema" section after the article is not.
 func TestExtractResponsiveSlideshowAndGermanCut(t *testing.T) {
 	page := `<html><head><meta property="og:type" content="article"></head><body>
 <div class="wrap"><div class="story">` + para("Intro", 0, 2) + `
 <div class="hidden-xs">` + para("Wide", 1, 3) + `</div>
-<div class="gallery-wrapper">` + para("Slide", 2, 4) + para("Slide", 3, 4) + `</div>
+<section class="o-section has-ads">` + para("Ads", 4, 3) + `</section>
+<div class="gallery-wrapper">` + para("Slide", 2, 6) + para("Slide", 3, 6) + `</div>
 <h3>Mehr zum Thema</h3><ul><li><a href="/a">Ein anderer Artikel über etwas</a></li><li><a href="/b">Noch ein Artikel</a></li></ul>
 </div></div></body></html>`
 	u, _ := url.Parse("https://news.example/story")
@@ -171,7 +172,7 @@ func TestExtractResponsiveSlideshowAndGermanCut(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	for _, want := range []string{"Intro sentence a", "Wide sentence a", "Slide sentence a of paragraph C"} {
+	for _, want := range []string{"Intro sentence a", "Wide sentence a", "Ads sentence a", "Slide sentence a of paragraph C"} {
 		if !strings.Contains(d.Text, want) {
 			t.Errorf("Text lacks %q: %q", want, d.Text)
 		}
