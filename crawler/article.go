@@ -316,8 +316,9 @@ func (c *content) best(top *html.Node) []*html.Node {
 	var bestScore float64
 	var visit func(n *html.Node, neg bool)
 	whole := c.textOf(top)
+	var teasers map[*html.Node]bool // sections after a "You may also like" heading
 	visit = func(n *html.Node, neg bool) {
-		if n.Type != html.ElementNode || isInline(n.DataAtom) || c.skip(n) {
+		if n.Type != html.ElementNode || isInline(n.DataAtom) || c.skip(n) || teasers[n] {
 			return
 		}
 		h := hint(n)
@@ -329,7 +330,7 @@ func (c *content) best(top *html.Node) []*html.Node {
 		}
 		if s := c.stats[n]; s != nil && s.score > 0 && !neg {
 			sc := s.score * (1 - linkDensity(s)) * (1 + 0.25*float64(h))
-			if sc > bestScore {
+			if sc > bestScore && !c.opensWithCut(n) {
 				cand, bestScore = n, sc
 			}
 		}
@@ -338,6 +339,23 @@ func (c *content) best(top *html.Node) []*html.Node {
 		}
 	}
 	visit(top, false)
+	for range 3 {
+		// a candidate that follows a heading such as "Related posts"
+		// among its siblings (or its ancestors' siblings) is a teaser:
+		// look again without that section
+		cut := c.teaserCut(cand, top)
+		if cut == nil {
+			break
+		}
+		if teasers == nil {
+			teasers = map[*html.Node]bool{}
+		}
+		for x := cut.NextSibling; x != nil; x = x.NextSibling {
+			teasers[x] = true
+		}
+		cand, bestScore = nil, 0
+		visit(top, false)
+	}
 	if cand == nil {
 		return nil
 	}
@@ -380,6 +398,42 @@ func (c *content) best(top *html.Node) []*html.Node {
 		}
 	}
 	return roots
+}
+
+// teaserCut returns the heading such as "You may also like" that comes
+// before n or one of its ancestors (top excluded) among its siblings, or
+// nil: what follows it is the site's teaser section.
+func (c *content) teaserCut(n, top *html.Node) *html.Node {
+	if n == nil {
+		return nil
+	}
+	for x := n; x != nil && x != top; x = x.Parent {
+		for sib := x.PrevSibling; sib != nil; sib = sib.PrevSibling {
+			if sib.Type == html.ElementNode && c.isCut(sib) {
+				return sib
+			}
+		}
+	}
+	return nil
+}
+
+// opensWithCut reports whether n's first block is a heading such as "You
+// may also like": n is the site's teaser section, not the article.
+func (c *content) opensWithCut(n *html.Node) bool {
+	for ch := n.FirstChild; ch != nil; ch = ch.NextSibling {
+		switch ch.Type {
+		case html.TextNode:
+			if strings.TrimSpace(ch.Data) != "" {
+				return false
+			}
+		case html.ElementNode:
+			if c.skip(ch) {
+				continue
+			}
+			return c.isCut(ch)
+		}
+	}
+	return false
 }
 
 // prune marks the elements under n left out of the main content.
@@ -504,7 +558,7 @@ func (c *content) lowerText(n *html.Node) []byte {
 	return c.buf
 }
 
-var cutPhrase = regexp.MustCompile(`^(related( stories| articles| posts| content| coverage| news| reading)?|more (from|stories|news|on|in|to explore)\b.*|you (may|might) (also )?(like|enjoy).*|recommended( for you| stories| reading)?|trending( now| stories| news)?|most (popular|read|viewed|shared).*|(our )?latest (stories|news|headlines|videos)|sponsored( content| stories| resources| links)?|newsletters?|top stories|editor'?s picks|what to read next|read next|also read|popular (now|stories|posts|articles)|(recent|related|popular) posts|around the web|from around the web|further reading on .*` +
+var cutPhrase = regexp.MustCompile(`^(related( stories| articles| posts| content| coverage| news| reading)?|more (from|stories|news|on|in|to explore)\b.*|you (may|might) (also )?(like|enjoy).*|voc[êÊ] (tamb[ée]m )?(pode|poder[áa]) gostar.*|(tambi[ée]n )?te (puede|podr[íi]a) gustar.*|vous (aimerez|pourriez aimer).*|potrebbe (anche )?piacerti.*|recommended( for you| stories| reading)?|trending( now| stories| news)?|most (popular|read|viewed|shared).*|(our )?latest (stories|news|headlines|videos)|sponsored( content| stories| resources| links)?|newsletters?|top stories|editor'?s picks|what to read next|read next|also read|popular (now|stories|posts|articles)|(recent|related|popular) posts|around the web|from around the web|further reading on .*` +
 	// the same in the languages the web writes most: German, French,
 	// Spanish, Italian, Portuguese, Polish, Dutch (lowerText lowers ASCII only)
 	`|mehr (zum thema|zu diesem thema|aus|von|zu|artikel|nachrichten|news)\b.*|[äÄ]hnliche (beitr[äÄ]ge|artikel|themen|posts|nachrichten).*|verwandte (beitr[äÄ]ge|artikel|themen).*` +

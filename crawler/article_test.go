@@ -183,3 +183,27 @@ func TestExtractResponsiveSlideshowAndGermanCut(t *testing.T) {
 		}
 	}
 }
+
+// Teasers after a "You may also like" heading that hold more text than
+// the short article are not the article.
+func TestExtractTeasersAfterCutHeading(t *testing.T) {
+	var b strings.Builder
+	b.WriteString(`<html><head><meta property="og:type" content="article"></head><body><div id="primary">`)
+	b.WriteString(`<article class="box">` + para("Story", 0, 4) + `</article>`)
+	b.WriteString(`<article class="box"><h3>Você pode gostar...</h3>`)
+	for i := 1; i < 7; i++ {
+		b.WriteString(`<article class="box">` + para("Teaser", i, 3) + `</article>`)
+	}
+	b.WriteString(`</article></div></body></html>`)
+	u, _ := url.Parse("https://blog.example/post")
+	d, err := Extract([]byte(b.String()), "text/html", false, u)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(d.Text, "Story sentence d of paragraph A") {
+		t.Errorf("Text lacks the article: %.300q", d.Text)
+	}
+	if strings.Contains(d.Text, "Teaser sentence") {
+		t.Errorf("Text keeps the teasers: %.300q", d.Text)
+	}
+}
