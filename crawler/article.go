@@ -452,7 +452,12 @@ func (c *content) prune(n *html.Node, root bool) {
 		}
 		if c.dropped(ch) {
 			c.drop[ch] = true
-			continue
+			// a heading named as a widget's title ("widget-title") that
+			// opens "More in…" still cuts what follows; a bare "Related"
+			// label does not
+			if c.whole || hint(ch) >= 0 || c.skip(ch) || hiddenByStyle(ch) || !c.isCut(ch) {
+				continue
+			}
 		}
 		if !c.whole && c.isCut(ch) {
 			// "Related stories", "More from…": the rest of this block is

@@ -207,3 +207,31 @@ func TestExtractTeasersAfterCutHeading(t *testing.T) {
 		t.Errorf("Text keeps the teasers: %.300q", d.Text)
 	}
 }
+
+// A "More in…" heading named as a widget's title cuts the teasers after
+// it; a bare "Related" label in the middle of the article only drops
+// itself and its link list.
+func TestExtractWidgetTitleCut(t *testing.T) {
+	page := `<html><head><meta property="og:type" content="article"></head><body><div class="story">` +
+		para("Story", 0, 3) + `<h2 class="cat-head">Related</h2><ul><li><a href="/x">Another story about a thing</a></li><li><a href="/y">And one more story here</a></li></ul>` +
+		para("Later", 1, 3) + `<h2 class="widget-title">More in Sports</h2>`
+	for i := 2; i < 6; i++ {
+		page += `<div class="card">` + para("Teaser", i, 2) + `<a href="/t">Read More</a></div>`
+	}
+	page += `</div></body></html>`
+	u, _ := url.Parse("https://news.example/story")
+	d, err := Extract([]byte(page), "text/html", false, u)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, want := range []string{"Story sentence a", "Later sentence c"} {
+		if !strings.Contains(d.Text, want) {
+			t.Errorf("Text lacks %q: %q", want, d.Text)
+		}
+	}
+	for _, bad := range []string{"Teaser sentence", "More in Sports", "Another story"} {
+		if strings.Contains(d.Text, bad) {
+			t.Errorf("Text keeps %q: %q", bad, d.Text)
+		}
+	}
+}
