@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"regexp"
 	"strings"
+	"unicode"
 	"unicode/utf8"
 
 	"golang.org/x/net/html"
@@ -524,7 +525,8 @@ func (c *content) isCut(n *html.Node) bool {
 	default:
 		return false
 	}
-	return cutPhrase.Match(c.lowerText(n))
+	t := c.lowerText(n)
+	return cutPhrase.Match(t) || cutPhraseIntl.Match(t)
 }
 
 // lowerText is n's text, whitespace collapsed and ASCII lowercased, in a
@@ -563,15 +565,55 @@ func (c *content) lowerText(n *html.Node) []byte {
 	return c.buf
 }
 
-var cutPhrase = regexp.MustCompile(`^(related( stories| articles| posts| content| coverage| news| reading)?|more (from|stories|news|on|in|to explore)\b.*|you (may|might) (also )?(like|enjoy).*|voc[êÊ] (tamb[ée]m )?(pode|poder[áa]) gostar.*|(tambi[ée]n )?te (puede|podr[íi]a) gustar.*|vous (aimerez|pourriez aimer).*|potrebbe (anche )?piacerti.*|recommended( for you| stories| reading)?|trending( now| stories| news)?|most (popular|read|viewed|shared).*|(our )?latest (stories|news|headlines|videos)|sponsored( content| stories| resources| links)?|newsletters?|top stories|editor'?s picks|what to read next|read next|also read|popular (now|stories|posts|articles)|(recent|related|popular) posts|around the web|from around the web|further reading on .*` +
-	// the same in the languages the web writes most: German, French,
-	// Spanish, Italian, Portuguese, Polish, Dutch (lowerText lowers ASCII only)
-	`|mehr (zum thema|zu diesem thema|aus|von|zu|artikel|nachrichten|news)\b.*|[äÄ]hnliche (beitr[äÄ]ge|artikel|themen|posts|nachrichten).*|verwandte (beitr[äÄ]ge|artikel|themen).*` +
-	`|weitere (artikel|beitr[äÄ]ge|nachrichten|news|meldungen|themen)\b.*|weiterf[üÜ]hrende (links?|artikel|informationen)|zum weiterlesen|auch interessant.*` +
-	`|das k[öÖ]nnte (sie|dich) auch interessieren.*|meist(gelesen|kommentiert|diskutiert|-gelesen|-kommentiert|-diskutiert).*|beliebte (beitr[äÄ]ge|artikel)` +
-	`|articles? (correspondants?|similaires|li[ée]s|associ[ée]s|connexes)|sur le m[êÊ]me (sujet|th[èe]me)|vous aimerez (aussi|peut-[êe]tre).*|les plus (lus|partag[ée]s|comment[ée]s)` +
-	`|noticias relacionadas|art[íi]culos relacionados|(tambi[ée]n )?te puede interesar.*|lo m[áa]s (le[íi]do|visto)|video recomendado|articoli correlati|potrebbe interessarti.*` +
-	`|not[íi]cias relacionadas|polecamy|gerelateerde artikelen)[:.…]*$`)
+var cutPhrase = regexp.MustCompile(`^(related( stories| articles| posts| content| coverage| news| reading)?|more (from|stories|news|on|in|to explore)\b.*|you (may|might) (also )?(like|enjoy).*|recommended( for you| stories| reading)?|trending( now| stories| news)?|most (popular|read|viewed|shared).*|(our )?latest (stories|news|headlines|videos)|sponsored( content| stories| resources| links)?|newsletters?|top stories|editor'?s picks|what to read next|read next|also read|popular (now|stories|posts|articles)|(recent|related|popular) posts|around the web|from around the web|further reading on .*)[:.…]*$`)
+
+// cutPhraseIntl is cutPhrase in the languages the web writes most after
+// English: German, French, Spanish, Italian, Portuguese, Polish, Dutch
+// (lowerText lowers ASCII only). Tried only when the text's first word
+// opens one of its phrases: one regexp of them all is too big for Go's
+// fast matcher, and most blocks start with other words.
+var cutPhraseIntl = intlPhrases(`^(mehr (zum thema|zu diesem thema|aus|von|zu|artikel|nachrichten|news)\b.*|[äÄ]hnliche (beitr[äÄ]ge|artikel|themen|posts|nachrichten).*|verwandte (beitr[äÄ]ge|artikel|themen).*`+
+	`|weitere (artikel|beitr[äÄ]ge|nachrichten|news|meldungen|themen)\b.*|weiterf[üÜ]hrende (links?|artikel|informationen)|zum weiterlesen|auch interessant.*`+
+	`|das k[öÖ]nnte (sie|dich) auch interessieren.*|meist(gelesen|kommentiert|diskutiert|-gelesen|-kommentiert|-diskutiert).*|beliebte (beitr[äÄ]ge|artikel)`+
+	`|articles? (correspondants?|similaires|li[ée]s|associ[ée]s|connexes)|sur le m[êÊ]me (sujet|th[èe]me)|vous (aimerez|pourriez aimer).*|les plus (lus|partag[ée]s|comment[ée]s)`+
+	`|noticias relacionadas|art[íi]culos relacionados|(tambi[ée]n )?te (puede|podr[íi]a) (interesar|gustar).*|lo m[áa]s (le[íi]do|visto)|video recomendado`+
+	`|articoli correlati|potrebbe (anche )?(interessarti|piacerti).*|voc[êÊ] (tamb[ée]m )?(pode|poder[áa]) gostar.*|not[íi]cias relacionadas|polecamy|gerelateerde artikelen)[:.…]*$`,
+	"mehr", "ähnliche", "Ähnliche", "verwandte", "weitere", "weiterführende", "weiterfÜhrende", "zum", "auch", "das",
+	"meist", "meistgelesen", "meistkommentiert", "meistdiskutiert", "beliebte", "article", "articles", "sur", "vous", "les",
+	"noticias", "artículos", "articulos", "también", "tambien", "te", "lo", "video", "articoli", "potrebbe", "você", "vocÊ",
+	"notícias", "polecamy", "gerelateerde")
+
+// phrases is a regexp tried only on texts whose first word is one of first.
+type phrases struct {
+	re    *regexp.Regexp
+	first map[string]bool
+}
+
+func intlPhrases(expr string, first ...string) phrases {
+	return phrases{regexp.MustCompile(expr), set(first...)}
+}
+
+func (p phrases) Match(t []byte) bool { return p.first[string(leadWord(t))] && p.re.Match(t) }
+
+// leadWord is t's leading run of letters (a word of lowerText's, accents
+// included).
+func leadWord(t []byte) []byte {
+	for i := 0; i < len(t); {
+		if c := t[i]; c < utf8.RuneSelf {
+			if !('a' <= c && c <= 'z') {
+				return t[:i]
+			}
+			i++
+			continue
+		}
+		r, n := utf8.DecodeRune(t[i:])
+		if !unicode.IsLetter(r) {
+			return t[:i]
+		}
+		i += n
+	}
+	return t
+}
 
 // metaLine matches a short block that is a byline, a dateline, a photo
 // credit, a count or a bare URL.
@@ -579,12 +621,16 @@ var metaLine = regexp.MustCompile(`^((updated|published|posted|first published|l
 
 // pointerLine matches the start of a short block that points to other
 // pages: "Related: …", "Read more: …", "Tags: …".
-var pointerLine = regexp.MustCompile(`^(related|read more|see more|see also|read also|also read|also on|more|tags?|topics|filed under|recommended|watch|listen|more on this|don't miss|further reading|` + otherPointers + `)\b\s*[:|-]?`)
+var pointerLine = regexp.MustCompile(`^(related|read more|see more|see also|read also|also read|also on|more|tags?|topics|filed under|recommended|watch|listen|more on this|don't miss|further reading)\b\s*[:|-]?`)
 
-// otherPointers are "read also" in German, French, Italian, Portuguese,
+// pointerLineIntl is "read also" in German, French, Italian, Portuguese,
 // Polish and Dutch: a pointer to one other page, often in the middle of
 // an article (so the label goes, not what follows it).
+var pointerLineIntl = intlPhrases(`^(`+otherPointers+`)\b\s*[:|-]?`, otherPointerFirst...)
+
 const otherPointers = `lesen sie (auch|mehr)|[àÀa] lire (aussi|[ée]galement)|leggi anche|leia tamb[ée]m|veja tamb[ée]m|zobacz (tak[żŻ]e|r[óÓ]wnie[żŻ]|te[żŻ])|czytaj (tak[żŻ]e|r[óÓ]wnie[żŻ]|te[żŻ])|lees ook`
+
+var otherPointerFirst = []string{"lesen", "à", "À", "a", "leggi", "leia", "veja", "zobacz", "czytaj", "lees"}
 
 // sentence reports whether t ends as a sentence does.
 func sentence(t []byte) bool {
@@ -655,9 +701,19 @@ var countLine = regexp.MustCompile(`^([\d\s.,:/|+()-]*(shares?|comments?|views?|
 
 // boilerLine matches the whole text of a short block that is a widget's
 // label, not the article's.
-var boilerLine = regexp.MustCompile(`^(advertisement|advert|ad|sponsored|share( this( article| story| post)?)?( on)?|share on .*|tags?|topics|filed under|related( topics)?|read more|continue reading|close|caption|play now|video|photo|image|back to top|previous( post| article)?|next( post| article)?|previous next|follow us|print|email|comments?|\d+ comments?|leave a (comment|reply)|post comment.*|sign up|subscribe( now)?|skip (ad|advertisement)|loading…?|loading\.\.\.|facebook|twitter|pinterest|linkedin|reddit|whatsapp|flipboard|mix|instagram|youtube|telegram|tumblr|messenger|e-?mail|sms|copy link|sharing is caring|all sharing options|share via .*|share on .*|share this on .*|tweet|pin( it)?` +
-	`|werbung|anzeige|teilen|drucken|kommentare?|schlagw[öo]rter?|zur[üÜ]ck( zur [üÜ]bersicht| nach oben| zum anfang)?|nach oben|(abonniere|abonnieren sie) (unseren|den) newsletter|newsletter (abonnieren|bestellen)|zum newsletter anmelden` +
-	`|` + otherPointers + `|partager|imprimer|publicit[ée]|compartir|imprimir|publicidad|condividi|stampa|pubblicit[àa]|udost[ęĘ]pnij|drukuj|reklama|delen)[:.!]*$`)
+var boilerLine = phrases{regexp.MustCompile(`^(advertisement|advert|ad|sponsored|share( this( article| story| post)?)?( on)?|share on .*|tags?|topics|filed under|related( topics)?|read more|continue reading|close|caption|play now|video|photo|image|back to top|previous( post| article)?|next( post| article)?|previous next|follow us|print|email|comments?|\d+ comments?|leave a (comment|reply)|post comment.*|sign up|subscribe( now)?|skip (ad|advertisement)|loading…?|loading\.\.\.|facebook|twitter|pinterest|linkedin|reddit|whatsapp|flipboard|mix|instagram|youtube|telegram|tumblr|messenger|e-?mail|sms|copy link|sharing is caring|all sharing options|share via .*|share on .*|share this on .*|tweet|pin( it)?)[:.!]*$`), set("advertisement", "advert", "ad", "sponsored", "share", "tags", "tag", "topics", "filed",
+	"related", "read", "continue", "close", "caption", "play", "video", "photo", "image", "back", "previous", "next", "follow", "print",
+	"email", "e", "comments", "comment", "", "leave", "post", "sign", "subscribe", "skip", "loading", "facebook", "twitter", "pinterest",
+	"linkedin", "reddit", "whatsapp", "flipboard", "mix", "instagram", "youtube", "telegram", "tumblr", "messenger", "sms", "copy",
+	"sharing", "all", "tweet", "pin")}
+
+// boilerLineIntl is boilerLine in German, French, Spanish, Italian,
+// Polish and Dutch (tried as cutPhraseIntl is).
+var boilerLineIntl = intlPhrases(`^(werbung|anzeige|teilen|drucken|kommentare?|schlagw[öo]rter?|zur[üÜ]ck( zur [üÜ]bersicht| nach oben| zum anfang)?|nach oben|(abonniere|abonnieren sie) (unseren|den) newsletter|newsletter (abonnieren|bestellen)|zum newsletter anmelden`+
+	`|`+otherPointers+`|partager|imprimer|publicit[ée]|compartir|imprimir|publicidad|condividi|stampa|pubblicit[àa]|udost[ęĘ]pnij|drukuj|reklama|delen)[:.!]*$`,
+	append([]string{"werbung", "anzeige", "teilen", "drucken", "kommentar", "kommentare", "schlagwort", "schlagworte", "schlagwörter", "schlagworter",
+		"zurück", "zurÜck", "nach", "abonniere", "abonnieren", "newsletter", "zum", "partager", "imprimer", "publicité", "publicite", "compartir",
+		"imprimir", "publicidad", "condividi", "stampa", "pubblicità", "pubblicita", "udostępnij", "udostĘpnij", "drukuj", "reklama", "delen"}, otherPointerFirst...)...)
 
 // skip reports whether the element n is boilerplate: isBoilerplate, except
 // a <form> with a page's worth of text (ASP.NET pages wrap the whole body in
@@ -689,7 +745,7 @@ func (c *content) dropped(n *html.Node) bool {
 		var t []byte
 		if s.chars <= 100 {
 			t = c.lowerText(n)
-			if s.chars <= 30 && boilerLine.Match(t) || metaFirst[string(firstWord(t))] && metaLine.Match(t) || c.article() && countLine.Match(t) || s.chars <= 60 && dateLine(t) {
+			if s.chars <= 30 && (boilerLine.Match(t) || boilerLineIntl.Match(t)) || metaFirst[string(firstWord(t))] && metaLine.Match(t) || c.article() && countLine.Match(t) || s.chars <= 60 && dateLine(t) {
 				return true
 			}
 		}
@@ -698,7 +754,7 @@ func (c *content) dropped(n *html.Node) bool {
 			if t == nil {
 				t = c.lowerText(n)
 			}
-			if n.DataAtom != atom.Li && !sentence(t) || pointerLine.Match(t) {
+			if n.DataAtom != atom.Li && !sentence(t) || pointerLine.Match(t) || pointerLineIntl.Match(t) {
 				return true
 			}
 		}

@@ -235,3 +235,29 @@ func TestExtractWidgetTitleCut(t *testing.T) {
 		}
 	}
 }
+
+// Every label and heading the phrase lists name is found through their
+// first-word gates.
+func TestPhraseGates(t *testing.T) {
+	for _, tc := range []struct {
+		p     interface{ Match([]byte) bool }
+		texts []string
+	}{
+		{boilerLine, []string{"advertisement", "share this article", "12 comments", "e-mail", "loading…", "tags:", "read more", "pin it"}},
+		{boilerLineIntl, []string{"werbung", "zurÜck zur Übersicht", "schlagwörter:", "à lire aussi", "leggi anche", "zobacz także", "publicité", "udostępnij"}},
+		{cutPhraseIntl, []string{"mehr zum thema", "Ähnliche artikel", "ähnliche beiträge", "das könnte dich auch interessieren:", "meistgelesen",
+			"articles similaires", "vous aimerez aussi", "noticias relacionadas", "también te puede interesar", "você pode gostar...", "gerelateerde artikelen"}},
+		{pointerLineIntl, []string{"lesen sie auch: x", "à lire aussi : y", "czytaj także: z"}},
+	} {
+		for _, s := range tc.texts {
+			if !tc.p.Match([]byte(s)) {
+				t.Errorf("%q does not match", s)
+			}
+		}
+	}
+	for _, s := range []string{"the python tutorial", "4.2. for statements", "mehrere artikel", "advertising standards"} {
+		if boilerLine.Match([]byte(s)) || boilerLineIntl.Match([]byte(s)) || cutPhraseIntl.Match([]byte(s)) || cutPhrase.Match([]byte(s)) {
+			t.Errorf("%q matches", s)
+		}
+	}
+}
