@@ -577,11 +577,12 @@ var cutPhraseIntl = intlPhrases(`^(mehr (zum thema|zu diesem thema|aus|von|zu|ar
 	`|das k[öÖ]nnte (sie|dich) auch interessieren.*|meist(gelesen|kommentiert|diskutiert|-gelesen|-kommentiert|-diskutiert).*|beliebte (beitr[äÄ]ge|artikel)`+
 	`|articles? (correspondants?|similaires|li[ée]s|associ[ée]s|connexes)|sur le m[êÊ]me (sujet|th[èe]me)|vous (aimerez|pourriez aimer).*|les plus (lus|partag[ée]s|comment[ée]s)`+
 	`|noticias relacionadas|art[íi]culos relacionados|(tambi[ée]n )?te (puede|podr[íi]a) (interesar|gustar).*|lo m[áa]s (le[íi]do|visto)|video recomendado`+
-	`|articoli correlati|potrebbe (anche )?(interessarti|piacerti).*|voc[êÊ] (tamb[ée]m )?(pode|poder[áa]) gostar.*|not[íi]cias relacionadas|polecamy|gerelateerde artikelen)[:.…]*$`,
+	`|articoli correlati|potrebbe (anche )?(interessarti|piacerti).*|voc[êÊ] (tamb[ée]m )?(pode|poder[áa]) gostar.*|not[íi]cias relacionadas|polecamy|gerelateerde artikelen`+
+	`|schon gelesen\??|neueste (artikel|beitr[äÄ]ge|nachrichten|meldungen)|(über|[üÜ]ber) (den autor|die autorin)|[àÀa] propos de l'auteur|sobre (el|o) autor|sull'autore|o autorze)[:.…]*$`,
 	"mehr", "ähnliche", "Ähnliche", "verwandte", "weitere", "weiterführende", "weiterfÜhrende", "zum", "auch", "das",
 	"meist", "meistgelesen", "meistkommentiert", "meistdiskutiert", "beliebte", "article", "articles", "sur", "vous", "les",
 	"noticias", "artículos", "articulos", "también", "tambien", "te", "lo", "video", "articoli", "potrebbe", "você", "vocÊ",
-	"notícias", "polecamy", "gerelateerde")
+	"notícias", "polecamy", "gerelateerde", "schon", "neueste", "über", "Über", "à", "À", "a", "sobre", "sull", "o")
 
 // phrases is a regexp tried only on texts whose first word is one of first.
 type phrases struct {
@@ -709,11 +710,11 @@ var boilerLine = phrases{regexp.MustCompile(`^(advertisement|advert|ad|sponsored
 
 // boilerLineIntl is boilerLine in German, French, Spanish, Italian,
 // Polish and Dutch (tried as cutPhraseIntl is).
-var boilerLineIntl = intlPhrases(`^(werbung|anzeige|teilen|drucken|kommentare?|schlagw[öo]rter?|zur[üÜ]ck( zur [üÜ]bersicht| nach oben| zum anfang)?|nach oben|(abonniere|abonnieren sie) (unseren|den) newsletter|newsletter (abonnieren|bestellen)|zum newsletter anmelden`+
+var boilerLineIntl = intlPhrases(`^(werbung|anzeige|teilen|drucken|kommentare?|schlagw[öo]rter?|zur[üÜ]ck( zur [üÜ]bersicht| nach oben| zum anfang)?|nach oben|(abonniere|abonnieren sie) (unseren|den) newsletter|newsletter (abonnieren|bestellen)|zum newsletter anmelden|(n[äÄ]chster|vorheriger) (artikel|beitrag)|(war|ist) (der|dieser) (artikel|beitrag) (n[üÜ]tzlich|hilfreich)\??`+
 	`|`+otherPointers+`|partager|imprimer|publicit[ée]|compartir|imprimir|publicidad|condividi|stampa|pubblicit[àa]|udost[ęĘ]pnij|drukuj|reklama|delen)[:.!]*$`,
 	append([]string{"werbung", "anzeige", "teilen", "drucken", "kommentar", "kommentare", "schlagwort", "schlagworte", "schlagwörter", "schlagworter",
 		"zurück", "zurÜck", "nach", "abonniere", "abonnieren", "newsletter", "zum", "partager", "imprimer", "publicité", "publicite", "compartir",
-		"imprimir", "publicidad", "condividi", "stampa", "pubblicità", "pubblicita", "udostępnij", "udostĘpnij", "drukuj", "reklama", "delen"}, otherPointerFirst...)...)
+		"nächster", "nÄchster", "vorheriger", "war", "ist", "imprimir", "publicidad", "condividi", "stampa", "pubblicità", "pubblicita", "udostępnij", "udostĘpnij", "drukuj", "reklama", "delen"}, otherPointerFirst...)...)
 
 // skip reports whether the element n is boilerplate: isBoilerplate, except
 // a <form> with a page's worth of text (ASP.NET pages wrap the whole body in

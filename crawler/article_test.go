@@ -244,9 +244,10 @@ func TestPhraseGates(t *testing.T) {
 		texts []string
 	}{
 		{boilerLine, []string{"advertisement", "share this article", "12 comments", "e-mail", "loading…", "tags:", "read more", "pin it"}},
-		{boilerLineIntl, []string{"werbung", "zurÜck zur Übersicht", "schlagwörter:", "à lire aussi", "leggi anche", "zobacz także", "publicité", "udostępnij"}},
+		{boilerLineIntl, []string{"werbung", "zurÜck zur Übersicht", "schlagwörter:", "à lire aussi", "leggi anche", "zobacz także", "publicité", "udostępnij", "nächster artikel", "war der artikel nützlich?"}},
 		{cutPhraseIntl, []string{"mehr zum thema", "Ähnliche artikel", "ähnliche beiträge", "das könnte dich auch interessieren:", "meistgelesen",
-			"articles similaires", "vous aimerez aussi", "noticias relacionadas", "también te puede interesar", "você pode gostar...", "gerelateerde artikelen"}},
+			"articles similaires", "vous aimerez aussi", "noticias relacionadas", "también te puede interesar", "você pode gostar...", "gerelateerde artikelen",
+			"schon gelesen?", "Über den autor", "à propos de l'auteur", "sobre el autor"}},
 		{pointerLineIntl, []string{"lesen sie auch: x", "à lire aussi : y", "czytaj także: z"}},
 	} {
 		for _, s := range tc.texts {
