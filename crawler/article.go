@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"regexp"
 	"strings"
+	"unicode"
 	"unicode/utf8"
 
 	"golang.org/x/net/html"
@@ -31,17 +32,18 @@ type stat struct {
 // content is the chosen main region of a page and the verdicts about its
 // elements.
 type content struct {
-	roots     []*html.Node // in document order
-	stats     map[*html.Node]*stat
-	drop      map[*html.Node]bool
-	explicit  bool         // the region is one the page marked (<main>, <article>)
-	regionLD  float64      // the marked region's link density
-	slab      []stat       // backing store of stats
-	buf       []byte       // lowerText's
-	whole     bool         // the roots are the whole body: only isBoilerplate drops
-	rootChars int          // the text of the roots
-	headlines []*html.Node // <h1>s dropped from the text that Markdown keeps
-	declared  bool         // the page says it is an article (og:type, JSON-LD)
+	roots      []*html.Node // in document order
+	stats      map[*html.Node]*stat
+	drop       map[*html.Node]bool
+	explicit   bool         // the region is one the page marked (<main>, <article>)
+	regionLD   float64      // the marked region's link density
+	slab       []stat       // backing store of stats
+	buf        []byte       // lowerText's
+	whole      bool         // the roots are the whole body: only isBoilerplate drops
+	rootChars  int          // the text of the roots
+	headlines  []*html.Node // <h1>s dropped from the text that Markdown keeps
+	declared   bool         // the page says it is an article (og:type, JSON-LD)
+	bestBlocks []*html.Node // the best-scoring blocks (best), whatever the region
 }
 
 // agrees reports whether the region the page marked is the content the
@@ -148,6 +150,7 @@ func chooseContent(sc *scan, fallback []*html.Node) *content {
 	}
 	c.measure(top, false)
 	best := c.best(top)
+	c.bestBlocks = best
 	var marked *html.Node
 	switch {
 	case len(sc.mains) == 1:
@@ -314,19 +317,21 @@ func (c *content) best(top *html.Node) []*html.Node {
 	var bestScore float64
 	var visit func(n *html.Node, neg bool)
 	whole := c.textOf(top)
+	var teasers map[*html.Node]bool // sections after a "You may also like" heading
 	visit = func(n *html.Node, neg bool) {
-		if n.Type != html.ElementNode || isInline(n.DataAtom) || c.skip(n) {
+		if n.Type != html.ElementNode || isInline(n.DataAtom) || c.skip(n) || teasers[n] {
 			return
 		}
 		h := hint(n)
 		// a widget's subtree holds no candidate, unless the "widget" is a
-		// wrapper of most of the page ("has-sidebar" layouts)
-		if h < 0 && 2*c.textOf(n) < whole {
+		// wrapper of most of the page ("has-sidebar" layouts); a comment
+		// section never does, however long the discussion
+		if h < 0 && (2*c.textOf(n) < whole || namesComments(n)) {
 			neg = true
 		}
 		if s := c.stats[n]; s != nil && s.score > 0 && !neg {
 			sc := s.score * (1 - linkDensity(s)) * (1 + 0.25*float64(h))
-			if sc > bestScore {
+			if sc > bestScore && !c.opensWithCut(n) {
 				cand, bestScore = n, sc
 			}
 		}
@@ -335,6 +340,23 @@ func (c *content) best(top *html.Node) []*html.Node {
 		}
 	}
 	visit(top, false)
+	for range 3 {
+		// a candidate that follows a heading such as "Related posts"
+		// among its siblings (or its ancestors' siblings) is a teaser:
+		// look again without that section
+		cut := c.teaserCut(cand, top)
+		if cut == nil {
+			break
+		}
+		if teasers == nil {
+			teasers = map[*html.Node]bool{}
+		}
+		for x := cut.NextSibling; x != nil; x = x.NextSibling {
+			teasers[x] = true
+		}
+		cand, bestScore = nil, 0
+		visit(top, false)
+	}
 	if cand == nil {
 		return nil
 	}
@@ -379,6 +401,42 @@ func (c *content) best(top *html.Node) []*html.Node {
 	return roots
 }
 
+// teaserCut returns the heading such as "You may also like" that comes
+// before n or one of its ancestors (top excluded) among its siblings, or
+// nil: what follows it is the site's teaser section.
+func (c *content) teaserCut(n, top *html.Node) *html.Node {
+	if n == nil {
+		return nil
+	}
+	for x := n; x != nil && x != top; x = x.Parent {
+		for sib := x.PrevSibling; sib != nil; sib = sib.PrevSibling {
+			if sib.Type == html.ElementNode && c.isCut(sib) {
+				return sib
+			}
+		}
+	}
+	return nil
+}
+
+// opensWithCut reports whether n's first block is a heading such as "You
+// may also like": n is the site's teaser section, not the article.
+func (c *content) opensWithCut(n *html.Node) bool {
+	for ch := n.FirstChild; ch != nil; ch = ch.NextSibling {
+		switch ch.Type {
+		case html.TextNode:
+			if strings.TrimSpace(ch.Data) != "" {
+				return false
+			}
+		case html.ElementNode:
+			if c.skip(ch) {
+				continue
+			}
+			return c.isCut(ch)
+		}
+	}
+	return false
+}
+
 // prune marks the elements under n left out of the main content.
 func (c *content) prune(n *html.Node, root bool) {
 	for ch := n.FirstChild; ch != nil; ch = ch.NextSibling {
@@ -395,7 +453,12 @@ func (c *content) prune(n *html.Node, root bool) {
 		}
 		if c.dropped(ch) {
 			c.drop[ch] = true
-			continue
+			// a heading named as a widget's title ("widget-title") that
+			// opens "More in…" still cuts what follows; a bare "Related"
+			// label does not
+			if c.whole || hint(ch) >= 0 || c.skip(ch) || hiddenByStyle(ch) || !c.isCut(ch) {
+				continue
+			}
 		}
 		if !c.whole && c.isCut(ch) {
 			// "Related stories", "More from…": the rest of this block is
@@ -462,7 +525,8 @@ func (c *content) isCut(n *html.Node) bool {
 	default:
 		return false
 	}
-	return cutPhrase.Match(c.lowerText(n))
+	t := c.lowerText(n)
+	return cutPhrase.Match(t) || cutPhraseIntl.Match(t)
 }
 
 // lowerText is n's text, whitespace collapsed and ASCII lowercased, in a
@@ -503,6 +567,55 @@ func (c *content) lowerText(n *html.Node) []byte {
 
 var cutPhrase = regexp.MustCompile(`^(related( stories| articles| posts| content| coverage| news| reading)?|more (from|stories|news|on|in|to explore)\b.*|you (may|might) (also )?(like|enjoy).*|recommended( for you| stories| reading)?|trending( now| stories| news)?|most (popular|read|viewed|shared).*|(our )?latest (stories|news|headlines|videos)|sponsored( content| stories| resources| links)?|newsletters?|top stories|editor'?s picks|what to read next|read next|also read|popular (now|stories|posts|articles)|(recent|related|popular) posts|around the web|from around the web|further reading on .*)[:.…]*$`)
 
+// cutPhraseIntl is cutPhrase in the languages the web writes most after
+// English: German, French, Spanish, Italian, Portuguese, Polish, Dutch
+// (lowerText lowers ASCII only). Tried only when the text's first word
+// opens one of its phrases: one regexp of them all is too big for Go's
+// fast matcher, and most blocks start with other words.
+var cutPhraseIntl = intlPhrases(`^(mehr (zum thema|zu diesem thema|aus|von|zu|artikel|nachrichten|news)\b.*|[äÄ]hnliche (beitr[äÄ]ge|artikel|themen|posts|nachrichten).*|verwandte (beitr[äÄ]ge|artikel|themen).*`+
+	`|weitere (artikel|beitr[äÄ]ge|nachrichten|news|meldungen|themen)\b.*|weiterf[üÜ]hrende (links?|artikel|informationen)|zum weiterlesen|auch interessant.*`+
+	`|das k[öÖ]nnte (sie|dich) auch interessieren.*|meist(gelesen|kommentiert|diskutiert|-gelesen|-kommentiert|-diskutiert).*|beliebte (beitr[äÄ]ge|artikel)`+
+	`|articles? (correspondants?|similaires|li[ée]s|associ[ée]s|connexes)|sur le m[êÊ]me (sujet|th[èe]me)|vous (aimerez|pourriez aimer).*|les plus (lus|partag[ée]s|comment[ée]s)`+
+	`|noticias relacionadas|art[íi]culos relacionados|(tambi[ée]n )?te (puede|podr[íi]a) (interesar|gustar).*|lo m[áa]s (le[íi]do|visto)|video recomendado`+
+	`|articoli correlati|potrebbe (anche )?(interessarti|piacerti).*|voc[êÊ] (tamb[ée]m )?(pode|poder[áa]) gostar.*|not[íi]cias relacionadas|polecamy|gerelateerde artikelen`+
+	`|schon gelesen\??|neueste (artikel|beitr[äÄ]ge|nachrichten|meldungen)|(über|[üÜ]ber) (den autor|die autorin)|[àÀa] propos de l'auteur|sobre (el|o) autor|sull'autore|o autorze)[:.…]*$`,
+	"mehr", "ähnliche", "Ähnliche", "verwandte", "weitere", "weiterführende", "weiterfÜhrende", "zum", "auch", "das",
+	"meist", "meistgelesen", "meistkommentiert", "meistdiskutiert", "beliebte", "article", "articles", "sur", "vous", "les",
+	"noticias", "artículos", "articulos", "también", "tambien", "te", "lo", "video", "articoli", "potrebbe", "você", "vocÊ",
+	"notícias", "polecamy", "gerelateerde", "schon", "neueste", "über", "Über", "à", "À", "a", "sobre", "sull", "o")
+
+// phrases is a regexp tried only on texts whose first word is one of first.
+type phrases struct {
+	re    *regexp.Regexp
+	first map[string]bool
+}
+
+func intlPhrases(expr string, first ...string) phrases {
+	return phrases{regexp.MustCompile(expr), set(first...)}
+}
+
+func (p phrases) Match(t []byte) bool { return p.first[string(leadWord(t))] && p.re.Match(t) }
+
+// leadWord is t's leading run of letters (a word of lowerText's, accents
+// included).
+func leadWord(t []byte) []byte {
+	for i := 0; i < len(t); {
+		if c := t[i]; c < utf8.RuneSelf {
+			if !('a' <= c && c <= 'z') {
+				return t[:i]
+			}
+			i++
+			continue
+		}
+		r, n := utf8.DecodeRune(t[i:])
+		if !unicode.IsLetter(r) {
+			return t[:i]
+		}
+		i += n
+	}
+	return t
+}
+
 // metaLine matches a short block that is a byline, a dateline, a photo
 // credit, a count or a bare URL.
 var metaLine = regexp.MustCompile(`^((updated|published|posted|first published|last updated|last modified)\b.*\d.*|by [^.]{2,40}|(photo|image|picture|credit|photograph|source)s?( by)? ?:.*)$`)
@@ -510,6 +623,15 @@ var metaLine = regexp.MustCompile(`^((updated|published|posted|first published|l
 // pointerLine matches the start of a short block that points to other
 // pages: "Related: …", "Read more: …", "Tags: …".
 var pointerLine = regexp.MustCompile(`^(related|read more|see more|see also|read also|also read|also on|more|tags?|topics|filed under|recommended|watch|listen|more on this|don't miss|further reading)\b\s*[:|-]?`)
+
+// pointerLineIntl is "read also" in German, French, Italian, Portuguese,
+// Polish and Dutch: a pointer to one other page, often in the middle of
+// an article (so the label goes, not what follows it).
+var pointerLineIntl = intlPhrases(`^(`+otherPointers+`)\b\s*[:|-]?`, otherPointerFirst...)
+
+const otherPointers = `lesen sie (auch|mehr)|[àÀa] lire (aussi|[ée]galement)|leggi anche|leia tamb[ée]m|veja tamb[ée]m|zobacz (tak[żŻ]e|r[óÓ]wnie[żŻ]|te[żŻ])|czytaj (tak[żŻ]e|r[óÓ]wnie[żŻ]|te[żŻ])|lees ook`
+
+var otherPointerFirst = []string{"lesen", "à", "À", "a", "leggi", "leia", "veja", "zobacz", "czytaj", "lees"}
 
 // sentence reports whether t ends as a sentence does.
 func sentence(t []byte) bool {
@@ -580,7 +702,19 @@ var countLine = regexp.MustCompile(`^([\d\s.,:/|+()-]*(shares?|comments?|views?|
 
 // boilerLine matches the whole text of a short block that is a widget's
 // label, not the article's.
-var boilerLine = regexp.MustCompile(`^(advertisement|advert|ad|sponsored|share( this( article| story| post)?)?( on)?|share on .*|tags?|topics|filed under|related( topics)?|read more|continue reading|close|caption|play now|video|photo|image|back to top|previous( post| article)?|next( post| article)?|previous next|follow us|print|email|comments?|\d+ comments?|leave a (comment|reply)|post comment.*|sign up|subscribe( now)?|skip (ad|advertisement)|loading…?|loading\.\.\.|facebook|twitter|pinterest|linkedin|reddit|whatsapp|flipboard|mix|instagram|youtube|telegram|tumblr|messenger|e-?mail|sms|copy link|sharing is caring|all sharing options|share via .*|share on .*|share this on .*|tweet|pin( it)?)[:.!]*$`)
+var boilerLine = phrases{regexp.MustCompile(`^(advertisement|advert|ad|sponsored|share( this( article| story| post)?)?( on)?|share on .*|tags?|topics|filed under|related( topics)?|read more|continue reading|close|caption|play now|video|photo|image|back to top|previous( post| article)?|next( post| article)?|previous next|follow us|print|email|comments?|\d+ comments?|leave a (comment|reply)|post comment.*|sign up|subscribe( now)?|skip (ad|advertisement)|loading…?|loading\.\.\.|facebook|twitter|pinterest|linkedin|reddit|whatsapp|flipboard|mix|instagram|youtube|telegram|tumblr|messenger|e-?mail|sms|copy link|sharing is caring|all sharing options|share via .*|share on .*|share this on .*|tweet|pin( it)?)[:.!]*$`), set("advertisement", "advert", "ad", "sponsored", "share", "tags", "tag", "topics", "filed",
+	"related", "read", "continue", "close", "caption", "play", "video", "photo", "image", "back", "previous", "next", "follow", "print",
+	"email", "e", "comments", "comment", "", "leave", "post", "sign", "subscribe", "skip", "loading", "facebook", "twitter", "pinterest",
+	"linkedin", "reddit", "whatsapp", "flipboard", "mix", "instagram", "youtube", "telegram", "tumblr", "messenger", "sms", "copy",
+	"sharing", "all", "tweet", "pin")}
+
+// boilerLineIntl is boilerLine in German, French, Spanish, Italian,
+// Polish and Dutch (tried as cutPhraseIntl is).
+var boilerLineIntl = intlPhrases(`^(werbung|anzeige|teilen|drucken|kommentare?|schlagw[öo]rter?|zur[üÜ]ck( zur [üÜ]bersicht| nach oben| zum anfang)?|nach oben|(abonniere|abonnieren sie) (unseren|den) newsletter|newsletter (abonnieren|bestellen)|zum newsletter anmelden|(n[äÄ]chster|vorheriger) (artikel|beitrag)|(war|ist) (der|dieser) (artikel|beitrag) (n[üÜ]tzlich|hilfreich)\??`+
+	`|`+otherPointers+`|partager|imprimer|publicit[ée]|compartir|imprimir|publicidad|condividi|stampa|pubblicit[àa]|udost[ęĘ]pnij|drukuj|reklama|delen)[:.!]*$`,
+	append([]string{"werbung", "anzeige", "teilen", "drucken", "kommentar", "kommentare", "schlagwort", "schlagworte", "schlagwörter", "schlagworter",
+		"zurück", "zurÜck", "nach", "abonniere", "abonnieren", "newsletter", "zum", "partager", "imprimer", "publicité", "publicite", "compartir",
+		"nächster", "nÄchster", "vorheriger", "war", "ist", "imprimir", "publicidad", "condividi", "stampa", "pubblicità", "pubblicita", "udostępnij", "udostĘpnij", "drukuj", "reklama", "delen"}, otherPointerFirst...)...)
 
 // skip reports whether the element n is boilerplate: isBoilerplate, except
 // a <form> with a page's worth of text (ASP.NET pages wrap the whole body in
@@ -603,14 +737,16 @@ func (c *content) dropped(n *html.Node) bool {
 		return true
 	}
 	h, med := hints(n)
-	if med {
+	if med && (c.stats[n] == nil || 2*c.stats[n].chars < c.rootChars) {
+		// a gallery or caption inside the article; not the gallery that
+		// is the article (a slideshow story)
 		return true
 	}
 	if s := c.stats[n]; s != nil && s.chars > 0 && s.chars <= 200 && !isInline(n.DataAtom) {
 		var t []byte
 		if s.chars <= 100 {
 			t = c.lowerText(n)
-			if s.chars <= 30 && boilerLine.Match(t) || metaFirst[string(firstWord(t))] && metaLine.Match(t) || c.article() && countLine.Match(t) || s.chars <= 60 && dateLine(t) {
+			if s.chars <= 30 && (boilerLine.Match(t) || boilerLineIntl.Match(t)) || metaFirst[string(firstWord(t))] && metaLine.Match(t) || c.article() && countLine.Match(t) || s.chars <= 60 && dateLine(t) {
 				return true
 			}
 		}
@@ -619,7 +755,7 @@ func (c *content) dropped(n *html.Node) bool {
 			if t == nil {
 				t = c.lowerText(n)
 			}
-			if n.DataAtom != atom.Li && !sentence(t) || pointerLine.Match(t) {
+			if n.DataAtom != atom.Li && !sentence(t) || pointerLine.Match(t) || pointerLineIntl.Match(t) {
 				return true
 			}
 		}
@@ -647,7 +783,9 @@ func (c *content) dropped(n *html.Node) bool {
 	}
 	s := c.stats[n]
 	if h < 0 {
-		return s == nil || 2*s.chars < c.rootChars
+		// a widget inside the region, not a wrapper of most of it; a
+		// comment section however long
+		return s == nil || 2*s.chars < c.rootChars || namesComments(n)
 	}
 	if s == nil || s.chars == 0 {
 		return false
@@ -660,10 +798,21 @@ func (c *content) dropped(n *html.Node) bool {
 	}
 	switch n.DataAtom {
 	case atom.Ul, atom.Ol, atom.Dl, atom.Div, atom.Section, atom.Table, atom.Figure:
-		if h == 0 && ld > 0.5 && s.score < 3 {
+		if h == 0 && ld > 0.5 && s.score < 3 && !c.holdsBest(n) {
 			return true
 		}
 		if h == 0 && ld > 0.33 && s.chars < 200 && s.score == 0 {
+			return true
+		}
+	}
+	return false
+}
+
+// holdsBest reports whether n holds one of the best-scoring blocks: a
+// link-heavy wrapper around the article is not a link list.
+func (c *content) holdsBest(n *html.Node) bool {
+	for _, b := range c.bestBlocks {
+		if isAncestor(n, b) {
 			return true
 		}
 	}
@@ -744,6 +893,12 @@ func hints(n *html.Node) (h int, media bool) {
 			if k == 0 || k > len(buf) {
 				continue
 			}
+			if string(buf[:k]) == "hidden" && responsiveSuffix(v[i:]) {
+				continue // Bootstrap's hidden-xs, hidden-sm…: shown on other screens
+			}
+			if modifier(v[:i-k], string(buf[:k])) {
+				continue // "has-ads", "with-sidebar": what a block holds, not what it is
+			}
 			if negWords[string(buf[:k])] {
 				neg = true
 			} else if posWords[string(buf[:k])] {
@@ -771,6 +926,54 @@ var negWords = set("comment", "comments", "commentlist", "disqus", "respond", "r
 	"widget", "toolbar", "byline", "author", "credit", "credits", "hidden", "skip", "teaser", "teasers",
 	"readmore", "pagination", "pager", "timestamp", "meta", "complementary",
 	"contentinfo", "search", "login")
+
+// responsiveSuffix reports whether rest, what follows a class word, is a
+// screen-size suffix ("-xs", "-sm-down", "-print").
+func responsiveSuffix(rest string) bool {
+	if len(rest) < 3 || rest[0] != '-' {
+		return false
+	}
+	rest = strings.ToLower(rest[1:])
+	if strings.HasPrefix(rest, "print") {
+		return true
+	}
+	switch rest[:2] {
+	case "xs", "sm", "md", "lg", "xl":
+		return len(rest) == 2 || !('a' <= rest[2] && rest[2] <= 'z')
+	}
+	return false
+}
+
+// modifier reports whether the class word w, after before, says what a
+// block holds or how it is laid out, not what it is: "has-", "with-",
+// or Elementor's
+// "elementor-widget" (every block of its pages is one).
+func modifier(before, w string) bool {
+	before = strings.ToLower(before)
+	for _, p := range []string{"has-", "has_", "with-"} {
+		if strings.HasSuffix(before, p) {
+			return true
+		}
+	}
+	return w == "widget" && strings.HasSuffix(before, "elementor-")
+}
+
+// namesComments reports whether n's class or id names a comment section.
+func namesComments(n *html.Node) bool {
+	for _, a := range n.Attr {
+		if a.Key != "class" && a.Key != "id" {
+			continue
+		}
+		for _, w := range strings.FieldsFunc(strings.ToLower(a.Val), func(r rune) bool { return !('a' <= r && r <= 'z') }) {
+			if commentWords[w] {
+				return true
+			}
+		}
+	}
+	return false
+}
+
+var commentWords = set("comment", "comments", "commentlist", "disqus", "respond", "replies", "discussion")
 
 var mediaWords = set("caption", "captions", "figcaption", "gallery", "slideshow", "carousel", "slider", "lightbox")
 

@@ -119,3 +119,146 @@ make check</pre>
 		t.Errorf("Markdown =\n%s\nwant\n%s", d.Markdown(), want)
 	}
 }
+
+// para is a paragraph of prose of about n sentences, each naming i.
+func para(tag string, i, n int) string {
+	var b strings.Builder
+	b.WriteString("<p>")
+	for k := 0; k < n; k++ {
+		b.WriteString(tag + " sentence " + string(rune('a'+k%26)) + " of paragraph " + string(rune('A'+i%26)) + ", with commas, words and more words to read. ")
+	}
+	b.WriteString("</p>")
+	return b.String()
+}
+
+// A comment section longer than the article is still not the article.
+func TestExtractCommentsNeverWin(t *testing.T) {
+	var b strings.Builder
+	b.WriteString(`<html><body><main><div class="entry">`)
+	for i := 0; i < 3; i++ {
+		b.WriteString(para("Story", i, 3))
+	}
+	b.WriteString(`</div><div id="comments" class="comments-area"><ol class="comment-list">`)
+	for i := 0; i < 12; i++ {
+		b.WriteString(`<li><article class="c">` + para("Reader", i, 3) + `</article></li>`)
+	}
+	b.WriteString(`</ol></div></main></body></html>`)
+	u, _ := url.Parse("https://blog.example/post")
+	d, err := Extract([]byte(b.String()), "text/html", false, u)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(d.Text, "Story sentence a of paragraph A") {
+		t.Errorf("Text lacks the article: %.200q", d.Text)
+	}
+	if strings.Contains(d.Text, "Reader sentence") {
+		t.Errorf("Text keeps the comments: %.200q", d.Text)
+	}
+}
+
+// A block hidden on small screens only (hidden-xs) is shown elsewhere and
+// kept, a section that "has-ads" is no ad; a slideshow that is the whole story is kept; a German "Mehr zum
+// Thema" section after the article is not.
+func TestExtractResponsiveSlideshowAndGermanCut(t *testing.T) {
+	page := `<html><head><meta property="og:type" content="article"></head><body>
+<div class="wrap"><div class="story">` + para("Intro", 0, 2) + `
+<div class="hidden-xs">` + para("Wide", 1, 3) + `</div>
+<section class="o-section has-ads">` + para("Ads", 4, 3) + `</section>
+<div class="gallery-wrapper">` + para("Slide", 2, 6) + para("Slide", 3, 6) + `</div>
+<h3>Mehr zum Thema</h3><ul><li><a href="/a">Ein anderer Artikel über etwas</a></li><li><a href="/b">Noch ein Artikel</a></li></ul>
+</div></div></body></html>`
+	u, _ := url.Parse("https://news.example/story")
+	d, err := Extract([]byte(page), "text/html", false, u)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, want := range []string{"Intro sentence a", "Wide sentence a", "Ads sentence a", "Slide sentence a of paragraph C"} {
+		if !strings.Contains(d.Text, want) {
+			t.Errorf("Text lacks %q: %q", want, d.Text)
+		}
+	}
+	for _, bad := range []string{"Mehr zum Thema", "Noch ein Artikel"} {
+		if strings.Contains(d.Text, bad) {
+			t.Errorf("Text keeps %q: %q", bad, d.Text)
+		}
+	}
+}
+
+// Teasers after a "You may also like" heading that hold more text than
+// the short article are not the article.
+func TestExtractTeasersAfterCutHeading(t *testing.T) {
+	var b strings.Builder
+	b.WriteString(`<html><head><meta property="og:type" content="article"></head><body><div id="primary">`)
+	b.WriteString(`<article class="box">` + para("Story", 0, 4) + `</article>`)
+	b.WriteString(`<article class="box"><h3>Você pode gostar...</h3>`)
+	for i := 1; i < 7; i++ {
+		b.WriteString(`<article class="box">` + para("Teaser", i, 3) + `</article>`)
+	}
+	b.WriteString(`</article></div></body></html>`)
+	u, _ := url.Parse("https://blog.example/post")
+	d, err := Extract([]byte(b.String()), "text/html", false, u)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(d.Text, "Story sentence d of paragraph A") {
+		t.Errorf("Text lacks the article: %.300q", d.Text)
+	}
+	if strings.Contains(d.Text, "Teaser sentence") {
+		t.Errorf("Text keeps the teasers: %.300q", d.Text)
+	}
+}
+
+// A "More in…" heading named as a widget's title cuts the teasers after
+// it; a bare "Related" label in the middle of the article only drops
+// itself and its link list.
+func TestExtractWidgetTitleCut(t *testing.T) {
+	page := `<html><head><meta property="og:type" content="article"></head><body><div class="story">` +
+		para("Story", 0, 3) + `<h2 class="cat-head">Related</h2><ul><li><a href="/x">Another story about a thing</a></li><li><a href="/y">And one more story here</a></li></ul>` +
+		para("Later", 1, 3) + `<h2 class="widget-title">More in Sports</h2>`
+	for i := 2; i < 6; i++ {
+		page += `<div class="card">` + para("Teaser", i, 2) + `<a href="/t">Read More</a></div>`
+	}
+	page += `</div></body></html>`
+	u, _ := url.Parse("https://news.example/story")
+	d, err := Extract([]byte(page), "text/html", false, u)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, want := range []string{"Story sentence a", "Later sentence c"} {
+		if !strings.Contains(d.Text, want) {
+			t.Errorf("Text lacks %q: %q", want, d.Text)
+		}
+	}
+	for _, bad := range []string{"Teaser sentence", "More in Sports", "Another story"} {
+		if strings.Contains(d.Text, bad) {
+			t.Errorf("Text keeps %q: %q", bad, d.Text)
+		}
+	}
+}
+
+// Every label and heading the phrase lists name is found through their
+// first-word gates.
+func TestPhraseGates(t *testing.T) {
+	for _, tc := range []struct {
+		p     interface{ Match([]byte) bool }
+		texts []string
+	}{
+		{boilerLine, []string{"advertisement", "share this article", "12 comments", "e-mail", "loading…", "tags:", "read more", "pin it"}},
+		{boilerLineIntl, []string{"werbung", "zurÜck zur Übersicht", "schlagwörter:", "à lire aussi", "leggi anche", "zobacz także", "publicité", "udostępnij", "nächster artikel", "war der artikel nützlich?"}},
+		{cutPhraseIntl, []string{"mehr zum thema", "Ähnliche artikel", "ähnliche beiträge", "das könnte dich auch interessieren:", "meistgelesen",
+			"articles similaires", "vous aimerez aussi", "noticias relacionadas", "también te puede interesar", "você pode gostar...", "gerelateerde artikelen",
+			"schon gelesen?", "Über den autor", "à propos de l'auteur", "sobre el autor"}},
+		{pointerLineIntl, []string{"lesen sie auch: x", "à lire aussi : y", "czytaj także: z"}},
+	} {
+		for _, s := range tc.texts {
+			if !tc.p.Match([]byte(s)) {
+				t.Errorf("%q does not match", s)
+			}
+		}
+	}
+	for _, s := range []string{"the python tutorial", "4.2. for statements", "mehrere artikel", "advertising standards"} {
+		if boilerLine.Match([]byte(s)) || boilerLineIntl.Match([]byte(s)) || cutPhraseIntl.Match([]byte(s)) || cutPhrase.Match([]byte(s)) {
+			t.Errorf("%q matches", s)
+		}
+	}
+}

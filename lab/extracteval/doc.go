@@ -14,4 +14,12 @@
 // TP+FP+FN; precision = TP/(TP+FP) and recall = TP/(TP+FN) (both 1 when
 // FP = FN = 0, 0 when TP is 0), averaged over the pages where they are
 // defined, and F1 = 2PR/(P+R) of the averages.
+//
+// The second set, trafilatura's evaluation corpus (-trafilatura DIR), is
+// scored as its eval_common.py does: per page, snippets of the main text
+// ("with") and of its boilerplate ("without") are looked for as substrings
+// of the extracted text, whitespace runs collapsed on both sides and case
+// kept; found "with" snippets are TPs, missed ones FNs, found "without"
+// snippets FPs, absent ones TNs, summed over all pages into precision,
+// recall, accuracy and F1.
 package extracteval

@@ -24,6 +24,10 @@ import (
 //	-v             with -dedup, list the pairs the new text gets wrong
 //	-docs DIR      also measure main-text recall on the .html files under DIR
 //	-docs-max N    at most N doc pages per corpus directory (default 2000)
+//	-trafilatura DIR  also score trafilatura's evaluation corpus in DIR
+//	               (its tests/ directory: evaldata.json, cache/, eval/)
+//	-show NAME     print the new text of the page NAME (an aeb key or a
+//	               trafilatura file) with what it gets wrong, and stop
 func Main(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	fl := flag.NewFlagSet("extract", flag.ContinueOnError)
 	fl.SetOutput(stderr)
@@ -34,8 +38,22 @@ func Main(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	verbose := fl.Bool("v", false, "with -dedup, list the pairs the new text gets wrong")
 	docs := fl.String("docs", "", "directory of documentation corpora to measure main-text recall on")
 	docsMax := fl.Int("docs-max", 2000, "at most N pages per corpus")
+	traf := fl.String("trafilatura", "", "directory of trafilatura's evaluation corpus (evaldata.json, cache/, eval/) to score")
+	show := fl.String("show", "", "print the new text of one page (aeb key or trafilatura file name) and stop")
 	if err := fl.Parse(args); err != nil {
 		return err
+	}
+	if *show != "" && *traf != "" {
+		pages, err := snippetCorpus(openSnippetCorpus(*traf))
+		if err != nil {
+			return err
+		}
+		for _, p := range pages {
+			if p.file == *show {
+				showSnippets(stdout, p)
+				return nil
+			}
+		}
 	}
 	var fsys fs.FS
 	if *data != "" {
@@ -62,12 +80,31 @@ func Main(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 		if err != nil {
 			return err
 		}
+		if *show != "" {
+			for _, p := range pages {
+				if p.key == *show {
+					showArticle(stdout, p)
+					return nil
+				}
+			}
+			continue
+		}
 		articles(stdout, name, pages, *worst)
 		if *dedup {
 			if err := syndication(ctx, stdout, name, pages, *verbose); err != nil {
 				return err
 			}
 		}
+	}
+	if *show != "" {
+		return fmt.Errorf("extracteval: no page %q", *show)
+	}
+	if *traf != "" {
+		pages, err := snippetCorpus(openSnippetCorpus(*traf))
+		if err != nil {
+			return err
+		}
+		snippets(stdout, pages, *worst)
 	}
 	if *docs != "" {
 		return docRecall(ctx, stdout, *docs, *docsMax, *worst)
@@ -125,4 +162,10 @@ func f1(s score) float64 {
 		return 0
 	}
 	return 2 * p * r / (p + r)
+}
+
+// showArticle prints a labelled page's new text and its score.
+func showArticle(w io.Writer, p page) {
+	s := match(p.body, newText(p))
+	fmt.Fprintf(w, "%s  %s\nF1 %.3f  P %.3f  R %.3f\n--- new text\n%s\n--- labelled body\n%s\n", p.key, p.url, f1(s), s.precision(), s.recall(), newText(page{url: p.url, html: p.html}), p.body)
 }
