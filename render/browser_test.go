@@ -1,0 +1,83 @@
+package render_test
+
+import (
+	"context"
+	"io"
+	"net/http"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/bloomcrawl/bloomcrawl/lab/jssite"
+	"github.com/bloomcrawl/bloomcrawl/render"
+)
+
+// newBrowser starts a Browser on the Chromium the tests drive.
+func newBrowser(t *testing.T, o render.Options) *render.Browser {
+	t.Helper()
+	o.BrowserPath = jssite.Chromium(t)
+	b, err := render.New(o)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { b.Close() })
+	return b
+}
+
+// serverPage fetches path from the site as the crawler would, and returns
+// it as a render.Page whose requests go to the site.
+func serverPage(t *testing.T, base, path string) render.Page {
+	t.Helper()
+	resp, err := http.Get(base + path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer resp.Body.Close()
+	buf, err := io.ReadAll(resp.Body)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return render.Page{URL: base + path, HTML: buf, ContentType: resp.Header.Get("Content-Type"),
+		Fetch: func(r *http.Request) (*http.Response, error) { return http.DefaultTransport.RoundTrip(r) }}
+}
+
+func TestRenderSite(t *testing.T) {
+	site := jssite.New(jssite.Options{})
+	srv := site.Serve(t)
+	b := newBrowser(t, render.Options{Tabs: 2, Timeout: 10 * time.Second, Scroll: 4})
+	pages := map[string]jssite.Page{}
+	for _, p := range site.Manifest() {
+		pages[p.Path] = p
+	}
+	cases := []struct {
+		path string
+		want []string // in the rendered HTML
+	}{
+		{"/js/", []string{`href="/js/page/1"`, pages["/js/"].Phrase}},
+		{"/js/page/2", []string{pages["/js/page/2"].Phrase}},
+		{"/app/r/3", []string{pages["/app/r/3"].Phrase, `href="/app/r/1"`}},
+		{"/feed", []string{`href="/item/f12"`}},
+		{"/more", []string{`href="/item/m6"`}},
+	}
+	for _, c := range cases {
+		t.Run(c.path, func(t *testing.T) {
+			res, err := b.Render(context.Background(), serverPage(t, srv.URL, c.path))
+			if err != nil {
+				t.Fatal(err)
+			}
+			for _, w := range c.want {
+				if !strings.Contains(string(res.HTML), w) {
+					t.Errorf("rendered %s lacks %q (scrolls %d, clicks %d, requests %d, timed out %v)", c.path, w, res.Scrolls, res.Clicks, res.Requests, res.TimedOut)
+				}
+			}
+		})
+	}
+	// /app/ replaces its URL with /app/home: a route no link names
+	res, err := b.Render(context.Background(), serverPage(t, srv.URL, "/app/"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(res.Routes) != 1 || res.Routes[0] != srv.URL+"/app/home" {
+		t.Errorf("routes of /app/ = %q, want [%s/app/home]", res.Routes, srv.URL)
+	}
+}
