@@ -33,6 +33,8 @@ const (
 	DefaultVerifyCacheBytes   = frontier.DefaultRecentBytes // 128 MiB
 	DefaultStoreDir           = "./crawl.db"
 	DefaultMaxCrawlDelay      = Duration(30e9) // 30s
+	DefaultRender             = "never"
+	DefaultRenderTimeout      = Duration(15e9) // 15s
 )
 
 // DefaultContentTypes is the default of Fetch.ContentTypes. Default copies
@@ -172,6 +174,43 @@ type Fetch struct {
 	// 504 response, waiting 1s, 2s, 4s… or the response's Retry-After (at
 	// most 60s, at least politeness.delay). Default 2; must be 0..10.
 	Retries int `yaml:"retries"`
+	// Render says which HTML pages are rendered in a headless Chromium
+	// before they are read (docs/rendering.md): "never" (the default),
+	// "auto" (the pages whose server HTML shows they are built by scripts,
+	// learned per host) or "always". A rendered page's links, text and
+	// fingerprints come from its rendered DOM; its server HTML is kept
+	// beside it.
+	Render string `yaml:"render"`
+	// RenderRules set the render mode of the URLs they match; the first
+	// rule whose match (RE2, on the canonical URL) matches wins, else
+	// Render applies.
+	RenderRules []RenderRule `yaml:"render_rules"`
+	// BrowserPath is the Chromium executable; "" looks up chromium,
+	// chromium-headless-shell, chromium-browser, google-chrome in PATH.
+	BrowserPath string `yaml:"browser_path"`
+	// RenderConcurrency bounds the pages rendered at once (browser tabs).
+	// Default 0: half the cores, at least 1; must be 0..64.
+	RenderConcurrency int `yaml:"render_concurrency"`
+	// RenderTimeout is each rendered page's time budget, from load to
+	// snapshot (a page still busy then is taken as it is). Default 15s;
+	// must be > 0.
+	RenderTimeout Duration `yaml:"render_timeout"`
+	// RenderScroll is how many times a rendered page is scrolled to its
+	// bottom to load more, and how many "load more" buttons are clicked.
+	// Default 0; must be 0..50.
+	RenderScroll int `yaml:"render_scroll"`
+	// RenderMedia lets rendered pages load images, media and fonts.
+	// Default false: refused without a request.
+	RenderMedia bool `yaml:"render_media"`
+}
+
+// RenderRule sets the render mode of the URLs Match matches.
+type RenderRule struct {
+	// Match is an RE2 regexp matched against the canonical URL
+	// (unanchored); required.
+	Match string `yaml:"match"`
+	// Render is the mode: never, auto or always; required.
+	Render string `yaml:"render"`
 }
 
 // Dedup configures URL and content deduplication.
@@ -297,7 +336,7 @@ var Compressions = []string{"fastest", "default", "better", "best"}
 // Default returns a Config with every default filled in and no seeds.
 // Each call returns a new Config.
 func Default() *Config {
-	return &Config{
+	c := &Config{
 		Scope: Scope{
 			MaxDepth:     DefaultMaxDepth,
 			MaxURLLength: DefaultMaxURLLength,
@@ -328,6 +367,8 @@ func Default() *Config {
 		Recrawl: Recrawl{KeepVersions: DefaultKeepVersions},
 		Store:   Store{Dir: DefaultStoreDir, Compression: "fastest"},
 	}
+	c.Fetch.Render, c.Fetch.RenderTimeout = DefaultRender, DefaultRenderTimeout
+	return c
 }
 
 // Load reads the YAML file at path and parses it with Parse, using path as

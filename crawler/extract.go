@@ -44,6 +44,9 @@ type Document struct {
 	Meta Meta
 
 	content *content // the main region, for Markdown
+	// serverHTML is, for a rendered page, the HTML the server sent (HTML
+	// is then the rendered DOM).
+	serverHTML []byte
 }
 
 // Markdown renders the main content (what Text holds) as Markdown:

@@ -71,6 +71,9 @@ type Stats struct {
 	// failures, leases lost, and the queues of the partitions it holds
 	// (read every lease round).
 	ClusterLease *cluster.LeaseState `json:"cluster_lease,omitempty"`
+	// Render counts the pages rendered in a browser and why (absent
+	// with fetch.render never and no render rules).
+	Render *RenderStats `json:"render,omitempty"`
 }
 
 // counters are a crawl's event counters, safe for concurrent use.

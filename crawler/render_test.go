@@ -1,0 +1,124 @@
+package crawler
+
+import (
+	"context"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/bloomcrawl/bloomcrawl/configs"
+	"github.com/bloomcrawl/bloomcrawl/lab/jssite"
+	"github.com/bloomcrawl/bloomcrawl/storage"
+)
+
+// jsConfig is the crawl of the generated JavaScript site with render mode.
+func jsConfig(t *testing.T, base, mode string) *configs.Config {
+	cfg := siteConfig(base)
+	cfg.Scope.Exclude = nil
+	cfg.Fetch.Render = mode
+	cfg.Fetch.BrowserPath = jssite.Chromium(t)
+	cfg.Fetch.RenderConcurrency = 2
+	cfg.Fetch.RenderTimeout = configs.Duration(10 * time.Second)
+	cfg.Fetch.RenderScroll = 4
+	return cfg
+}
+
+// stored returns, by path, the text of the page each URL of the crawl
+// reads as (its own, or its document's for a duplicate).
+func stored(r crawlResult) map[string]storage.Page {
+	out := map[string]storage.Page{}
+	for path, u := range r.urls {
+		if p, ok := r.pages[u.DocID]; ok && u.DocID != 0 {
+			out[path] = p
+		}
+	}
+	return out
+}
+
+// TestRenderAuto crawls the JavaScript site with fetch.render auto and
+// never: auto finds and stores every page with its real text, renders
+// only the pages built by scripts, and keeps the SPA routes (one shell)
+// apart; never misses the pages only a browser sees and merges the
+// shells.
+func TestRenderAuto(t *testing.T) {
+	site := jssite.New(jssite.Options{})
+	srv := site.Serve(t)
+	manifest := site.Manifest()
+
+	auto := crawlInto(t, context.Background(), jsConfig(t, srv.URL, "auto"), t.TempDir(), nil, nil)
+	if auto.err != nil {
+		t.Fatal(auto.err)
+	}
+	pages := stored(auto)
+	for _, p := range manifest {
+		pg, ok := pages[p.Path]
+		switch {
+		case !ok:
+			t.Errorf("auto: %s (%s) not stored; record %+v", p.Path, p.Kind, auto.urls[p.Path])
+		case auto.urls[p.Path].Duplicate:
+			t.Errorf("auto: %s (%s) stored as a duplicate of %s", p.Path, p.Kind, pg.URL)
+		case !strings.Contains(pg.Text, p.Phrase) && p.Kind != "feed" && p.Kind != "more":
+			t.Errorf("auto: %s (%s) stored without its text %q: %q", p.Path, p.Kind, p.Phrase, pg.Text)
+		}
+		if ok && p.NeedsBrowser && pg.ServerHTML == nil {
+			t.Errorf("auto: %s (%s) needs a browser and was not rendered", p.Path, p.Kind)
+		}
+		if ok && (p.Kind == "plain" || p.Kind == "item") {
+			if pg.ServerHTML != nil {
+				t.Errorf("auto: plain page %s was rendered", p.Path)
+			}
+		}
+	}
+	rs := auto.stats.Render
+	if rs == nil {
+		t.Fatal("auto: no render stats")
+	}
+	var needs int64
+	for _, p := range manifest {
+		if p.NeedsBrowser || p.Kind == "feed" || p.Kind == "more" {
+			needs++
+		}
+	}
+	if rs.Rendered != needs || rs.Failed != 0 {
+		t.Errorf("auto: rendered %d pages (failed %d), want %d: %+v", rs.Rendered, rs.Failed, needs, rs)
+	}
+	t.Logf("auto: %+v", *rs)
+
+	// without a browser, two SPA routes given as seeds are the same shell
+	ncfg := jsConfig(t, srv.URL, "never")
+	ncfg.Seeds = append(ncfg.Seeds, srv.URL+"/app/r/1", srv.URL+"/app/r/2")
+	never := crawlInto(t, context.Background(), ncfg, t.TempDir(), nil, nil)
+	if never.err != nil {
+		t.Fatal(never.err)
+	}
+	if never.stats.Render != nil {
+		t.Errorf("never: render stats %+v", never.stats.Render)
+	}
+	npages := stored(never)
+	var missed, textless []string
+	for _, p := range manifest {
+		pg, ok := npages[p.Path]
+		switch {
+		case !ok:
+			missed = append(missed, p.Path)
+		case !strings.Contains(pg.Text, p.Phrase):
+			textless = append(textless, p.Path)
+		}
+		if p.Hidden && ok && !strings.HasPrefix(p.Path, "/app/r/") {
+			t.Errorf("never: found %s, which only a browser can find", p.Path)
+		}
+	}
+	t.Logf("never: missed %d of %d pages %v; stored without their text %v", len(missed), len(manifest), missed, textless)
+	if len(missed) == 0 || len(textless) == 0 {
+		t.Errorf("never: missed %v, textless %v: the site should defeat a crawl without a browser", missed, textless)
+	}
+	// the SPA's shells are one document without a browser, and apart
+	// with one
+	r1, r2 := never.urls["/app/r/1"], never.urls["/app/r/2"]
+	if r1.DocID == 0 || r1.DocID != r2.DocID {
+		t.Errorf("never: the shells of /app/r/1 and /app/r/2 are not merged: %+v, %+v", r1, r2)
+	}
+	if a1, a2 := auto.urls["/app/r/1"], auto.urls["/app/r/2"]; a1.DocID == a2.DocID {
+		t.Errorf("auto: /app/r/1 and /app/r/2 merged: %+v, %+v", a1, a2)
+	}
+}
