@@ -12,7 +12,7 @@ import (
 )
 
 // jsConfig is the crawl of the generated JavaScript site with render mode.
-func jsConfig(t *testing.T, base, mode string) *configs.Config {
+func jsConfig(t testing.TB, base, mode string) *configs.Config {
 	cfg := siteConfig(base)
 	cfg.Scope.Exclude = nil
 	cfg.Fetch.Render = mode

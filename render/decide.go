@@ -37,37 +37,45 @@ type Rule struct {
 
 // Defaults of the Decider's learning.
 const (
-	DefaultLearnPages = 10 // decisions of a host before it is settled
-	DefaultSample     = 20 // a settled host re-checks one page in this many
+	DefaultLearnPages = 10 // outcomes in a row that settle a host
+	DefaultSample     = 20 // a host settled to "none" still renders one flagged page in this many
 )
 
 // Decider decides which pages to render: the first Rule that matches a
 // URL sets its mode, else Mode. In auto mode a page is rendered when
-// Detect finds a clue in its HTML, and each host learns: after
-// LearnPages pages of a host whose outcomes all agree (every page needed
-// a browser, or none did; a rendered page counts as needing it only when
-// its render found more text or links than the server's HTML, see
-// Observe), the host is settled: all its pages are rendered without a
-// check, or none is; one page in Sample is still checked (and, when
-// settled to "all", rendered and observed), and a page that disagrees
-// sends the host back to learning. It is safe for concurrent use.
+// Detect finds a clue in its HTML, and each host learns from the outcome
+// of its renders (Observe: did the render find more text or links than
+// the server's HTML?):
+//
+//   - after LearnPages pages in a row that were flagged and whose render
+//     gained, the host is settled to "all": every page of it is rendered
+//     without a check (a page the check would miss included), until a
+//     render gains nothing;
+//   - after LearnPages renders in a row that gained nothing (the check's
+//     false positives on that host), the host is settled to "none":
+//     flagged pages are not rendered, but one in Sample of them is, and
+//     a render that gains sends the host back to learning.
+//
+// A page the check does not flag is never rendered on a host that is not
+// settled to "all". It is safe for concurrent use.
 type Decider struct {
 	mode       Mode
 	rules      []Rule
 	learnPages int
 	sample     int
 
-	mu     sync.Mutex
-	hosts  map[string]*hostState
-	counts map[string]int64 // decisions by reason ("" = not rendered)
-	obs    [2]int64         // observations: rendered pages that needed it [1] or not [0]
+	mu      sync.Mutex
+	hosts   map[string]*hostState
+	counts  map[string]int64 // decisions by reason ("" = not rendered)
+	obs     [2]int64         // observations: rendered pages that gained [1] or not [0]
+	skipped int64            // flagged pages not rendered: their host settled to "none"
 }
 
 // hostState is one host's learning.
 type hostState struct {
-	seen, needed int  // outcomes while learning
-	settled      int8 // 0 learning, +1 render all, -1 render none
-	since        int  // pages since settled
+	gained, noGain int  // pages in a row flagged whose render gained; renders in a row that gained nothing
+	settled        int8 // 0 learning, +1 render all, -1 render none
+	flagged        int  // flagged pages since settled to none
 }
 
 // NewDecider returns a Decider; learnPages and sample default to
@@ -125,41 +133,47 @@ func (d *Decider) Decide(url, host string, page []byte) Decision {
 		}
 	case Auto:
 		d.mu.Lock()
-		h := d.hosts[host]
-		if h == nil {
-			h = &hostState{}
-			d.hosts[host] = h
-		}
-		settled := h.settled
-		check := true
-		if settled != 0 {
-			h.since++
-			check = h.since%d.sample == 0
-		}
+		settled := d.host(host).settled
 		d.mu.Unlock()
-		switch {
-		case settled > 0 && !check:
-			dec.Render, dec.Reason = true, ReasonHost
-		case settled < 0 && !check:
-		default:
-			dec.Clue = Detect(page)
-			dec.Observe = true
-			dec.Render, dec.Reason = dec.Clue.Needs(), dec.Clue.Reason
-			if settled > 0 && !dec.Render {
-				// settled to "all": the sample is rendered, and its
-				// render tells whether the host still needs it
-				dec.Render, dec.Reason = true, ReasonHost
+		if settled > 0 {
+			dec.Render, dec.Reason, dec.Observe = true, ReasonHost, true
+			break
+		}
+		dec.Clue = Detect(page)
+		if !dec.Clue.Needs() {
+			d.mu.Lock()
+			if h := d.host(host); h.settled == 0 {
+				h.gained = 0 // the host is not all scripts
 			}
-			if !dec.Render {
-				d.observe(host, false)
-				dec.Observe = false
+			d.mu.Unlock()
+			break
+		}
+		dec.Render, dec.Reason, dec.Observe = true, dec.Clue.Reason, true
+		if settled < 0 {
+			d.mu.Lock()
+			h := d.host(host)
+			h.flagged++
+			if h.flagged%d.sample != 0 {
+				dec.Render, dec.Reason, dec.Observe = false, "", false
+				d.skipped++
 			}
+			d.mu.Unlock()
 		}
 	}
 	d.mu.Lock()
 	d.counts[dec.Reason]++
 	d.mu.Unlock()
 	return dec
+}
+
+// host returns host's state, made if new. d.mu must be held.
+func (d *Decider) host(name string) *hostState {
+	h := d.hosts[name]
+	if h == nil {
+		h = &hostState{}
+		d.hosts[name] = h
+	}
+	return h
 }
 
 // ruleMode returns the mode for url, setting dec.Reason to ReasonRule
@@ -177,50 +191,30 @@ func (d *Decider) ruleMode(url string, dec *Decision) Mode {
 }
 
 // Observe reports the outcome of a rendered page of host that Decide
-// marked Observe: needed is whether the render found more than the
+// marked Observe: gained is whether the render found more than the
 // server's HTML held.
-func (d *Decider) Observe(host string, needed bool) {
+func (d *Decider) Observe(host string, gained bool) {
 	d.mu.Lock()
 	defer d.mu.Unlock()
-	if needed {
+	h := d.host(host)
+	if gained {
 		d.obs[1]++
 	} else {
 		d.obs[0]++
 	}
-	d.observeLocked(host, needed)
-}
-
-func (d *Decider) observe(host string, needed bool) {
-	d.mu.Lock()
-	defer d.mu.Unlock()
-	d.observeLocked(host, needed)
-}
-
-func (d *Decider) observeLocked(host string, needed bool) {
-	h := d.hosts[host]
-	if h == nil {
-		h = &hostState{}
-		d.hosts[host] = h
-	}
-	if h.settled != 0 {
-		if (h.settled > 0) != needed {
-			*h = hostState{} // the sample disagrees: learn again
-		}
-		return
-	}
-	h.seen++
-	if needed {
-		h.needed++
-	}
-	if h.seen >= d.learnPages {
-		switch h.needed {
-		case h.seen:
+	switch {
+	case h.settled > 0 && !gained, h.settled < 0 && gained:
+		*h = hostState{} // the host changed: learn again
+	case h.settled != 0:
+	case gained:
+		h.noGain = 0
+		if h.gained++; h.gained >= d.learnPages {
 			h.settled = 1
-		case 0:
+		}
+	default:
+		h.gained = 0
+		if h.noGain++; h.noGain >= d.learnPages {
 			h.settled = -1
-		default:
-			// mixed: keep deciding page by page, over a fresh window
-			h.seen, h.needed = 0, 0
 		}
 	}
 }
@@ -231,8 +225,11 @@ type Counts struct {
 	Rendered int64            `json:"rendered"` // of which rendered
 	Reasons  map[string]int64 `json:"reasons"`  // rendered pages by reason
 	// NoGain are rendered pages whose render found nothing the server's
-	// HTML lacked (what the learning uses to stop rendering a host).
-	NoGain int64 `json:"no_gain"`
+	// HTML lacked (what the learning uses to stop rendering a host);
+	// Skipped the pages the check flagged and that were not rendered,
+	// their host having learned that renders gain nothing.
+	NoGain  int64 `json:"no_gain"`
+	Skipped int64 `json:"skipped"`
 	// HostsAll and HostsNone are the hosts settled to render all or none
 	// of their pages.
 	HostsAll  int `json:"hosts_all"`
@@ -243,7 +240,7 @@ type Counts struct {
 func (d *Decider) Counts() Counts {
 	d.mu.Lock()
 	defer d.mu.Unlock()
-	c := Counts{Reasons: map[string]int64{}, NoGain: d.obs[0]}
+	c := Counts{Reasons: map[string]int64{}, NoGain: d.obs[0], Skipped: d.skipped}
 	for r, n := range maps.All(d.counts) {
 		c.Checked += n
 		if r != "" {
