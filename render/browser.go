@@ -66,7 +66,7 @@ type Options struct {
 	// refused). Default DefaultMaxRequests.
 	MaxRequests int
 	// Quiet is how long no request may be in flight and the DOM unchanged
-	// for a page to count as loaded. Default 400ms.
+	// for a page to count as loaded. Default 250ms.
 	Quiet time.Duration
 	// Logger receives browser starts and restarts (Info) and per-page
 	// failures (Debug). nil discards.

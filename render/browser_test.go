@@ -65,6 +65,7 @@ func TestRenderSite(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
+			t.Logf("%s: %s, %d requests, %d scrolls, %d clicks", c.path, res.Elapsed, res.Requests, res.Scrolls, res.Clicks)
 			for _, w := range c.want {
 				if !strings.Contains(string(res.HTML), w) {
 					t.Errorf("rendered %s lacks %q (scrolls %d, clicks %d, requests %d, timed out %v)", c.path, w, res.Scrolls, res.Clicks, res.Requests, res.TimedOut)

@@ -48,9 +48,9 @@ const (
 // the server's HTML?):
 //
 //   - after LearnPages pages in a row that were flagged and whose render
-//     gained, the host is settled to "all": every page of it is rendered
-//     without a check (a page the check would miss included), until a
-//     render gains nothing;
+//     gained, on a host none of whose pages went unflagged, the host is
+//     settled to "all": every page of it is rendered without a check (a
+//     page the check would miss included), until a render gains nothing;
 //   - after LearnPages renders in a row that gained nothing (the check's
 //     false positives on that host), the host is settled to "none":
 //     flagged pages are not rendered, but one in Sample of them is, and
@@ -75,6 +75,7 @@ type Decider struct {
 type hostState struct {
 	gained, noGain int  // pages in a row flagged whose render gained; renders in a row that gained nothing
 	settled        int8 // 0 learning, +1 render all, -1 render none
+	mixed          bool // a page of the host was not flagged: never settled to "all"
 	flagged        int  // flagged pages since settled to none
 }
 
@@ -143,7 +144,7 @@ func (d *Decider) Decide(url, host string, page []byte) Decision {
 		if !dec.Clue.Needs() {
 			d.mu.Lock()
 			if h := d.host(host); h.settled == 0 {
-				h.gained = 0 // the host is not all scripts
+				h.gained, h.mixed = 0, true // the host is not all scripts
 			}
 			d.mu.Unlock()
 			break
@@ -204,11 +205,11 @@ func (d *Decider) Observe(host string, gained bool) {
 	}
 	switch {
 	case h.settled > 0 && !gained, h.settled < 0 && gained:
-		*h = hostState{} // the host changed: learn again
+		*h = hostState{mixed: h.mixed} // the host changed: learn again
 	case h.settled != 0:
 	case gained:
 		h.noGain = 0
-		if h.gained++; h.gained >= d.learnPages {
+		if h.gained++; h.gained >= d.learnPages && !h.mixed {
 			h.settled = 1
 		}
 	default:

@@ -258,9 +258,9 @@ func (s *session) waitQuiet(ctx context.Context, t *chromedp.Target, until time.
 func (s *session) behave(ctx context.Context, t *chromedp.Target, until time.Time) (scrolls, clicks int, timedOut bool) {
 	n := s.b.o.Scroll
 	for scrolls < n && time.Now().Before(until) {
-		h0, err := chromedp.Evaluate[float64](`document.documentElement.scrollHeight`)(ctx, t)
-		if err != nil {
-			return
+		h0, err := chromedp.Evaluate[float64](`document.documentElement.scrollHeight - window.innerHeight - window.scrollY`)(ctx, t)
+		if err != nil || h0 <= 0 {
+			break // at the bottom already: nothing to scroll to
 		}
 		if _, err := chromedp.Evaluate[any](`window.scrollTo(0, document.documentElement.scrollHeight); window.dispatchEvent(new Event('scroll')); null`, chromedp.EvalAsValue)(ctx, t); err != nil && !errors.Is(err, chromedp.ErrJSNull) {
 			return
@@ -270,9 +270,9 @@ func (s *session) behave(ctx context.Context, t *chromedp.Target, until time.Tim
 		if err != nil {
 			return
 		}
-		h1, err := chromedp.Evaluate[float64](`document.documentElement.scrollHeight`)(ctx, t)
-		if err != nil || (h1 <= h0 && quiet) {
-			break
+		h1, err := chromedp.Evaluate[float64](`document.documentElement.scrollHeight - window.innerHeight - window.scrollY`)(ctx, t)
+		if err != nil || (h1 <= 0 && quiet) {
+			break // the page did not grow
 		}
 	}
 	for clicks < n && time.Now().Before(until) {
