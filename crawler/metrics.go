@@ -66,6 +66,7 @@ func (c *Crawler) Collectors() []prometheus.Collector {
 				return uint64(s.ClusterLease.LeasesLost)
 			}),
 		newClusterQueueCollector(c),
+		newRenderCollector(c),
 		gauge("bloomcrawl_crawl_discovery_delay_p99_seconds", "99th percentile of the delay from a URL's discovery to its fetch.",
 			func(s Stats) float64 { return s.DiscoveryDelayP99 }),
 	}

@@ -11,6 +11,8 @@ import (
 	"sync/atomic"
 	"time"
 
+	"github.com/prometheus/client_golang/prometheus"
+
 	"github.com/bloomcrawl/bloomcrawl/configs"
 	"github.com/bloomcrawl/bloomcrawl/frontier"
 	"github.com/bloomcrawl/bloomcrawl/render"
@@ -194,4 +196,49 @@ func (c *Crawler) browserFetch(ctx context.Context, e frontier.Entry) func(*http
 		r.requests.Add(1)
 		return c.browserClient.Do(req)
 	}
+}
+
+// renderCollector exports the rendering counters (fetch.render other than
+// never): pages rendered by reason, failed renders, flagged pages skipped
+// by their host's learning, the browser's requests and restarts.
+type renderCollector struct {
+	c                                        *Crawler
+	rendered, failed, skipped, reqs, restart *prometheus.Desc
+}
+
+func newRenderCollector(c *Crawler) *renderCollector {
+	return &renderCollector{c: c,
+		rendered: prometheus.NewDesc("bloomcrawl_crawl_rendered_total",
+			"Pages rendered in the browser (fetch.render), by why: always, rule, host (the host's pages all needed it), or the clue the check found.",
+			[]string{"reason"}, nil),
+		failed: prometheus.NewDesc("bloomcrawl_crawl_render_failed_total",
+			"Renders that failed twice (the page recorded as an error).", nil, nil),
+		skipped: prometheus.NewDesc("bloomcrawl_crawl_render_skipped_total",
+			"Pages the check flagged that were not rendered: renders of their host gained nothing.", nil, nil),
+		reqs: prometheus.NewDesc("bloomcrawl_crawl_render_requests_total",
+			"Requests of rendered pages made by the crawler for the browser.", nil, nil),
+		restart: prometheus.NewDesc("bloomcrawl_crawl_browser_restarts_total",
+			"Browser restarts after a crash or a hang.", nil, nil)}
+}
+
+func (r *renderCollector) Describe(ch chan<- *prometheus.Desc) {
+	ch <- r.rendered
+	ch <- r.failed
+	ch <- r.skipped
+	ch <- r.reqs
+	ch <- r.restart
+}
+
+func (r *renderCollector) Collect(ch chan<- prometheus.Metric) {
+	s := r.c.Stats().Render
+	if s == nil {
+		return
+	}
+	for reason, n := range s.Reasons {
+		ch <- prometheus.MustNewConstMetric(r.rendered, prometheus.CounterValue, float64(n), reason)
+	}
+	ch <- prometheus.MustNewConstMetric(r.failed, prometheus.CounterValue, float64(s.Failed))
+	ch <- prometheus.MustNewConstMetric(r.skipped, prometheus.CounterValue, float64(s.Skipped))
+	ch <- prometheus.MustNewConstMetric(r.reqs, prometheus.CounterValue, float64(s.Requests))
+	ch <- prometheus.MustNewConstMetric(r.restart, prometheus.CounterValue, float64(s.Browser.Restarts))
 }

@@ -148,6 +148,20 @@ func New(o Options) (*Browser, error) {
 	return &Browser{o: o, exe: exe, tabs: make(chan struct{}, o.Tabs)}, nil
 }
 
+// PID returns the process id of the running browser, 0 when none runs.
+func (b *Browser) PID() int {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	if b.cur == nil {
+		return 0
+	}
+	c := chromedp.FromContext(b.cur.ctx)
+	if c == nil || c.Browser == nil || c.Browser.Process() == nil {
+		return 0
+	}
+	return c.Browser.Process().Pid
+}
+
 // Executable returns the path of the Chromium the browser runs.
 func (b *Browser) Executable() string { return b.exe }
 

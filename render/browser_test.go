@@ -5,6 +5,7 @@ import (
 	"io"
 	"net/http"
 	"strings"
+	"syscall"
 	"testing"
 	"time"
 
@@ -81,4 +82,54 @@ func TestRenderSite(t *testing.T) {
 	if len(res.Routes) != 1 || res.Routes[0] != srv.URL+"/app/home" {
 		t.Errorf("routes of /app/ = %q, want [%s/app/home]", res.Routes, srv.URL)
 	}
+}
+
+// TestRenderRestartsCrashedBrowser kills the browser between two pages:
+// the second page restarts it and is rendered; a page whose script never
+// returns fails within its budget, and the browser renders the next page.
+func TestRenderRestartsCrashedBrowser(t *testing.T) {
+	site := jssite.New(jssite.Options{})
+	srv := site.Serve(t)
+	b := newBrowser(t, render.Options{Tabs: 1, Timeout: 3 * time.Second})
+	if _, err := b.Render(context.Background(), serverPage(t, srv.URL, "/js/page/1")); err != nil {
+		t.Fatal(err)
+	}
+	pid := b.PID()
+	if pid == 0 {
+		t.Fatal("no browser process")
+	}
+	if err := syscall.Kill(pid, syscall.SIGKILL); err != nil {
+		t.Fatal(err)
+	}
+	res, err := b.Render(context.Background(), serverPage(t, srv.URL, "/js/page/2"))
+	if err != nil {
+		t.Fatalf("render after a crash: %v", err)
+	}
+	if want := site.Manifest(); !strings.Contains(string(res.HTML), phrase(want, "/js/page/2")) {
+		t.Errorf("after the restart the page lacks its text")
+	}
+	if st := b.Stats(); st.Restarts != 1 || res.Attempts != 2 {
+		t.Errorf("stats %+v, attempts %d: want 1 restart, 2 attempts", st, res.Attempts)
+	}
+
+	hung := render.Page{URL: srv.URL + "/hung", HTML: []byte(`<html><body><p>x</p><script>while (true) {}</script></body></html>`)}
+	start := time.Now()
+	if _, err := b.Render(context.Background(), hung); err == nil {
+		t.Error("a page whose script never returns was rendered")
+	}
+	if el := time.Since(start); el > 20*time.Second {
+		t.Errorf("the hung page took %s", el)
+	}
+	if _, err := b.Render(context.Background(), serverPage(t, srv.URL, "/js/page/3")); err != nil {
+		t.Errorf("render after a hung page: %v", err)
+	}
+}
+
+func phrase(m []jssite.Page, path string) string {
+	for _, p := range m {
+		if p.Path == path {
+			return p.Phrase
+		}
+	}
+	return "\x00 no such page"
 }
