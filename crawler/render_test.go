@@ -6,8 +6,10 @@ import (
 	"testing"
 	"time"
 
+	"github.com/bloomcrawl/bloomcrawl/archive"
 	"github.com/bloomcrawl/bloomcrawl/configs"
 	"github.com/bloomcrawl/bloomcrawl/lab/jssite"
+	"github.com/bloomcrawl/bloomcrawl/lab/warccheck"
 	"github.com/bloomcrawl/bloomcrawl/storage"
 )
 
@@ -83,6 +85,14 @@ func TestRenderAuto(t *testing.T) {
 		t.Errorf("auto: rendered %d pages (failed %d), want %d: %+v", rs.Rendered, rs.Failed, needs, rs)
 	}
 	t.Logf("auto: %+v", *rs)
+	if n := site.Hits("/private/stats"); n != 0 || rs.Refused == 0 {
+		t.Errorf("the browser's request robots.txt disallows: served %d times, refused %d", n, rs.Refused)
+	}
+	for _, p := range manifest {
+		if n := site.Hits(p.Path); n > 1 && p.Path != "/" {
+			t.Errorf("auto: %s requested %d times (a rendered page is not fetched again)", p.Path, n)
+		}
+	}
 
 	// without a browser, two SPA routes given as seeds are the same shell
 	ncfg := jsConfig(t, srv.URL, "never")
@@ -120,5 +130,52 @@ func TestRenderAuto(t *testing.T) {
 	}
 	if a1, a2 := auto.urls["/app/r/1"], auto.urls["/app/r/2"]; a1.DocID == a2.DocID {
 		t.Errorf("auto: /app/r/1 and /app/r/2 merged: %+v, %+v", a1, a2)
+	}
+}
+
+// TestRenderWARC crawls the JavaScript site with --warc: the requests the
+// browser's pages made (app.js, the fetch() calls of the SPA and the
+// lists) are archived as request/response records beside the pages, so
+// the capture replays; the WARC passes the generic checks.
+func TestRenderWARC(t *testing.T) {
+	site := jssite.New(jssite.Options{})
+	srv := site.Serve(t)
+	dir, warcDir := t.TempDir(), t.TempDir()
+	cfg := jsConfig(t, srv.URL, "auto")
+	cfg.Store.Dir = dir
+	db, err := storage.Open(dir, StoreOptions(cfg.Store))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer db.Close()
+	aw, err := archive.Open(archive.Options{Dir: warcDir, Index: db})
+	if err != nil {
+		t.Fatal(err)
+	}
+	r := crawlDB(t, context.Background(), cfg, db, nil, nil, func(o *Options) { o.Archive = aw })
+	if err := aw.Close(); err != nil {
+		t.Fatal(err)
+	}
+	if r.err != nil {
+		t.Fatal(r.err)
+	}
+	recs, err := warccheck.Read(aw.Files())
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, e := range warccheck.Check(recs) {
+		t.Error(e)
+	}
+	got := map[string]map[string]bool{} // URI → record types
+	for _, rec := range recs {
+		if got[rec.URI] == nil {
+			got[rec.URI] = map[string]bool{}
+		}
+		got[rec.URI][rec.Type] = true
+	}
+	for _, u := range []string{"/app.js", "/api/route?path=%2Fapp%2Fr%2F1", "/api/feed?page=2", "/api/more?page=1", "/js/page/1"} {
+		if !got[srv.URL+u]["request"] || !got[srv.URL+u]["response"] {
+			t.Errorf("WARC lacks request/response records of %s: %v", u, got[srv.URL+u])
+		}
 	}
 }

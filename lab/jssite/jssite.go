@@ -33,6 +33,7 @@ import (
 	"os/exec"
 	"strconv"
 	"strings"
+	"sync"
 	"testing"
 )
 
@@ -88,12 +89,15 @@ type Site struct {
 	pages map[string]*Page
 	order []string
 	text  map[string]string // path → the page's text
+
+	mu   sync.Mutex
+	hits map[string]int // requests served, by path
 }
 
 // New generates a site.
 func New(o Options) *Site {
 	o.defaults()
-	s := &Site{o: o, pages: map[string]*Page{}, text: map[string]string{}}
+	s := &Site{o: o, pages: map[string]*Page{}, text: map[string]string{}, hits: map[string]int{}}
 	r := rand.New(rand.NewPCG(o.Seed, 31))
 	add := func(path, kind string, needs, hidden bool) {
 		text := paragraph(r, 70)
@@ -143,9 +147,20 @@ func (s *Site) Serve(tb testing.TB) *httptest.Server {
 	return srv
 }
 
-// ServeHTTP serves the site.
+// Hits returns how many requests for path the site has answered.
+func (s *Site) Hits(path string) int {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.hits[path]
+}
+
+// ServeHTTP serves the site. robots.txt disallows /private/, which the
+// guide's script asks for (a request a polite browser never makes).
 func (s *Site) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	p := r.URL.Path
+	s.mu.Lock()
+	s.hits[p]++
+	s.mu.Unlock()
 	switch {
 	case p == "/robots.txt":
 		w.Header().Set("Content-Type", "text/plain")
@@ -172,6 +187,7 @@ const links = [%s];
 const nav = document.getElementById('toc');
 links.forEach((href, i) => { const a = document.createElement('a'); a.href = href; a.textContent = 'Chapter ' + (i + 1); nav.appendChild(a); });
 document.getElementById('content').innerHTML = '<h1>Guide</h1><p>' + %s + '</p>';
+fetch('/private/stats').catch(() => {});
 </script>`, strings.Join(links, ","), jsString(s.text[p])))
 	case strings.HasPrefix(p, "/js/page/") && s.pages[p] != nil:
 		page(w, "Chapter", fmt.Sprintf(`<main id="content"></main>
