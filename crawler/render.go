@@ -111,7 +111,12 @@ func (c *Crawler) renderReport(s *Stats) {
 func (c *Crawler) renderPage(fetchCtx context.Context, e frontier.Entry, doc *Document, final *url.URL) (*Document, error) {
 	r := c.render
 	host := hostOf(e.URL)
-	dec := r.dec.Decide(e.URL, host, doc.HTML)
+	dec := r.dec.Decide(e.URL, host, func() render.Clue {
+		if doc.root == nil {
+			return render.Detect(doc.HTML)
+		}
+		return render.DetectNode(doc.root, len(doc.HTML))
+	})
 	if !dec.Render {
 		return doc, nil
 	}

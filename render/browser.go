@@ -31,6 +31,7 @@ const (
 	pingTimeout          = 3 * time.Second
 	snapshotGrace        = 2 * time.Second
 	startTimeout         = 30 * time.Second
+	closeTimeout         = 5 * time.Second
 	maxAttempts          = 2
 	defaultPollInterval  = 50 * time.Millisecond
 	defaultScrollTimeout = 2 * time.Second
@@ -184,9 +185,18 @@ func (b *Browser) Close() error {
 	b.cur, b.closed = nil, true
 	b.mu.Unlock()
 	if inst != nil {
-		inst.cancel()
+		inst.close()
 	}
 	return nil
+}
+
+// close stops inst gracefully (Browser.close: Chromium ends its own
+// renderer and helper processes), then for good after closeTimeout.
+func (inst *instance) close() {
+	ctx, cancel := context.WithTimeout(inst.ctx, closeTimeout)
+	defer cancel()
+	_ = chromedp.Cancel(ctx)
+	inst.cancel()
 }
 
 // instance returns the running browser, starting one if there is none.

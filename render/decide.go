@@ -121,9 +121,10 @@ type Decision struct {
 	Clue Clue
 }
 
-// Decide decides whether to render the page at url (canonical) of host
-// whose server HTML is page.
-func (d *Decider) Decide(url, host string, page []byte) Decision {
+// Decide decides whether to render the page at url (canonical) of host;
+// check is the cheap check of its server HTML (Detect or DetectNode),
+// called only when the decision needs it.
+func (d *Decider) Decide(url, host string, check func() Clue) Decision {
 	var dec Decision
 	switch d.ruleMode(url, &dec) {
 	case Never:
@@ -140,7 +141,7 @@ func (d *Decider) Decide(url, host string, page []byte) Decision {
 			dec.Render, dec.Reason, dec.Observe = true, ReasonHost, true
 			break
 		}
-		dec.Clue = Detect(page)
+		dec.Clue = check()
 		if !dec.Clue.Needs() {
 			d.mu.Lock()
 			if h := d.host(host); h.settled == 0 {

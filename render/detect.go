@@ -28,7 +28,7 @@ const (
 type Clue struct {
 	Reason      string
 	HTMLBytes   int // the page's size
-	TextBytes   int // visible text (outside script, style, template, noscript)
+	TextBytes   int // visible text: the text nodes outside head, script, style, template, noscript that are not blank
 	ScriptBytes int // inline script
 	Scripts     int // <script> elements (inline or not)
 	Links       int // <a href>
@@ -40,7 +40,6 @@ func (c Clue) Needs() bool { return c.Reason != "" }
 var (
 	appRootIDs = map[string]bool{"root": true, "app": true, "mount": true, "application": true, "__next": true,
 		"__nuxt": true, "___gatsby": true, "react-root": true, "vue-app": true, "svelte": true, "q-app": true, "main-app": true, "spa-root": true}
-	navName     = regexp.MustCompile(`(?i)(^|[-_ ])(nav|navigation|toc|menu|sidebar|links|chapters)([-_ ]|$)`)
 	noscriptJS  = regexp.MustCompile(`(?i)(enable|activate|turn on|requires?|need)\s+(\S+\s+){0,3}javascript|javascript\s+(is\s+)?(required|disabled|must be enabled)|启用\s*javascript|开启\s*javascript`)
 	loadMore    = regexp.MustCompile(`(?i)^\s*((load|show|view|see)\s+more|加载更多|查看更多|显示更多)\s*$`)
 	hydrationID = map[string]bool{"__NEXT_DATA__": true, "__NUXT__": true, "__NUXT_DATA__": true, "__VUE__": true, "ng-state": true}
@@ -62,179 +61,45 @@ const (
 	fewLinks = 3
 )
 
-// Detect is the cheap check of a page's server HTML (one pass of the
-// HTML tokenizer, no DOM): it reports the first clue that the page is
-// built by scripts, after Browsertrix-crawler's client-side-rendering
-// clues, kept to those that plain pages do not show: an empty app root
-// (<div id=root|app|__next…></div>), a <noscript> asking for JavaScript, an
-// empty navigation container (<nav>, or an element whose id or class
-// says nav, toc, menu, sidebar) on a page with scripts, framework
-// hydration data (__NEXT_DATA__, __NUXT__…) with little visible text, a
-// "load more" button or a script that fetches more on scroll, a page
-// with little text and few links whose scripts write links or content,
-// and little visible text for the page's size with scripts. Async, defer
-// or module scripts, bundler names and web components alone are not
-// clues: documentation sites show them too.
+// Detect is the cheap check of a page's server HTML: it parses page and
+// calls DetectNode. A caller that has parsed the page already (the
+// crawler) calls DetectNode on its tree instead.
 func Detect(page []byte) Clue {
-	c := Clue{HTMLBytes: len(page)}
-	z := html.NewTokenizer(bytes.NewReader(page))
-	var (
-		skip       int // depth inside script/style/template/noscript/head-only elements
-		inNoscript bool
-		noscript   strings.Builder
-		inScript   bool
-		script     strings.Builder
-		empties    []emptyCand // open candidates for an empty container
-		found      string
-		hydration  bool
-		buttonText strings.Builder
-		inButton   bool
-		navEmpty   bool
-	)
-	setFound := func(r string) {
-		if found == "" {
-			found = r
-		}
+	root, err := html.Parse(bytes.NewReader(page))
+	if err != nil {
+		return Clue{HTMLBytes: len(page)}
 	}
-	for {
-		tt := z.Next()
-		if tt == html.ErrorToken {
-			break
-		}
-		switch tt {
-		case html.StartTagToken, html.SelfClosingTagToken:
-			name, hasAttr := z.TagName()
-			a := atom.Lookup(name)
-			var id, class, typ string
-			var href bool
-			for hasAttr {
-				var k, v []byte
-				k, v, hasAttr = z.TagAttr()
-				switch string(k) {
-				case "id":
-					id = string(v)
-				case "class":
-					class = string(v)
-				case "type":
-					typ = string(v)
-				case "href":
-					href = true
-				}
-			}
-			// any element opened inside a candidate makes it non-empty
-			for i := range empties {
-				empties[i].filled = true
-			}
-			switch a {
-			case atom.Script:
-				c.Scripts++
-				if hydrationID[id] {
-					hydration = true
-				}
-				if tt == html.StartTagToken && (typ == "" || strings.Contains(typ, "javascript") || typ == "module") {
-					inScript = true
-				}
-				if tt == html.StartTagToken {
-					skip++
-				}
-				continue
-			case atom.Style, atom.Template:
-				if tt == html.StartTagToken {
-					skip++
-				}
-				continue
-			case atom.Noscript:
-				if tt == html.StartTagToken {
-					inNoscript = true
-					skip++
-				}
-				continue
-			case atom.A:
-				if href {
-					c.Links++
-				}
-			case atom.Button:
-				inButton = true
-				buttonText.Reset()
-			}
-			if tt == html.StartTagToken {
-				isRoot := a == atom.Div && appRootIDs[id]
-				isNav := a == atom.Nav || (a == atom.Div || a == atom.Ul || a == atom.Ol || a == atom.Aside || a == atom.Section) && (navName.MatchString(id) || navName.MatchString(class))
-				if isRoot || isNav {
-					empties = append(empties, emptyCand{tag: string(name), root: isRoot})
-				}
-			}
-		case html.EndTagToken:
-			name, _ := z.TagName()
-			a := atom.Lookup(name)
-			switch a {
-			case atom.Script:
-				if inScript {
-					inScript = false
-				}
-				skip = max(0, skip-1)
-				continue
-			case atom.Style, atom.Template:
-				skip = max(0, skip-1)
-				continue
-			case atom.Noscript:
-				inNoscript = false
-				skip = max(0, skip-1)
-				if noscriptJS.MatchString(noscript.String()) {
-					setFound(ReasonNoscript)
-				}
-				noscript.Reset()
-				continue
-			case atom.Button:
-				if inButton && loadMore.MatchString(buttonText.String()) {
-					setFound(ReasonLoadMore)
-				}
-				inButton = false
-			}
-			if n := len(empties); n > 0 && empties[n-1].tag == string(name) {
-				e := empties[n-1]
-				empties = empties[:n-1]
-				if !e.filled {
-					if e.root {
-						setFound(ReasonAppRoot)
-					} else {
-						navEmpty = true
-					}
-				}
-			}
-		case html.TextToken:
-			t := z.Text()
-			switch {
-			case inScript:
-				c.ScriptBytes += len(t)
-				if script.Len() < 256<<10 {
-					script.Write(t)
-				}
-			case inNoscript:
-				noscript.Write(t)
-			case skip == 0:
-				if n := len(bytes.TrimSpace(t)); n > 0 {
-					c.TextBytes += n
-					for i := range empties {
-						empties[i].filled = true
-					}
-					if inButton {
-						buttonText.Write(t)
-					}
-				}
-			}
-		}
-	}
+	return DetectNode(root, len(page))
+}
+
+// DetectNode is the cheap check of a page's parsed server HTML (root, of
+// size bytes): one walk of the tree, reporting the first clue that the
+// page is built by scripts, after Browsertrix-crawler's
+// client-side-rendering clues, kept to those that plain pages do not
+// show: an empty app root (<div id=root|app|__next…></div>), a <noscript>
+// asking for JavaScript, an empty navigation container (<nav>, or an
+// element whose id or class says nav, toc, menu, sidebar) on a page with
+// scripts, framework hydration data (__NEXT_DATA__, __NUXT__…) with little
+// visible text, a "load more" button or a script that fetches more on
+// scroll, a page with little text and few links whose scripts write links
+// or content, and little visible text for the page's size with scripts.
+// Async, defer or module scripts, bundler names and web components alone
+// are not clues: documentation sites show them too.
+func DetectNode(root *html.Node, size int) Clue {
+	w := walker{c: Clue{HTMLBytes: size}}
+	w.walk(root)
+	c := w.c
 	hasScript := c.Scripts > 0
+	found := w.found
 	switch {
 	case found != "":
-	case navEmpty && hasScript:
+	case w.navEmpty && hasScript:
 		found = ReasonEmptyNav
-	case hydration && c.TextBytes < fewText*5:
+	case w.hydration && c.TextBytes < fewText*5:
 		found = ReasonHydration
-	case hasScript && scrollFetch.MatchString(script.String()):
+	case hasScript && w.scriptMatches(scrollFetch, "scroll", "IntersectionObserver"):
 		found = ReasonLoadMore
-	case hasScript && c.TextBytes < fewText && c.Links < fewLinks && scriptDOM.MatchString(script.String()):
+	case hasScript && c.TextBytes < fewText && c.Links < fewLinks && w.scriptMatches(scriptDOM, ""):
 		found = ReasonScriptLinks
 	case hasScript && c.HTMLBytes >= littleTextMin && c.TextBytes*littleTextRatio < c.HTMLBytes:
 		found = ReasonLittleText
@@ -243,9 +108,188 @@ func Detect(page []byte) Clue {
 	return c
 }
 
-// emptyCand is an element that is a clue when it closes empty.
-type emptyCand struct {
-	tag    string
-	root   bool // an app root (else a navigation container)
-	filled bool
+// walker is one walk of DetectNode.
+type walker struct {
+	c         Clue
+	found     string
+	navEmpty  bool
+	hydration bool
+	scripts   []string // inline scripts' text
+}
+
+// scriptMatches reports whether an inline script that contains one of
+// the substrings (all scripts when "") matches re.
+func (w *walker) scriptMatches(re *regexp.Regexp, subs ...string) bool {
+	for _, s := range w.scripts {
+		for _, sub := range subs {
+			if (sub == "" || strings.Contains(s, sub)) && re.MatchString(s) {
+				return true
+			}
+		}
+	}
+	return false
+}
+
+func (w *walker) setFound(r string) {
+	if w.found == "" {
+		w.found = r
+	}
+}
+
+// walk visits n and its subtree.
+func (w *walker) walk(n *html.Node) {
+	switch n.Type {
+	case html.TextNode:
+		if !blank(n.Data) {
+			w.c.TextBytes += len(n.Data)
+		}
+		return
+	case html.ElementNode:
+		switch n.DataAtom {
+		case atom.Script:
+			w.c.Scripts++
+			id, typ := attrOf(n, "id"), attrOf(n, "type")
+			if hydrationID[id] {
+				w.hydration = true
+			}
+			if typ == "" || strings.Contains(typ, "javascript") || typ == "module" {
+				for c := n.FirstChild; c != nil; c = c.NextSibling {
+					if c.Type == html.TextNode {
+						w.c.ScriptBytes += len(c.Data)
+						w.scripts = append(w.scripts, c.Data)
+					}
+				}
+			}
+			return
+		case atom.Style, atom.Template, atom.Head:
+			if n.DataAtom == atom.Head {
+				for c := n.FirstChild; c != nil; c = c.NextSibling {
+					if c.Type == html.ElementNode && c.DataAtom == atom.Script {
+						w.walk(c)
+					}
+				}
+			}
+			return
+		case atom.Noscript:
+			if noscriptJS.MatchString(textOf(n)) {
+				w.setFound(ReasonNoscript)
+			}
+			return
+		case atom.A:
+			if _, ok := attrOK(n, "href"); ok {
+				w.c.Links++
+			}
+		case atom.Button:
+			if loadMore.MatchString(textOf(n)) {
+				w.setFound(ReasonLoadMore)
+			}
+		case atom.Div:
+			if appRootIDs[attrOf(n, "id")] && empty(n) {
+				w.setFound(ReasonAppRoot)
+			}
+		}
+		if !w.navEmpty && isNavContainer(n) && empty(n) {
+			w.navEmpty = true
+		}
+	}
+	for c := n.FirstChild; c != nil; c = c.NextSibling {
+		w.walk(c)
+	}
+}
+
+// isNavContainer reports whether n is a <nav>, or a list, div, aside or
+// section whose id or class says navigation.
+func isNavContainer(n *html.Node) bool {
+	switch n.DataAtom {
+	case atom.Nav:
+		return true
+	case atom.Div, atom.Ul, atom.Ol, atom.Aside, atom.Section:
+		for _, a := range n.Attr {
+			if (a.Key == "id" || a.Key == "class") && a.Namespace == "" && navWords(a.Val) {
+				return true
+			}
+		}
+	}
+	return false
+}
+
+// blank reports whether s is only ASCII white space (it stops at the
+// first other byte: text nodes rarely start with much space).
+func blank(s string) bool {
+	for i := 0; i < len(s); i++ {
+		switch s[i] {
+		case ' ', '\t', '\n', '\r', '\f':
+		default:
+			return false
+		}
+	}
+	return true
+}
+
+// navWords reports whether v (an id or class list) has a word (split at
+// spaces, '-' and '_') that names navigation.
+func navWords(v string) bool {
+	for len(v) > 0 {
+		i := strings.IndexAny(v, " -_\t\n")
+		w := v
+		if i >= 0 {
+			w, v = v[:i], v[i+1:]
+		} else {
+			v = ""
+		}
+		if len(w) >= 3 && len(w) <= 10 && navWord[strings.ToLower(w)] {
+			return true
+		}
+	}
+	return false
+}
+
+var navWord = map[string]bool{"nav": true, "navigation": true, "toc": true, "menu": true, "sidebar": true, "links": true, "chapters": true}
+
+// empty reports whether n has no element children (scripts aside) and
+// no text but white space.
+func empty(n *html.Node) bool {
+	for c := n.FirstChild; c != nil; c = c.NextSibling {
+		switch c.Type {
+		case html.ElementNode:
+			if c.DataAtom != atom.Script {
+				return false
+			}
+		case html.TextNode:
+			if !blank(c.Data) {
+				return false
+			}
+		}
+	}
+	return true
+}
+
+// textOf returns the text under n (up to 4 KiB).
+func textOf(n *html.Node) string {
+	var b strings.Builder
+	var f func(*html.Node)
+	f = func(n *html.Node) {
+		for c := n.FirstChild; c != nil && b.Len() < 4096; c = c.NextSibling {
+			if c.Type == html.TextNode {
+				b.WriteString(c.Data)
+			}
+			f(c)
+		}
+	}
+	f(n)
+	return b.String()
+}
+
+func attrOf(n *html.Node, key string) string {
+	v, _ := attrOK(n, key)
+	return v
+}
+
+func attrOK(n *html.Node, key string) (string, bool) {
+	for _, a := range n.Attr {
+		if a.Namespace == "" && a.Key == key {
+			return a.Val, true
+		}
+	}
+	return "", false
 }

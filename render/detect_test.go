@@ -41,30 +41,30 @@ func TestDeciderLearns(t *testing.T) {
 	// a host whose flagged pages gain settles to "all": a page the check
 	// misses is rendered too
 	for range 3 {
-		dec := d.Decide("http://spa/x", "spa", shell)
+		dec := d.Decide("http://spa/x", "spa", check(shell))
 		if !dec.Render || !dec.Observe {
 			t.Fatalf("shell not rendered: %+v", dec)
 		}
 		d.Observe("spa", true)
 	}
-	if dec := d.Decide("http://spa/y", "spa", plain); !dec.Render || dec.Reason != ReasonHost {
+	if dec := d.Decide("http://spa/y", "spa", check(plain)); !dec.Render || dec.Reason != ReasonHost {
 		t.Fatalf("settled host: plain-looking page not rendered: %+v", dec)
 	}
 	d.Observe("spa", false) // it gained nothing: learn again
-	if dec := d.Decide("http://spa/z", "spa", plain); dec.Render {
+	if dec := d.Decide("http://spa/z", "spa", check(plain)); dec.Render {
 		t.Fatalf("host back to learning: plain page rendered: %+v", dec)
 	}
 	// a host whose flagged pages never gain settles to "none": one flagged
 	// page in 4 is still rendered
 	for range 3 {
-		if dec := d.Decide("http://docs/x", "docs", shell); !dec.Render {
+		if dec := d.Decide("http://docs/x", "docs", check(shell)); !dec.Render {
 			t.Fatalf("flagged page not rendered while learning: %+v", dec)
 		}
 		d.Observe("docs", false)
 	}
 	rendered := 0
 	for range 8 {
-		if dec := d.Decide("http://docs/x", "docs", shell); dec.Render {
+		if dec := d.Decide("http://docs/x", "docs", check(shell)); dec.Render {
 			rendered++
 			d.Observe("docs", false)
 		}
@@ -78,12 +78,15 @@ func TestDeciderLearns(t *testing.T) {
 	}
 	// rules win over the mode
 	d = NewDecider(Never, []Rule{{Match: mustRE(`/app/`), Mode: Always}}, 0, 0)
-	if dec := d.Decide("http://h/app/1", "h", plain); !dec.Render || dec.Reason != ReasonRule {
+	if dec := d.Decide("http://h/app/1", "h", check(plain)); !dec.Render || dec.Reason != ReasonRule {
 		t.Errorf("rule: %+v", dec)
 	}
-	if dec := d.Decide("http://h/doc", "h", shell); dec.Render {
+	if dec := d.Decide("http://h/doc", "h", check(shell)); dec.Render {
 		t.Errorf("never: %+v", dec)
 	}
 }
 
 func mustRE(s string) *regexp.Regexp { return regexp.MustCompile(s) }
+
+// check is the cheap check of page.
+func check(page []byte) func() Clue { return func() Clue { return Detect(page) } }
