@@ -135,6 +135,7 @@ type Browser struct {
 type instance struct {
 	ctx    context.Context // the browser's chromedp context
 	cancel func()          // stops the browser and its allocator
+	pid    int             // the browser's process (its group's id)
 }
 
 // New returns a Browser for the executable FindBrowser(o.BrowserPath)
@@ -156,11 +157,7 @@ func (b *Browser) PID() int {
 	if b.cur == nil {
 		return 0
 	}
-	c := chromedp.FromContext(b.cur.ctx)
-	if c == nil || c.Browser == nil || c.Browser.Process() == nil {
-		return 0
-	}
-	return c.Browser.Process().Pid
+	return b.cur.pid
 }
 
 // Executable returns the path of the Chromium the browser runs.
@@ -236,6 +233,7 @@ func (b *Browser) start() (*instance, error) {
 		chromedp.Flag("mute-audio", true),
 		chromedp.Flag("no-default-browser-check", true),
 	)
+	opts = append(opts, chromedp.ModifyCmdFunc(ownGroup))
 	if os.Geteuid() == 0 {
 		opts = append(opts, chromedp.NoSandbox)
 	}
@@ -261,10 +259,16 @@ func (b *Browser) start() (*instance, error) {
 	}
 	b.started.Add(1)
 	b.o.Logger.Info("browser started", "exe", b.exe, "tabs", b.o.Tabs)
-	return &instance{ctx: bctx, cancel: func() {
+	inst := &instance{ctx: bctx}
+	if c := chromedp.FromContext(bctx); c != nil && c.Browser != nil && c.Browser.Process() != nil {
+		inst.pid = c.Browser.Process().Pid
+	}
+	inst.cancel = func() {
 		bcancel()
 		acancel()
-	}}, nil
+		killGroup(inst.pid)
+	}
+	return inst, nil
 }
 
 // alive reports whether inst answers a short ping.

@@ -40,9 +40,10 @@ func (c Clue) Needs() bool { return c.Reason != "" }
 var (
 	appRootIDs = map[string]bool{"root": true, "app": true, "mount": true, "application": true, "__next": true,
 		"__nuxt": true, "___gatsby": true, "react-root": true, "vue-app": true, "svelte": true, "q-app": true, "main-app": true, "spa-root": true}
-	noscriptJS  = regexp.MustCompile(`(?i)(enable|activate|turn on|requires?|need)\s+(\S+\s+){0,3}javascript|javascript\s+(is\s+)?(required|disabled|must be enabled)|启用\s*javascript|开启\s*javascript`)
-	loadMore    = regexp.MustCompile(`(?i)^\s*((load|show|view|see)\s+more|加载更多|查看更多|显示更多)\s*$`)
-	hydrationID = map[string]bool{"__NEXT_DATA__": true, "__NUXT__": true, "__NUXT_DATA__": true, "__VUE__": true, "ng-state": true}
+	noscriptJS     = regexp.MustCompile(`(?i)(enable|activate|turn on|requires?|need)\s+(\S+\s+){0,3}javascript|javascript\s+(is\s+)?(required|disabled|must be enabled)|启用\s*javascript|开启\s*javascript`)
+	noscriptSearch = regexp.MustCompile(`(?i)\bsearch|搜索`)
+	loadMore       = regexp.MustCompile(`(?i)^\s*((load|show|view|see)\s+more|加载更多|查看更多|显示更多)\s*$`)
+	hydrationID    = map[string]bool{"__NEXT_DATA__": true, "__NUXT__": true, "__NUXT_DATA__": true, "__VUE__": true, "ng-state": true}
 	// a script that listens for scrolling and fetches: infinite scroll
 	scrollFetch = regexp.MustCompile(`(?s)addEventListener\(\s*['"]scroll['"].*(fetch\(|XMLHttpRequest)|IntersectionObserver.*(fetch\(|XMLHttpRequest)`)
 	// a script that builds the page's links or content
@@ -77,7 +78,7 @@ func Detect(page []byte) Clue {
 // page is built by scripts, after Browsertrix-crawler's
 // client-side-rendering clues, kept to those that plain pages do not
 // show: an empty app root (<div id=root|app|__next…></div>), a <noscript>
-// asking for JavaScript, an empty navigation container (<nav>, or an
+// asking for JavaScript (not for a site search), an empty navigation container (<nav>, or an
 // element whose id or class says nav, toc, menu, sidebar) on a page with
 // scripts, framework hydration data (__NEXT_DATA__, __NUXT__…) with little
 // visible text, a "load more" button or a script that fetches more on
@@ -171,7 +172,9 @@ func (w *walker) walk(n *html.Node) {
 			}
 			return
 		case atom.Noscript:
-			if noscriptJS.MatchString(textOf(n)) {
+			// (JavaScript asked for a site search is not for the content:
+			// a search page renders nothing without a query)
+			if t := textOf(n); noscriptJS.MatchString(t) && !noscriptSearch.MatchString(t) {
 				w.setFound(ReasonNoscript)
 			}
 			return

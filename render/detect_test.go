@@ -16,6 +16,7 @@ func TestDetect(t *testing.T) {
 		{"app root", `<html><body><div id="root"></div><script src="/app.js"></script></body></html>`, ReasonAppRoot},
 		{"filled app root", `<html><body><div id="root"><p>` + text + `</p></div><script src="/app.js"></script></body></html>`, ""},
 		{"noscript", `<html><body><p>` + text + `</p><noscript>Please enable JavaScript to view this site.</noscript></body></html>`, ReasonNoscript},
+		{"noscript search", `<html><body><p>` + text + `</p><noscript>Please activate JavaScript to enable the search functionality.</noscript></body></html>`, ""},
 		{"noscript image", `<html><body><p>` + text + `</p><noscript><img src="/pixel.gif"></noscript></body></html>`, ""},
 		{"empty nav", `<html><body><p>` + text + `</p><ul class="sidebar-menu"></ul><script>build()</script></body></html>`, ReasonEmptyNav},
 		{"empty nav without script", `<html><body><p>` + text + `</p><nav></nav></body></html>`, ""},
