@@ -85,8 +85,8 @@ func TestRenderAuto(t *testing.T) {
 		t.Errorf("auto: rendered %d pages (failed %d), want %d: %+v", rs.Rendered, rs.Failed, needs, rs)
 	}
 	t.Logf("auto: %+v", *rs)
-	if n := site.Hits("/private/stats"); n != 0 || rs.Refused == 0 {
-		t.Errorf("the browser's request robots.txt disallows: served %d times, refused %d", n, rs.Refused)
+	if n := site.Hits("/private/stats"); n != 0 || rs.Refused != 2 {
+		t.Errorf("the browser's requests robots.txt disallows or out of scope: /private/ served %d times, %d refused, want 2", n, rs.Refused)
 	}
 	for _, p := range manifest {
 		if n := site.Hits(p.Path); n > 1 && p.Path != "/" {

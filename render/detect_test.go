@@ -91,3 +91,16 @@ func mustRE(s string) *regexp.Regexp { return regexp.MustCompile(s) }
 
 // check is the cheap check of page.
 func check(page []byte) func() Clue { return func() Clue { return Detect(page) } }
+
+// A missing browser is an error naming the Debian package, from New (a
+// crawl that can render stops at its start).
+func TestMissingBrowser(t *testing.T) {
+	t.Setenv("PATH", t.TempDir())
+	if _, err := New(Options{}); err != ErrNoBrowser {
+		t.Errorf("New with no browser in PATH: %v", err)
+	}
+	_, err := New(Options{BrowserPath: "/nonexistent/chromium"})
+	if err == nil || !strings.Contains(err.Error(), "apt-get install chromium") {
+		t.Errorf("New with a missing browser_path: %v", err)
+	}
+}

@@ -155,7 +155,8 @@ func (s *Site) Hits(path string) int {
 }
 
 // ServeHTTP serves the site. robots.txt disallows /private/, which the
-// guide's script asks for (a request a polite browser never makes).
+// guide's script asks for (a request a polite browser never makes), as
+// it asks for a URL on another host (out of any crawl's scope).
 func (s *Site) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	p := r.URL.Path
 	s.mu.Lock()
@@ -188,6 +189,7 @@ const nav = document.getElementById('toc');
 links.forEach((href, i) => { const a = document.createElement('a'); a.href = href; a.textContent = 'Chapter ' + (i + 1); nav.appendChild(a); });
 document.getElementById('content').innerHTML = '<h1>Guide</h1><p>' + %s + '</p>';
 fetch('/private/stats').catch(() => {});
+fetch('http://elsewhere.invalid/track').catch(() => {});
 </script>`, strings.Join(links, ","), jsString(s.text[p])))
 	case strings.HasPrefix(p, "/js/page/") && s.pages[p] != nil:
 		page(w, "Chapter", fmt.Sprintf(`<main id="content"></main>
