@@ -133,3 +133,26 @@ func phrase(m []jssite.Page, path string) string {
 	}
 	return "\x00 no such page"
 }
+
+// No state goes from one page to the next: what a page stores (local
+// storage, a cookie) the next page of the same site does not see.
+func TestRenderSharesNoState(t *testing.T) {
+	srv := jssite.New(jssite.Options{}).Serve(t)
+	b := newBrowser(t, render.Options{Tabs: 1})
+	const show = `<p id="out"></p><script>document.getElementById('out').textContent = 'seen:' + localStorage.getItem('k') + ';' + document.cookie + ';';</script>`
+	set := render.Page{URL: srv.URL + "/a", HTML: []byte(`<html><body><script>localStorage.setItem('k', 'v'); document.cookie = 'c=1; path=/';</script>` + show + `</body></html>`)}
+	res, err := b.Render(context.Background(), set)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(string(res.HTML), "seen:v;c=1;") {
+		t.Fatalf("the page did not store its state: %s", res.HTML)
+	}
+	res, err = b.Render(context.Background(), render.Page{URL: srv.URL + "/b", HTML: []byte(`<html><body>` + show + `</body></html>`)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(string(res.HTML), "seen:null;;") {
+		t.Errorf("the next page saw the state of the first: %s", res.HTML)
+	}
+}

@@ -119,7 +119,6 @@ const clickJS = `(() => {
 type session struct {
 	b       *Browser
 	p       Page
-	ctx     context.Context // ends with the render: the requests' context
 	target  atomic.Pointer[chromedp.Target]
 	docDone atomic.Bool // the page's own document was answered
 	wg      sync.WaitGroup
@@ -143,13 +142,13 @@ func (b *Browser) renderOn(ctx context.Context, inst *instance, p Page) (Result,
 	defer hard.Stop()
 
 	reqCtx, cancelReqs := context.WithCancel(ctx)
-	s := &session{b: b, p: p, ctx: reqCtx}
+	s := &session{b: b, p: p}
 	s.lastActive.Store(time.Now().UnixNano())
 	defer func() {
 		cancelReqs()
 		s.wg.Wait() // no answer outlives the render (Page.Fetch's caller relies on it)
 	}()
-	if err := chromedp.Listen(tctx, s.onEvent); err != nil {
+	if err := chromedp.Listen(tctx, s.onEvent(reqCtx)); err != nil {
 		return Result{}, fmt.Errorf("open tab: %w", err)
 	}
 	var res Result
@@ -292,34 +291,37 @@ func (s *session) behave(ctx context.Context, t *chromedp.Target, until time.Tim
 	return scrolls, clicks, !time.Now().Before(until)
 }
 
-// onEvent runs on the tab's reader goroutine: it must not block, so each
-// intercepted request is answered on a goroutine of its own.
-func (s *session) onEvent(ev any) {
-	e, ok := ev.(*fetch.EventRequestPaused)
-	if !ok {
-		return
-	}
-	s.inflight.Add(1)
-	s.wg.Add(1)
-	go func() {
-		defer s.wg.Done()
-		defer func() {
-			s.lastActive.Store(time.Now().UnixNano())
-			s.inflight.Add(-1)
+// onEvent returns the listener of the tab's events. It runs on the tab's
+// reader goroutine and must not block, so each intercepted request is
+// answered on a goroutine of its own, with ctx (which ends with the
+// render).
+func (s *session) onEvent(ctx context.Context) func(ev any) {
+	return func(ev any) {
+		e, ok := ev.(*fetch.EventRequestPaused)
+		if !ok {
+			return
+		}
+		s.inflight.Add(1)
+		s.wg.Add(1)
+		go func() {
+			defer s.wg.Done()
+			defer func() {
+				s.lastActive.Store(time.Now().UnixNano())
+				s.inflight.Add(-1)
+			}()
+			s.answer(ctx, e)
 		}()
-		s.answer(e)
-	}()
+	}
 }
 
 // answer answers one intercepted request: the page's own document with
 // Page.HTML; images, media and fonts with a refusal (unless
 // Options.LoadMedia); the rest with what Page.Fetch returns.
-func (s *session) answer(e *fetch.EventRequestPaused) {
+func (s *session) answer(ctx context.Context, e *fetch.EventRequestPaused) {
 	t := s.target.Load()
 	if t == nil || e.Request == nil {
 		return
 	}
-	ctx := s.ctx
 	n := s.count.Add(1)
 	req := e.Request
 	switch {
