@@ -121,6 +121,9 @@ type Browser struct {
 	o    Options
 	exe  string
 	tabs chan struct{}
+	// warm holds tabs opened ahead (warm.go); warmWG their openers
+	warm   chan *warmTab
+	warmWG sync.WaitGroup
 
 	mu     sync.Mutex
 	cur    *instance // nil until the first Render, and after Close
@@ -147,7 +150,7 @@ func New(o Options) (*Browser, error) {
 	if err != nil {
 		return nil, err
 	}
-	return &Browser{o: o, exe: exe, tabs: make(chan struct{}, o.Tabs)}, nil
+	return &Browser{o: o, exe: exe, tabs: make(chan struct{}, o.Tabs), warm: make(chan *warmTab, o.Tabs)}, nil
 }
 
 // PID returns the process id of the running browser, 0 when none runs.
@@ -181,6 +184,7 @@ func (b *Browser) Close() error {
 	inst := b.cur
 	b.cur, b.closed = nil, true
 	b.mu.Unlock()
+	b.dropWarm()
 	if inst != nil {
 		inst.close()
 	}

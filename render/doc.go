@@ -5,8 +5,8 @@
 //
 // A [Browser] owns one Chromium process, started on the first [Browser.Render]
 // (a crawl that renders nothing never starts it) and a bounded pool of tabs
-// (Options.Tabs). Each page is rendered in a tab of its own, in a browser
-// context of its own (no cookies, storage or cache shared between pages),
+// (Options.Tabs), each slot keeping the next page's tab opened ahead. Each
+// page is rendered in a tab of its own, in a browser context of its own (no cookies, storage or cache shared between pages),
 // within a time budget (Options.Timeout): the page is loaded, then the
 // render waits until no request is in flight and the DOM has stopped
 // changing (or the budget is nearly spent), optionally scrolls and clicks

@@ -133,7 +133,7 @@ type session struct {
 func (b *Browser) renderOn(ctx context.Context, inst *instance, p Page) (Result, error) {
 	start := time.Now()
 	deadline := start.Add(b.o.Timeout)
-	tctx, cancelTab := chromedp.NewContext(inst.ctx, chromedp.WithNewBrowserContext())
+	tctx, cancelTab := b.takeTab(inst)
 	defer cancelTab()
 	// the caller's end, or a hang past the budget, closes the tab
 	stop := context.AfterFunc(ctx, cancelTab)
