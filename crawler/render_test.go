@@ -2,6 +2,9 @@ package crawler
 
 import (
 	"context"
+	"fmt"
+	"net/http"
+	"net/http/httptest"
 	"strings"
 	"testing"
 	"time"
@@ -177,5 +180,41 @@ func TestRenderWARC(t *testing.T) {
 		if !got[srv.URL+u]["request"] || !got[srv.URL+u]["response"] {
 			t.Errorf("WARC lacks request/response records of %s: %v", u, got[srv.URL+u])
 		}
+	}
+}
+
+// TestRenderFailureRecorded: a page whose render fails (a script that
+// never returns) is recorded as an error naming the render, not stored
+// from its shell and not lost; the crawl goes on.
+func TestRenderFailureRecorded(t *testing.T) {
+	mux := http.NewServeMux()
+	mux.HandleFunc("/", func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("Content-Type", "text/html")
+		switch r.URL.Path {
+		case "/":
+			fmt.Fprint(w, `<html><body><h1>Home</h1><p>`+strings.Repeat("A plain page with plenty of text. ", 30)+`</p><a href="/spin">spin</a></body></html>`)
+		case "/spin":
+			fmt.Fprint(w, `<html><body><div id="root"></div><script>while (true) {}</script></body></html>`)
+		default:
+			http.NotFound(w, r)
+		}
+	})
+	srv := httptest.NewServer(mux)
+	defer srv.Close()
+	cfg := jsConfig(t, srv.URL, "auto")
+	cfg.Fetch.RenderTimeout = configs.Duration(2 * time.Second)
+	r := crawlInto(t, context.Background(), cfg, t.TempDir(), nil, nil)
+	if r.err != nil {
+		t.Fatal(r.err)
+	}
+	spin := r.urls["/spin"]
+	if spin.DocID != 0 || !strings.Contains(spin.Err, "render") || spin.Status != 200 {
+		t.Errorf("/spin: %+v, want an error record naming the render", spin)
+	}
+	if home := r.urls["/"]; home.DocID == 0 {
+		t.Errorf("/ not stored: %+v", home)
+	}
+	if rs := r.stats.Render; rs == nil || rs.Failed != 1 || rs.Rendered != 1 {
+		t.Errorf("render stats %+v", rs)
 	}
 }

@@ -224,7 +224,7 @@ func (d *Decider) Observe(host string, gained bool) {
 // Counts are a Decider's decisions so far.
 type Counts struct {
 	Checked  int64            `json:"checked"`  // pages decided
-	Rendered int64            `json:"rendered"` // of which rendered
+	Rendered int64            `json:"rendered"` // of which decided to render (failed renders included)
 	Reasons  map[string]int64 `json:"reasons"`  // rendered pages by reason
 	// NoGain are rendered pages whose render found nothing the server's
 	// HTML lacked (what the learning uses to stop rendering a host);
