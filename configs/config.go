@@ -35,6 +35,8 @@ const (
 	DefaultMaxCrawlDelay      = Duration(30e9) // 30s
 	DefaultMaxDelay           = Duration(60e9) // 60s
 	DefaultHostFailures       = 10
+	DefaultRender             = "never"
+	DefaultRenderTimeout      = Duration(15e9) // 15s
 )
 
 // DefaultContentTypes is the default of Fetch.ContentTypes. Default copies
@@ -225,6 +227,43 @@ type Fetch struct {
 	// hosts they match; a redirect to another host gets none of them.
 	// Default none.
 	HostRules []HostRule `yaml:"host_rules"`
+	// Render says which HTML pages are rendered in a headless Chromium
+	// before they are read (docs/rendering.md): "never" (the default),
+	// "auto" (the pages whose server HTML shows they are built by scripts,
+	// learned per host) or "always". A rendered page's links, text and
+	// fingerprints come from its rendered DOM; its server HTML is kept
+	// beside it.
+	Render string `yaml:"render"`
+	// RenderRules set the render mode of the URLs they match; the first
+	// rule whose match (RE2, on the canonical URL) matches wins, else
+	// Render applies.
+	RenderRules []RenderRule `yaml:"render_rules"`
+	// BrowserPath is the Chromium executable; "" looks up chromium,
+	// chromium-headless-shell, chromium-browser, google-chrome in PATH.
+	BrowserPath string `yaml:"browser_path"`
+	// RenderConcurrency bounds the pages rendered at once (browser tabs).
+	// Default 0: half the cores, at least 1; must be 0..64.
+	RenderConcurrency int `yaml:"render_concurrency"`
+	// RenderTimeout is each rendered page's time budget, from load to
+	// snapshot (a page still busy then is taken as it is). Default 15s;
+	// must be > 0.
+	RenderTimeout Duration `yaml:"render_timeout"`
+	// RenderScroll is how many times a rendered page is scrolled to its
+	// bottom to load more, and how many "load more" buttons are clicked.
+	// Default 0; must be 0..50.
+	RenderScroll int `yaml:"render_scroll"`
+	// RenderMedia lets rendered pages load images, media and fonts.
+	// Default false: refused without a request.
+	RenderMedia bool `yaml:"render_media"`
+}
+
+// RenderRule sets the render mode of the URLs Match matches.
+type RenderRule struct {
+	// Match is an RE2 regexp matched against the canonical URL
+	// (unanchored); required.
+	Match string `yaml:"match"`
+	// Render is the mode: never, auto or always; required.
+	Render string `yaml:"render"`
 }
 
 // Dedup configures URL and content deduplication.
@@ -350,7 +389,7 @@ var Compressions = []string{"fastest", "default", "better", "best"}
 // Default returns a Config with every default filled in and no seeds.
 // Each call returns a new Config.
 func Default() *Config {
-	return &Config{
+	c := &Config{
 		Scope: Scope{
 			MaxDepth:     DefaultMaxDepth,
 			MaxURLLength: DefaultMaxURLLength,
@@ -384,6 +423,8 @@ func Default() *Config {
 		Recrawl: Recrawl{KeepVersions: DefaultKeepVersions},
 		Store:   Store{Dir: DefaultStoreDir, Compression: "fastest"},
 	}
+	c.Fetch.Render, c.Fetch.RenderTimeout = DefaultRender, DefaultRenderTimeout
+	return c
 }
 
 // Load reads the YAML file at path and parses it with Parse, using path as

@@ -163,6 +163,38 @@ func (f *Fetch) check(bad badFunc) {
 		bad("fetch.retries", "must be between 0 and 10")
 	}
 	f.checkAccess(bad)
+	f.checkRender(bad)
+}
+
+// renderModes are the values of fetch.render and render_rules[].render.
+var renderModes = []string{"never", "auto", "always"}
+
+// checkRender checks the rendering keys of the fetch section.
+func (f *Fetch) checkRender(bad badFunc) {
+	if !slices.Contains(renderModes, f.Render) {
+		bad("fetch.render", "%q is not a render mode (never, auto or always)", f.Render)
+	}
+	for i, r := range f.RenderRules {
+		if _, err := regexp.Compile(r.Match); err != nil || r.Match == "" {
+			msg := "is required"
+			if err != nil {
+				msg = strings.TrimPrefix(err.Error(), "error parsing regexp: ")
+			}
+			bad(fmt.Sprintf("fetch.render_rules[%d].match", i), "invalid regexp %q: %s", r.Match, msg)
+		}
+		if !slices.Contains(renderModes, r.Render) {
+			bad(fmt.Sprintf("fetch.render_rules[%d].render", i), "%q is not a render mode (never, auto or always)", r.Render)
+		}
+	}
+	if f.RenderConcurrency < 0 || f.RenderConcurrency > 64 {
+		bad("fetch.render_concurrency", "must be between 0 (half the cores) and 64")
+	}
+	if f.RenderTimeout <= 0 {
+		bad("fetch.render_timeout", "must be > 0")
+	}
+	if f.RenderScroll < 0 || f.RenderScroll > 50 {
+		bad("fetch.render_scroll", "must be between 0 and 50")
+	}
 }
 
 // check checks the dedup section.

@@ -27,6 +27,7 @@ import (
 	"github.com/bloomcrawl/bloomcrawl/configs"
 	"github.com/bloomcrawl/bloomcrawl/contentdedup"
 	"github.com/bloomcrawl/bloomcrawl/frontier"
+	"github.com/bloomcrawl/bloomcrawl/render"
 	"github.com/bloomcrawl/bloomcrawl/similar"
 	"github.com/bloomcrawl/bloomcrawl/storage"
 	"github.com/bloomcrawl/bloomcrawl/urlfilter"
@@ -213,6 +214,10 @@ type Crawler struct {
 	throttle *throttle
 
 	ctl control // pause, stop, exclusions, what is fetched (control.go)
+	// render renders pages in a browser (nil: fetch.render never);
+	// browserClient makes the browser's requests (render.go).
+	render        *renderer
+	browserClient *http.Client
 }
 
 // New checks o and builds a crawler. Errors name the bad option.
@@ -247,6 +252,13 @@ func New(o Options) (*Crawler, error) {
 		return nil, fmt.Errorf("crawler: %w", err)
 	}
 	c.throttle = newThrottle(s.Politeness, s.Fetch.Timeout.Std(), c.front)
+	if c.render, err = newRenderer(s.Fetch); err != nil {
+		return nil, err
+	} else if c.render != nil {
+		if err := c.render.startBrowser(s.Fetch, render.Options{Logger: log}); err != nil {
+			return nil, err
+		}
+	}
 	if s.Recrawl.Continuous {
 		var seeds []string
 		for _, seed := range s.Seeds {
@@ -358,6 +370,8 @@ func (c *Crawler) newCollector(fetchCtx context.Context) *colly.Collector {
 	// robots.txt and sitemaps go through the same transport (archived too)
 	c.client = &http.Client{Transport: rt, Timeout: time.Duration(cfg.Fetch.Timeout)}
 	c.sitemapClient = &http.Client{Transport: rt, Timeout: time.Duration(cfg.Fetch.Timeout), CheckRedirect: c.checkSitemapRedirect}
+	c.browserClient = &http.Client{Transport: rt, Timeout: time.Duration(cfg.Fetch.Timeout),
+		CheckRedirect: func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse }}
 	c.agent = agentToken(cfg.Politeness.UserAgent)
 	c.robotsTxt = newRobotsCache(c.client, cfg.Politeness.UserAgent, c.learnHost)
 	col.SetRequestTimeout(time.Duration(cfg.Fetch.Timeout))
@@ -771,6 +785,9 @@ func (c *Crawler) Run(ctx context.Context) (Stats, error) {
 	fetchCtx, cancelFetch := context.WithCancel(context.WithoutCancel(ctx))
 	defer cancelFetch()
 	c.col = c.newCollector(fetchCtx)
+	if c.render != nil {
+		defer c.render.br.Close()
+	}
 
 	if err := c.restore(ctx); err != nil {
 		return c.Stats(), err
@@ -873,6 +890,7 @@ func (c *Crawler) Stats() Stats {
 		s.RefreshScheduled, s.RefreshDue = c.refresh.counts(time.Now())
 	}
 	c.filter.report(&s)
+	c.renderReport(&s)
 	if el > 0 {
 		s.PagesPerSecond = float64(c.done.Load()) / el.Seconds()
 	}

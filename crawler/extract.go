@@ -44,6 +44,10 @@ type Document struct {
 	Meta Meta
 
 	content *content // the main region, for Markdown
+	// serverHTML is, for a rendered page, the HTML the server sent (HTML
+	// is then the rendered DOM).
+	serverHTML []byte
+	root       *html.Node // the parsed page (fetch.render's check)
 }
 
 // Markdown renders the main content (what Text holds) as Markdown:
@@ -77,6 +81,9 @@ func Extract(body []byte, contentType string, alreadyUTF8 bool, pageURL *url.URL
 		return nil, fmt.Errorf("crawler: parse %s: %w", pageURL, err)
 	}
 	d := &Document{HTML: utf8Body, Charset: cs, Base: pageURL}
+	if len(doc.Nodes) > 0 {
+		d.root = doc.Nodes[0]
+	}
 	var sc scan
 	for _, n := range doc.Nodes {
 		sc.walk(n)

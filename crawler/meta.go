@@ -186,6 +186,7 @@ func ldAuthor(v any) string {
 // rendered on read, from the stored HTML: see Markdown).
 func (d *Document) fill(p *storage.Page) {
 	p.Lang, p.Published, p.Author = d.Meta.Lang, d.Meta.Published, d.Meta.Author
+	p.ServerHTML = d.serverHTML
 	if d.Canonical != "" && d.Base != nil {
 		if u, err := d.Base.Parse(d.Canonical); err == nil {
 			p.Canonical = u.String()

@@ -73,6 +73,7 @@ func (c *Crawler) Collectors() []prometheus.Collector {
 		&hostDelayCollector{c: c, desc: prometheus.NewDesc("bloomcrawl_crawl_host_delay_seconds",
 			"Delay in force between two requests to a host, for the hosts whose delay is not politeness.delay or that are failing (the slowest 20).",
 			[]string{"host"}, nil)},
+		newRenderCollector(c),
 		gauge("bloomcrawl_crawl_discovery_delay_p99_seconds", "99th percentile of the delay from a URL's discovery to its fetch.",
 			func(s Stats) float64 { return s.DiscoveryDelayP99 }),
 	}

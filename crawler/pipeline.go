@@ -275,6 +275,12 @@ func (c *Crawler) record(ctx, fetchCtx context.Context, e frontier.Entry, j *job
 	if errors.Is(err, errStopping) {
 		return out, err
 	}
+	if err == nil && c.render != nil {
+		doc, err = c.renderPage(fetchCtx, e, doc, final)
+		if errors.Is(err, errStopping) {
+			return out, err
+		}
+	}
 	if err != nil {
 		rec.Err = err.Error()
 		c.errs.Add(1)

@@ -85,6 +85,9 @@ type Stats struct {
 	// ClusterBadDocEntries are, in cluster mode, the malformed entries of
 	// the document log this node skipped (each logged with its ID).
 	ClusterBadDocEntries int64 `json:"cluster_bad_doc_entries,omitempty"`
+	// Render counts the pages rendered in a browser and why (absent
+	// with fetch.render never and no render rules).
+	Render *RenderStats `json:"render,omitempty"`
 }
 
 // counters are a crawl's event counters, safe for concurrent use.

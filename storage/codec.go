@@ -243,6 +243,9 @@ func encodePage(p *Page, level zstd.EncoderLevel) []byte {
 		e.str(p.Author)
 		e.str(p.Canonical)
 		e.blob([]byte(p.Markdown))
+		if p.ServerHTML != nil {
+			e.blob(p.ServerHTML) // optional too: absent when not rendered
+		}
 	}
 	return e.b
 }
@@ -250,7 +253,7 @@ func encodePage(p *Page, level zstd.EncoderLevel) []byte {
 // hasExtracted reports whether p has any of the fields the page record
 // keeps after the HTML.
 func (p *Page) hasExtracted() bool {
-	return p.Lang != "" || p.Published != "" || p.Author != "" || p.Canonical != "" || p.Markdown != ""
+	return p.Lang != "" || p.Published != "" || p.Author != "" || p.Canonical != "" || p.Markdown != "" || p.ServerHTML != nil
 }
 
 // decodePage decodes a page record; with bodies false, Text and HTML are
@@ -284,6 +287,11 @@ func decodePage(docID DocID, b []byte, bodies bool) (Page, error) {
 		p.Canonical = d.str()
 		if md := d.blob(!bodies); bodies {
 			p.Markdown = string(md)
+		}
+		if d.err == nil && len(d.b) > 0 {
+			if sh := d.blob(!bodies); bodies {
+				p.ServerHTML = sh
+			}
 		}
 	}
 	if err := d.done(fmt.Sprintf("page %s", docID)); err != nil {

@@ -38,6 +38,10 @@ type Page struct {
 	// Markdown is the main content rendered as Markdown (stored
 	// zstd-compressed like Text; "" for pages stored before it).
 	Markdown string
+	// ServerHTML is, for a page rendered in a browser (fetch.render), the
+	// HTML the server sent (stored zstd-compressed); HTML is then the
+	// rendered DOM. nil for a page read as the server sent it.
+	ServerHTML []byte
 
 	// Sketch is the contentdedup Jaccard sketch of the text (optional, nil
 	// = none). It is kept in the compact fingerprint entry only

@@ -40,9 +40,15 @@ type PageView struct {
 	HTML      string  `json:"html,omitempty"`
 	// Markdown is the main content as Markdown, present only when asked
 	// for ([ViewOptions.Markdown]) and stored.
-	Markdown      string   `json:"markdown,omitempty"`
-	MarkdownBytes int      `json:"markdown_bytes,omitempty"`
-	Duplicates    []string `json:"duplicates,omitempty"` // export: the other URLs mapped to this docId
+	Markdown      string `json:"markdown,omitempty"`
+	MarkdownBytes int    `json:"markdown_bytes,omitempty"`
+	// Rendered says the page was rendered in a browser (fetch.render):
+	// HTML is its rendered DOM, ServerHTML (with ViewOptions.HTML) the
+	// HTML the server sent.
+	Rendered        bool     `json:"rendered,omitempty"`
+	ServerHTMLBytes int      `json:"server_html_bytes,omitempty"`
+	ServerHTML      string   `json:"server_html,omitempty"`
+	Duplicates      []string `json:"duplicates,omitempty"` // export: the other URLs mapped to this docId
 	// Version is the version shown, for a page read as one version of its
 	// document (query doc --version, the API's ?version=); FetchedAt is
 	// then when that version was first fetched.
@@ -52,7 +58,7 @@ type PageView struct {
 // ViewOptions says which bodies a PageView carries.
 type ViewOptions struct {
 	Text bool // include the extracted text
-	HTML bool // include the raw HTML
+	HTML bool // include the raw HTML (and a rendered page's server HTML)
 	// Markdown includes the Markdown rendering of the main content.
 	Markdown bool
 }
@@ -77,6 +83,10 @@ func (p *Page) View(o ViewOptions) PageView {
 	}
 	if o.HTML {
 		v.HTML = string(p.HTML)
+		v.ServerHTML = string(p.ServerHTML)
+	}
+	if p.ServerHTML != nil {
+		v.Rendered, v.ServerHTMLBytes = true, len(p.ServerHTML)
 	}
 	return v
 }
