@@ -20,8 +20,9 @@ import (
 // mode (Options.Cluster).
 type clusterState interface {
 	Admit(ctx context.Context, items []cluster.Item) (int, error)
+	AdmitAsync(items []cluster.Item) *cluster.Pending
 	Take(ctx context.Context, limit int) ([]cluster.Task, error)
-	Ack(ctx context.Context, t cluster.Task) error
+	AckAfter(dep *cluster.Pending, t cluster.Task)
 	Release(t cluster.Task)
 	Finished(ctx context.Context) (bool, error)
 	Held() []int
@@ -97,7 +98,8 @@ func (q *redisQueue) enqueue(ctx context.Context, cands []frontier.Candidate) (i
 }
 
 // run moves entries from the cluster into the local frontier, at most
-// 2×concurrency not yet done at a time, until the cluster is finished
+// 4×concurrency not yet done at a time (taken when at least half of that
+// is free, so that a read brings several), until the cluster is finished
 // (then it releases the frontier's hold, and the workers end when the
 // local queue is empty) or ctx ends. When the cluster has nothing for this
 // node it polls again after a wait that doubles from 20 ms to 320 ms, and
@@ -105,13 +107,13 @@ func (q *redisQueue) enqueue(ctx context.Context, cands []frontier.Candidate) (i
 // costs Redis a few round trips a second.
 func (q *redisQueue) run(ctx context.Context) error {
 	defer q.release()
-	limit := 2 * q.concurrency
+	limit := 4 * q.concurrency
 	const minIdle, maxIdle = 20 * time.Millisecond, 320 * time.Millisecond
 	idle := minIdle
 	var askedDone time.Time
 	for ctx.Err() == nil {
 		out := int(q.taskCount.Load())
-		if room := limit - out; room > 0 {
+		if room := limit - out; room >= (limit+1)/2 {
 			tasks, err := q.node.Take(ctx, room)
 			if err != nil {
 				if ctx.Err() != nil {
@@ -195,10 +197,12 @@ func (q *redisQueue) finish(e frontier.Entry) {
 	}
 }
 
-// commit: the page's links go to the cluster (tested against the
-// cluster-wide URL filter and queued in one step, before the local
-// commit: a crash in between re-fetches the page and finds them seen),
-// then the page is committed locally, then its entry is acked.
+// commit: the page's links go to the cluster's group commit (tested
+// against the cluster-wide seen-state and queued in one step), the page
+// is committed locally, and its entry's ack is queued to follow the
+// links' admission (AckAfter): the worker waits for neither. A crash
+// before the ack leaves the entry pending: the page is fetched again and
+// its links found seen.
 func (q *redisQueue) commit(ctx context.Context, e frontier.Entry, cm storage.Commit, links []frontier.Candidate) (int64, error) {
 	var items []cluster.Item
 	for _, l := range links {
@@ -208,16 +212,13 @@ func (q *redisQueue) commit(ctx context.Context, e frontier.Entry, cm storage.Co
 		items = append(items, cluster.Item{URL: l.URL, Depth: l.Depth, Referrer: l.Referrer})
 		cm.Trace = append(cm.Trace, l.URL)
 	}
-	if _, err := q.node.Admit(ctx, items); err != nil {
-		return 0, fmt.Errorf("crawler: links of %s: %w", e.URL, err)
-	}
+	admitted := q.node.AdmitAsync(items)
 	if err := commitPage(ctx, q.store, q.log, cm); err != nil {
 		return 0, fmt.Errorf("crawler: store %s: %w", e.URL, err)
 	}
-	if v, ok := q.tasks.Load(e.Seq); ok {
-		if err := q.node.Ack(ctx, v.(cluster.Task)); err != nil {
-			return 0, fmt.Errorf("crawler: %w", err)
-		}
+	if v, ok := q.tasks.LoadAndDelete(e.Seq); ok {
+		q.taskCount.Add(-1)
+		q.node.AckAfter(admitted, v.(cluster.Task)) // releases the task once sent
 	}
 	return 0, nil
 }
