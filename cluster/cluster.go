@@ -80,28 +80,28 @@ type entry struct {
 // Node is one crawler's handle on the cluster state. Its methods are safe
 // for concurrent use.
 type Node struct {
-	o    Options
-	rdb  redis.UniversalClient
-	b0   int // buckets of a partition's first seen-state level (seen.go)
-	name string
+	o     Options
+	rdb   redis.UniversalClient
+	b0    int // buckets of a partition's first seen-state level (seen.go)
+	name  string
 	local localSeen // fingerprints this node has offered (seen.go)
 	c     committer // the group commit's queue (commit.go)
 	docs  docState  // the node's position in the document log (docs.go)
 
-	mu        sync.Mutex
-	held      map[int]bool      // partitions this node holds a lease on
-	claimAt   map[int]time.Time // when each held partition was last XAUTOCLAIMed
-	inflight  map[entry]bool    // entries handed out, neither acked nor released
-	draining  map[int]bool      // held partitions being given up: not read, released once none of their entries is in flight
-	loopErr   error
-	reporter  func() Counters // set by Report; published every lease round
-	lease     LeaseState      // renew failures, leases lost, queues of held partitions (State)
-	admitted  int64           // URLs this node queued (Admit's fresh ones)
-	trips     roundTrips      // commands and pipelines sent (RoundTrips)
+	mu         sync.Mutex
+	held       map[int]bool      // partitions this node holds a lease on
+	claimAt    map[int]time.Time // when each held partition was last XAUTOCLAIMed
+	inflight   map[entry]bool    // entries handed out, neither acked nor released
+	draining   map[int]bool      // held partitions being given up: not read, released once none of their entries is in flight
+	loopErr    error
+	reporter   func() Counters // set by Report; published every lease round
+	lease      LeaseState      // renew failures, leases lost, queues of held partitions (State)
+	admitted   int64           // URLs this node queued (Admit's fresh ones)
+	trips      roundTrips      // commands and pipelines sent (RoundTrips)
 	stop       chan struct{}
 	loopDone   chan struct{}
 	commitDone chan struct{}
-	closeOnce sync.Once
+	closeOnce  sync.Once
 }
 
 // MaxPartitions is the most partitions a crawl may have (Open refuses

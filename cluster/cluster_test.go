@@ -217,7 +217,9 @@ func TestSeenStateExact(t *testing.T) {
 		n.local.max = 64
 		nodes = append(nodes, n)
 	}
-	url := func(j int) string { return fmt.Sprintf("http://host%d.site%d.example/page/%d?q=%d", j%97, j%3, j, j*31) }
+	url := func(j int) string {
+		return fmt.Sprintf("http://host%d.site%d.example/page/%d?q=%d", j%97, j%3, j, j*31)
+	}
 	var mu sync.Mutex
 	fresh := 0
 	var wg sync.WaitGroup
