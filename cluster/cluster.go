@@ -302,7 +302,9 @@ func (n *Node) Take(ctx context.Context, limit int) ([]Task, error) {
 			start = next
 		}
 	}
-	per := int64(max(1, (limit-len(out))/len(parts)))
+	// up to limit from each stream: most of a node's partitions are
+	// empty or nearly so at any time
+	per := int64(limit - len(out))
 	if len(out) >= limit {
 		return out, nil
 	}

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"slices"
 	"sync"
+	"time"
 
 	"github.com/redis/go-redis/v9"
 )
@@ -25,6 +26,9 @@ import (
 // before it counts as done; an admission or append fails as a whole and
 // its callers get the error; a failed ack round stops the node (Take
 // returns the error), its entries stay pending and are handed out again.
+
+// roundEvery is the shortest time between two rounds' starts.
+const roundEvery = 2 * time.Millisecond
 
 // Pending is a queued admission (AdmitAsync): Wait for its outcome, or
 // pass it to AckAfter.
@@ -183,9 +187,21 @@ func (n *Node) commitErr() error {
 // what is left once.
 func (n *Node) commitLoop() {
 	defer close(n.commitDone)
+	var last time.Time
 	for {
 		select {
 		case <-n.c.kick:
+			// at most one round every roundEvery: what the workers
+			// produce meanwhile goes in the next one
+			if d := roundEvery - time.Since(last); d > 0 {
+				t := time.NewTimer(d)
+				select {
+				case <-t.C:
+				case <-n.stop:
+				}
+				t.Stop()
+			}
+			last = time.Now()
 		case <-n.stop:
 			n.round()
 			n.round() // acks waiting on the last admissions
@@ -198,6 +214,10 @@ func (n *Node) commitLoop() {
 			return
 		}
 		for n.round() {
+			if d := roundEvery - time.Since(last); d > 0 {
+				time.Sleep(d)
+			}
+			last = time.Now()
 		}
 	}
 }

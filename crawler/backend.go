@@ -173,6 +173,11 @@ func (c *Crawler) newRedisBackend() error {
 		return cluster.Counters{Pages: c.fetched.Load(), Stored: c.stored.Load(), Duplicates: c.dups.Load(), Errors: c.errs.Load()}
 	})
 	c.queue = newRedisQueue(o.Cluster, front, o.Store, c.log, s.Politeness.Concurrency, s.Scope.MaxDepth)
+	// a page waits for the document log's verdict after its fetch: more
+	// workers than fetch slots keep politeness.concurrency requests in
+	// flight meanwhile
+	c.workers = clusterWorkers * s.Politeness.Concurrency
+	c.fetchSlots = make(chan struct{}, s.Politeness.Concurrency)
 	c.filter = &redisFilter{front: front, verify: s.Verify, node: o.Cluster}
 	c.docs = &redisDocs{cd: newClusterDedup(o.Cluster, o.Dedup), dd: o.Dedup, store: o.Store, log: c.log,
 		params: docParams(o.Dedup)}

@@ -43,6 +43,11 @@ type clusterState interface {
 // (admitAll). The document decisions go through the cluster's document
 // log (clusterDedup).
 
+// clusterWorkers is a cluster node's workers per fetch slot
+// (politeness.concurrency): the others decide, store and wait for the
+// document log while concurrency fetches are in flight.
+const clusterWorkers = 4
+
 // admitAll is the local frontier's URL filter in cluster mode.
 type admitAll struct{}
 
@@ -63,12 +68,14 @@ type redisQueue struct {
 	// are not yet finished
 	tasks     sync.Map
 	taskCount atomic.Int64
+	wake      chan struct{} // a task finished: the feeder may have room
 }
 
 // newRedisQueue holds front open (Frontier.Hold) until run sees the
 // cluster finished.
 func newRedisQueue(node clusterState, front *frontier.Frontier, store pageStore, log *slog.Logger, concurrency, maxDepth int) *redisQueue {
-	return &redisQueue{node: node, front: front, store: store, log: log, concurrency: concurrency, maxDepth: maxDepth, release: front.Hold()}
+	return &redisQueue{node: node, front: front, store: store, log: log, concurrency: concurrency, maxDepth: maxDepth, release: front.Hold(),
+		wake: make(chan struct{}, 1)}
 }
 
 func (q *redisQueue) next(ctx context.Context) (frontier.Entry, error) { return q.front.Next(ctx) }
@@ -98,8 +105,9 @@ func (q *redisQueue) enqueue(ctx context.Context, cands []frontier.Candidate) (i
 }
 
 // run moves entries from the cluster into the local frontier, at most
-// 4×concurrency not yet done at a time (taken when at least half of that
-// is free, so that a read brings several), until the cluster is finished
+// 2 × clusterWorkers × concurrency not yet done at a time (taken when at
+// least half of that is free, so that a read brings several), until the
+// cluster is finished
 // (then it releases the frontier's hold, and the workers end when the
 // local queue is empty) or ctx ends. When the cluster has nothing for this
 // node it polls again after a wait that doubles from 20 ms to 320 ms, and
@@ -107,7 +115,7 @@ func (q *redisQueue) enqueue(ctx context.Context, cands []frontier.Candidate) (i
 // costs Redis a few round trips a second.
 func (q *redisQueue) run(ctx context.Context) error {
 	defer q.release()
-	limit := 4 * q.concurrency
+	limit := 2 * clusterWorkers * q.concurrency
 	const minIdle, maxIdle = 20 * time.Millisecond, 320 * time.Millisecond
 	idle := minIdle
 	var askedDone time.Time
@@ -142,15 +150,16 @@ func (q *redisQueue) run(ctx context.Context) error {
 				}
 			}
 		} else {
-			idle = minIdle // busy: look again soon
+			idle = minIdle // busy: look again when half is done (wake)
 		}
 		t := time.NewTimer(idle)
 		select {
 		case <-ctx.Done():
 		case <-t.C:
+			idle = min(2*idle, maxIdle)
+		case <-q.wake:
 		}
 		t.Stop()
-		idle = min(2*idle, maxIdle)
 	}
 	return nil
 }
@@ -193,7 +202,18 @@ func (q *redisQueue) finish(e frontier.Entry) {
 	q.front.Done(e)
 	if v, ok := q.tasks.LoadAndDelete(e.Seq); ok {
 		q.node.Release(v.(cluster.Task))
-		q.taskCount.Add(-1)
+		q.done()
+	}
+}
+
+// done counts a task finished and wakes the feeder when half the room
+// is free.
+func (q *redisQueue) done() {
+	if int(q.taskCount.Add(-1)) <= clusterWorkers*q.concurrency {
+		select {
+		case q.wake <- struct{}{}:
+		default:
+		}
 	}
 }
 
@@ -217,8 +237,8 @@ func (q *redisQueue) commit(ctx context.Context, e frontier.Entry, cm storage.Co
 		return 0, fmt.Errorf("crawler: store %s: %w", e.URL, err)
 	}
 	if v, ok := q.tasks.LoadAndDelete(e.Seq); ok {
-		q.taskCount.Add(-1)
 		q.node.AckAfter(admitted, v.(cluster.Task)) // releases the task once sent
+		q.done()
 	}
 	return 0, nil
 }
