@@ -27,8 +27,13 @@ import (
 // its callers get the error; a failed ack round stops the node (Take
 // returns the error), its entries stay pending and are handed out again.
 
-// roundEvery is the shortest time between two rounds' starts.
-const roundEvery = 2 * time.Millisecond
+// roundEvery is the shortest time between two rounds' starts;
+// lazyEvery the longest an admission or ack waits for a round (they
+// ride with the documents' rounds once that old).
+const (
+	roundEvery = 2 * time.Millisecond
+	lazyEvery  = 20 * time.Millisecond
+)
 
 // Pending is a queued admission (AdmitAsync): Wait for its outcome, or
 // pass it to AckAfter.
@@ -68,9 +73,10 @@ type admitReq struct {
 // ackReq is one entry to acknowledge once dep (if any) succeeded; p (if
 // any) is closed when the ack returned.
 type ackReq struct {
-	t   Task
-	dep *Pending
-	p   *Pending
+	t    Task
+	dep  *Pending
+	p    *Pending
+	sent func() // called once the ack was sent (or failed)
 }
 
 // docReq is one document to append to the log; its reference is set when
@@ -89,8 +95,12 @@ type committer struct {
 	docs   []*docReq
 	err    error // a failed ack round: the node stops
 	closed bool  // the loop has ended: nothing more is sent
-	kick   chan struct{}
-	rounds int64 // rounds sent (pipelines)
+	// lazySince is when the oldest admission or ack waiting was queued
+	// (zero: none); urgent says a caller waits on one (Admit, Ack)
+	lazySince time.Time
+	urgent    bool
+	kick      chan struct{}
+	rounds    int64 // rounds sent (pipelines)
 }
 
 func (c *committer) signal() {
@@ -104,7 +114,9 @@ func (c *committer) signal() {
 // and their partitions' streams (the new ones are queued, each once
 // cluster-wide) and returns at once. URLs this node has already offered
 // (its local cache) are not sent again.
-func (n *Node) AdmitAsync(items []Item) *Pending {
+func (n *Node) AdmitAsync(items []Item) *Pending { return n.admit(items, false) }
+
+func (n *Node) admit(items []Item, urgent bool) *Pending {
 	p := &Pending{done: make(chan struct{})}
 	req := &admitReq{byPart: map[int][]any{}, p: p}
 	for _, it := range items {
@@ -127,7 +139,7 @@ func (n *Node) AdmitAsync(items []Item) *Pending {
 		close(p.done)
 		return p
 	}
-	if err := n.enqueue(func() { n.c.admits = append(n.c.admits, req) }); err != nil {
+	if err := n.enqueueLazy(urgent, func() { n.c.admits = append(n.c.admits, req) }); err != nil {
 		n.local.forget(req.fps)
 		p.err = err
 		close(p.done)
@@ -149,18 +161,35 @@ func (n *Node) enqueue(add func()) error {
 	return nil
 }
 
+// enqueueLazy is enqueue for an admission or ack: sent within lazyEvery,
+// or in the next round when urgent (its caller waits for it).
+func (n *Node) enqueueLazy(urgent bool, add func()) error {
+	return n.enqueue(func() {
+		add()
+		if n.c.lazySince.IsZero() {
+			n.c.lazySince = time.Now()
+		}
+		n.c.urgent = n.c.urgent || urgent
+	})
+}
+
 // Admit queues items as AdmitAsync does and waits for the round that
 // sends them: it returns how many were queued.
 func (n *Node) Admit(ctx context.Context, items []Item) (int, error) {
-	return n.AdmitAsync(items).Wait(ctx)
+	return n.admit(items, true).Wait(ctx)
 }
 
 // AckAfter queues the acknowledgement of t, sent in a round after dep
 // (nil: none) succeeded: t's entry is acknowledged, deleted and counted
-// done. Call it only after t's page is committed to the local store.
-func (n *Node) AckAfter(dep *Pending, t Task) {
-	if n.enqueue(func() { n.c.acks = append(n.c.acks, ackReq{t: t, dep: dep}) }) != nil {
+// done; sent (if not nil) is called when the round returned, whatever
+// its outcome. Call it only after t's page is committed to the local
+// store.
+func (n *Node) AckAfter(dep *Pending, t Task, sent func()) {
+	if n.enqueueLazy(false, func() { n.c.acks = append(n.c.acks, ackReq{t: t, dep: dep, sent: sent}) }) != nil {
 		n.Release(t) // left pending: handed out again
+		if sent != nil {
+			sent()
+		}
 	}
 }
 
@@ -168,7 +197,7 @@ func (n *Node) AckAfter(dep *Pending, t Task) {
 // the round that sends it.
 func (n *Node) Ack(ctx context.Context, t Task) error {
 	p := &Pending{done: make(chan struct{})}
-	if err := n.enqueue(func() { n.c.acks = append(n.c.acks, ackReq{t: t, p: p}) }); err != nil {
+	if err := n.enqueueLazy(true, func() { n.c.acks = append(n.c.acks, ackReq{t: t, p: p}) }); err != nil {
 		n.Release(t)
 		return err
 	}
@@ -188,23 +217,35 @@ func (n *Node) commitErr() error {
 func (n *Node) commitLoop() {
 	defer close(n.commitDone)
 	var last time.Time
+	pace := func() {
+		// at most one round every roundEvery: what the workers produce
+		// meanwhile goes in the next one
+		if d := roundEvery - time.Since(last); d > 0 {
+			t := time.NewTimer(d)
+			select {
+			case <-t.C:
+			case <-n.stop:
+			}
+			t.Stop()
+		}
+		last = time.Now()
+	}
 	for {
+		var due <-chan time.Time
+		n.c.mu.Lock()
+		since := n.c.lazySince
+		n.c.mu.Unlock()
+		var t *time.Timer
+		if !since.IsZero() {
+			t = time.NewTimer(time.Until(since.Add(lazyEvery)))
+			due = t.C
+		}
 		select {
 		case <-n.c.kick:
-			// at most one round every roundEvery: what the workers
-			// produce meanwhile goes in the next one
-			if d := roundEvery - time.Since(last); d > 0 {
-				t := time.NewTimer(d)
-				select {
-				case <-t.C:
-				case <-n.stop:
-				}
-				t.Stop()
-			}
-			last = time.Now()
+		case <-due:
 		case <-n.stop:
-			n.round()
-			n.round() // acks waiting on the last admissions
+			n.round(true)
+			n.round(true) // acks waiting on the last admissions
 			n.c.mu.Lock()
 			n.c.closed = true
 			admits, acks, docs := n.c.admits, n.c.acks, n.c.docs
@@ -213,22 +254,35 @@ func (n *Node) commitLoop() {
 			n.failRound(errClosed, admits, acks, docs)
 			return
 		}
-		for n.round() {
-			if d := roundEvery - time.Since(last); d > 0 {
-				time.Sleep(d)
-			}
-			last = time.Now()
+		if t != nil {
+			t.Stop()
+		}
+		pace()
+		for n.round(false) {
+			pace()
 		}
 	}
 }
 
 // round sends one pipeline of what is queued and ready, and reports
-// whether it sent anything.
-func (n *Node) round() bool {
+// whether it sent anything. Documents go in every round; admissions and
+// acks wait up to lazyEvery (force, or a caller waiting on one, sends
+// them at once).
+func (n *Node) round(force bool) bool {
 	c := &n.c
 	c.mu.Lock()
-	admits, docs := c.admits, c.docs
-	c.admits, c.docs = nil, nil
+	lazy := force || c.urgent || !c.lazySince.IsZero() && time.Since(c.lazySince) >= lazyEvery
+	docs := c.docs
+	c.docs = nil
+	if !lazy {
+		c.mu.Unlock()
+		if len(docs) == 0 {
+			return false
+		}
+		return n.send(nil, nil, docs)
+	}
+	admits := c.admits
+	c.admits, c.urgent, c.lazySince = nil, false, time.Time{}
 	var acks, later []ackReq
 	for _, a := range c.acks {
 		switch {
@@ -241,15 +295,27 @@ func (n *Node) round() bool {
 				c.err = a.dep.err
 			}
 			n.Release(a.t)
+			if a.sent != nil {
+				defer a.sent()
+			}
 		default:
 			later = append(later, a)
 		}
 	}
 	c.acks = later
+	if len(later) > 0 {
+		c.lazySince = time.Now()
+	}
 	c.mu.Unlock()
 	if len(admits) == 0 && len(acks) == 0 && len(docs) == 0 {
 		return false
 	}
+	return n.send(admits, acks, docs)
+}
+
+// send sends one round's pipeline and gives each request its outcome.
+func (n *Node) send(admits []*admitReq, acks []ackReq, docs []*docReq) bool {
+	c := &n.c
 	ctx, cancel := context.WithTimeout(context.Background(), n.o.LeaseTTL)
 	defer cancel()
 	pipe := n.rdb.Pipeline()
@@ -378,6 +444,9 @@ func (n *Node) round() bool {
 			a.p.err = ackErr
 			close(a.p.done)
 		}
+		if a.sent != nil {
+			a.sent()
+		}
 	}
 	if ackErr != nil {
 		c.mu.Lock()
@@ -421,6 +490,9 @@ func (n *Node) failRound(err error, admits []*admitReq, acks []ackReq, docs []*d
 		if a.p != nil {
 			a.p.err = err
 			close(a.p.done)
+		}
+		if a.sent != nil {
+			a.sent()
 		}
 	}
 	if len(acks) > 0 || len(admits) > 0 {

@@ -22,7 +22,7 @@ type clusterState interface {
 	Admit(ctx context.Context, items []cluster.Item) (int, error)
 	AdmitAsync(items []cluster.Item) *cluster.Pending
 	Take(ctx context.Context, limit int) ([]cluster.Task, error)
-	AckAfter(dep *cluster.Pending, t cluster.Task)
+	AckAfter(dep *cluster.Pending, t cluster.Task, sent func())
 	Release(t cluster.Task)
 	Finished(ctx context.Context) (bool, error)
 	Held() []int
@@ -237,8 +237,10 @@ func (q *redisQueue) commit(ctx context.Context, e frontier.Entry, cm storage.Co
 		return 0, fmt.Errorf("crawler: store %s: %w", e.URL, err)
 	}
 	if v, ok := q.tasks.LoadAndDelete(e.Seq); ok {
-		q.node.AckAfter(admitted, v.(cluster.Task)) // releases the task once sent
-		q.done()
+		// the task counts against the feeder's room until its ack is
+		// sent: what a node killed -9 leaves to fetch again is bounded
+		// by that room
+		q.node.AckAfter(admitted, v.(cluster.Task), q.done)
 	}
 	return 0, nil
 }
