@@ -436,11 +436,6 @@ func (cr *clusterRun) redisCosts(ctx context.Context, before map[string]float64,
 	row.RedisCPUms = (d("used_cpu_user") + d("used_cpu_sys")) * 1000 / pages
 	row.UsedMemory = int64(after["used_memory"])
 	usedDelta := d("used_memory")
-	if os.Getenv("BENCH_KEYS") != "" {
-		for _, k := range []string{"used_memory", "used_memory_lua", "used_memory_vm_eval", "used_memory_scripts", "used_memory_scripts_eval", "used_memory_overhead", "mem_clients_normal", "used_memory_dataset", "number_of_cached_scripts"} {
-			fmt.Fprintf(os.Stderr, "%s %+.0f\n", k, d(k))
-		}
-	}
 
 	rep, err := cluster.Inspect(ctx, cr.url, "")
 	if err != nil {
@@ -452,14 +447,6 @@ func (cr *clusterRun) redisCosts(ctx context.Context, before map[string]float64,
 	}
 	row.RoundTrips = float64(trips) / pages
 	row.URLs = rep.URLs
-	if os.Getenv("BENCH_KEYS") != "" {
-		for _, a := range cr.addrs {
-			c := redis.NewClient(&redis.Options{Addr: a})
-			cs, _ := c.Info(ctx, "commandstats").Result()
-			c.Close()
-			fmt.Fprintln(os.Stderr, cs)
-		}
-	}
 	seen, docs, err := keyMemory(ctx, cr.addrs)
 	if err != nil {
 		return err
@@ -476,12 +463,7 @@ func (cr *clusterRun) redisCosts(ctx context.Context, before map[string]float64,
 // state's (partition keys PREFIX:{p:N}:KIND… of kind bloom, urls or s…)
 // and the document log's (keys with {docs}).
 func keyMemory(ctx context.Context, addrs []string) (seen, docs int64, err error) {
-	var all int64
-	defer func() {
-		if os.Getenv("BENCH_KEYS") != "" {
-			fmt.Fprintf(os.Stderr, "keys: all %d seen %d docs %d\n", all, seen, docs)
-		}
-	}()
+
 	for _, a := range addrs {
 		c := redis.NewClient(&redis.Options{Addr: a})
 		var keys []string
@@ -505,10 +487,6 @@ func keyMemory(ctx context.Context, addrs []string) (seen, docs int64, err error
 		c.Close()
 		for i, k := range keys {
 			b := cmds[i].Val()
-			all += b
-			if os.Getenv("BENCH_KEYS") != "" && b > 20000 {
-				fmt.Fprintf(os.Stderr, "key %s %d\n", k, b)
-			}
 			if strings.Contains(k, "{docs}") {
 				docs += b
 				continue
@@ -553,6 +531,36 @@ func WriteClusterTable(w io.Writer, rows []ClusterRow) {
 		line(MedianClusterRow(sel), "median")
 	}
 	tw.Flush()
+	writeRatios(w, rows, counts)
+}
+
+// writeRatios prints, per node count, the median per-node pages/s and
+// node CPU per page over the plain crawl's (node count 0), when both
+// were measured.
+func writeRatios(w io.Writer, rows []ClusterRow, counts []int) {
+	median := func(n int) (ClusterRow, bool) {
+		var sel []ClusterRow
+		for _, r := range rows {
+			if r.Nodes == n {
+				sel = append(sel, r)
+			}
+		}
+		if len(sel) == 0 {
+			return ClusterRow{}, false
+		}
+		return MedianClusterRow(sel), true
+	}
+	plain, ok := median(0)
+	if !ok || plain.PagesPerSec == 0 || plain.NodeCPUms == 0 {
+		return
+	}
+	fmt.Fprintln(w, "\nagainst the plain crawl (medians): pages/s per node, node CPU per page")
+	for _, n := range counts {
+		if m, _ := median(n); n > 0 {
+			fmt.Fprintf(w, "  %d nodes: %.2fx pages/s per node (%.2fx in all), %.2fx CPU per page\n",
+				n, m.PerNodePagesPerSec/plain.PagesPerSec, m.PagesPerSec/plain.PagesPerSec, m.NodeCPUms/plain.NodeCPUms)
+		}
+	}
 }
 
 // MedianClusterRow is the row of each field's median over rows (of one
