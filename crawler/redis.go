@@ -156,7 +156,12 @@ func (q *redisQueue) run(ctx context.Context) error {
 		select {
 		case <-ctx.Done():
 		case <-t.C:
-			idle = min(2*idle, maxIdle)
+			if q.taskCount.Load() == 0 {
+				// idle here: back off; while pages are in flight their
+				// links arrive soon (the group commit sends them
+				// within 20 ms)
+				idle = min(2*idle, maxIdle)
+			}
 		case <-q.wake:
 		}
 		t.Stop()
