@@ -566,8 +566,11 @@ func TestPartitionsBounded(t *testing.T) {
 // lease rounds move it into the snapshot and trim the log to nothing.
 // A third node that starts then reads the whole sequence back (snapshot,
 // then the log's tail as more is logged), identical to what the first
-// nodes read, and the log stays trimmed as all three apply.
+// nodes read, and the log stays trimmed as all three apply. The
+// snapshot's chunks are cut to 8 KB here, so the reads cross chunks.
 func TestDocLogBoundedLateJoiner(t *testing.T) {
+	defer func(m int) { snapChunkMax = m }(snapChunkMax)
+	snapChunkMax = 8 << 10
 	addr := redistest.Start(t)
 	ctx := context.Background()
 	url := "redis://" + addr + "/0"
@@ -610,25 +613,34 @@ func TestDocLogBoundedLateJoiner(t *testing.T) {
 	a, b := openDocs("a"), openDocs("b")
 	var seenA, seenB []DocEntry
 	lastA, lastB := "", ""
+	rdb := a.rdb
+	logLen := func() int64 { l, _ := rdb.XLen(ctx, a.docKey("log")).Result(); return l }
+	entries := int64(0)
 	for r := range 3 {
 		logSome(a, r*200, r*200+100)
 		logSome(b, r*200+100, r*200+200)
 		lastA, lastB = replay(a, lastA, &seenA), replay(b, lastB, &seenB)
+		entries += logLen()
+		for i := 0; logLen() > 0; i++ {
+			if i == 100 {
+				t.Fatalf("the log still holds %d entries 5 s after every node applied it", logLen())
+			}
+			time.Sleep(50 * time.Millisecond)
+		}
 	}
 	if len(seenA) != 600 || len(seenB) != 600 {
 		t.Fatalf("a read %d documents, b %d; want 600", len(seenA), len(seenB))
 	}
-	rdb := a.rdb
-	logLen := func() int64 { l, _ := rdb.XLen(ctx, a.docKey("log")).Result(); return l }
-	entries := logLen()
-	for i := 0; logLen() > 0; i++ {
-		if i == 100 {
-			t.Fatalf("the log still holds %d of %d entries 5 s after every node applied it", logLen(), entries)
-		}
-		time.Sleep(50 * time.Millisecond)
+	chunks, _ := rdb.Get(ctx, a.docKey("snap")).Int()
+	var snapBytes int64
+	for k := range chunks {
+		b, _ := rdb.MemoryUsage(ctx, fmt.Sprintf("%s:%d", a.docKey("snap"), k)).Result()
+		snapBytes += b
 	}
-	snapBytes, _ := rdb.MemoryUsage(ctx, a.docKey("snap")).Result()
-	t.Logf("600 documents in %d log entries, all applied: log trimmed to 0 entries, snapshot %d bytes (%.0f per document)", entries, snapBytes, float64(snapBytes)/600)
+	if chunks < 2 {
+		t.Errorf("snapshot in %d chunks, want several (8 KB each)", chunks)
+	}
+	t.Logf("600 documents in %d log entries, all applied: log trimmed to 0 entries, snapshot %d bytes in %d chunks (%.0f per document)", entries, snapBytes, chunks, float64(snapBytes)/600)
 
 	c := openDocs("c")
 	var seenC []DocEntry

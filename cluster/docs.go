@@ -32,10 +32,11 @@ import (
 // The log is bounded: each node records the last entry it applied (hash
 // PREFIX:{docs}:applied, every lease round); a node trims the entries
 // every live node has applied (XTRIM MINID) after appending them, packed,
-// to the snapshot (string PREFIX:{docs}:snap; PREFIX:{docs}:snapid is
+// to the snapshot (strings PREFIX:{docs}:snap:K; PREFIX:{docs}:snapid is
 // its last entry), in one script. A node that starts (late, or on an
 // empty store) reads the snapshot and then the log's tail (ReadDocs does
-// both, each reply atomic).
+// both, each reply atomic). The snapshot is a sequence of strings
+// (PREFIX:{docs}:snap:K, K < PREFIX:{docs}:snap), each up to about 64 MB.
 
 // DocEntry is one page's entry in the document log.
 type DocEntry struct {
@@ -78,7 +79,8 @@ type docState struct {
 	applied   string     // last entry applied (DocsApplied)
 	published string     // applied as last written to Redis
 	snapAt    string     // the snapshot entry read last (ReadDocs)
-	snapPos   int64      // and the byte after it
+	snapChunk int64      // its chunk
+	snapPos   int64      // and the byte after it there
 }
 
 // fetchFrom is where the group commit reads the log on from.
@@ -190,10 +192,11 @@ func (n *Node) DocsApplied(id string) {
 }
 
 // readDocsScript reads the document log after ARGV[1] (up to ARGV[2]
-// stream entries) or, when that part is trimmed, the snapshot from byte
-// ARGV[3] (up to ARGV[4] bytes), in one atomic step. KEYS: log, snapshot,
-// snapshot's last ID. Returns {'x', entries} or {'s', last ID, bytes,
-// snapshot length}.
+// stream entries) or, when that part is trimmed, the snapshot: chunk
+// ARGV[3] from byte ARGV[4] (up to ARGV[5] bytes), in one atomic step.
+// KEYS: log, snapshot's last ID, its chunk count; chunk k is the key
+// KEYS[3] .. ':' .. k (same slot). Returns {'x', entries} or {'s', bytes,
+// chunk length, chunk count}.
 var readDocsScript = redis.NewScript(`
 local function cmp(a, b)
   local am, as = string.match(a, '^(%d+)-(%d+)$')
@@ -203,10 +206,11 @@ local function cmp(a, b)
   if as ~= bs then return as < bs and -1 or 1 end
   return 0
 end
-local snapid = redis.call('GET', KEYS[3])
+local snapid = redis.call('GET', KEYS[2])
 if snapid and cmp(ARGV[1], snapid) < 0 then
-  local pos = tonumber(ARGV[3])
-  return {'s', snapid, redis.call('GETRANGE', KEYS[2], pos, pos + tonumber(ARGV[4]) - 1), redis.call('STRLEN', KEYS[2])}
+  local key, pos = KEYS[3] .. ':' .. ARGV[3], tonumber(ARGV[4])
+  return {'s', redis.call('GETRANGE', key, pos, pos + tonumber(ARGV[5]) - 1), redis.call('STRLEN', key),
+    tonumber(redis.call('GET', KEYS[3]) or '0')}
 end
 return {'x', redis.call('XRANGE', KEYS[1], '(' .. ARGV[1], '+', 'COUNT', ARGV[2])}`)
 
@@ -224,13 +228,13 @@ func (n *Node) ReadDocs(ctx context.Context, after string, limit int) ([]DocEntr
 		return out, nil
 	}
 	n.docs.mu.Lock()
-	pos := int64(0)
+	chunk, pos := int64(0), int64(0)
 	if n.docs.snapAt == after {
-		pos = n.docs.snapPos
+		chunk, pos = n.docs.snapChunk, n.docs.snapPos
 	}
 	n.docs.mu.Unlock()
 	for {
-		res, err := readDocsScript.Run(ctx, n.rdb, []string{n.docKey("log"), n.docKey("snap"), n.docKey("snapid")}, after, limit, pos, snapChunk).Slice()
+		res, err := readDocsScript.Run(ctx, n.rdb, []string{n.docKey("log"), n.docKey("snapid"), n.docKey("snap")}, after, limit, chunk, pos, snapChunk).Slice()
 		if err != nil {
 			return nil, fmt.Errorf("cluster: read document log %s: %w", n.docKey("log"), err)
 		}
@@ -240,8 +244,14 @@ func (n *Node) ReadDocs(ctx context.Context, after string, limit int) ([]DocEntr
 		if len(res) != 4 || res[0] != "s" {
 			return nil, fmt.Errorf("cluster: read document log %s: reply %v", n.docKey("log"), res)
 		}
-		data, _ := res[2].(string)
+		data, _ := res[1].(string)
+		chunkLen, _ := res[2].(int64)
+		chunks, _ := res[3].(int64)
 		if data == "" {
+			if pos >= chunkLen && chunk+1 < chunks {
+				chunk, pos = chunk+1, 0 // on to the next chunk
+				continue
+			}
 			return nil, fmt.Errorf("cluster: document snapshot %s: entry %s not found", n.docKey("snap"), after)
 		}
 		recs, used, err := unpackSnap([]byte(data))
@@ -259,7 +269,7 @@ func (n *Node) ReadDocs(ctx context.Context, after string, limit int) ([]DocEntr
 			}
 		}
 		n.docs.mu.Lock()
-		n.docs.snapAt, n.docs.snapPos = recs[len(recs)-1].ID, pos
+		n.docs.snapAt, n.docs.snapChunk, n.docs.snapPos = recs[len(recs)-1].ID, chunk, pos
 		n.docs.mu.Unlock()
 		if len(out) > 0 {
 			return out, nil
@@ -302,15 +312,26 @@ func (n *Node) logEntries(after string, limit int, reply any) ([]DocEntry, error
 
 // snapScript moves log entries into the snapshot: if the snapshot ends at
 // ARGV[1] ("" for none), it appends ARGV[3] (the entries up to ARGV[2],
-// packed), records ARGV[2] as its end and trims the log below ARGV[4] (the
-// ID after ARGV[2]). KEYS: snapshot, its last ID, log. Returns 1, or 0
+// packed) to its last chunk (a new one once that holds ARGV[5] bytes: a
+// Redis string stops at 512 MB), records ARGV[2] as its end and trims the
+// log below ARGV[4] (the ID after ARGV[2]). KEYS: log, snapshot's last
+// ID, its chunk count (chunk k: KEYS[3] .. ':' .. k). Returns 1, or 0
 // when another node moved them first.
 var snapScript = redis.NewScript(`
 if (redis.call('GET', KEYS[2]) or '') ~= ARGV[1] then return 0 end
-redis.call('APPEND', KEYS[1], ARGV[3])
+local n = tonumber(redis.call('GET', KEYS[3]) or '0')
+if n == 0 or redis.call('STRLEN', KEYS[3] .. ':' .. (n - 1)) >= tonumber(ARGV[5]) then
+  n = n + 1
+  redis.call('SET', KEYS[3], n)
+end
+redis.call('APPEND', KEYS[3] .. ':' .. (n - 1), ARGV[3])
 redis.call('SET', KEYS[2], ARGV[2])
-redis.call('XTRIM', KEYS[3], 'MINID', ARGV[4])
+redis.call('XTRIM', KEYS[1], 'MINID', ARGV[4])
 return 1`)
+
+// snapChunkMax is the bytes after which the snapshot starts a new chunk
+// (a variable for tests).
+var snapChunkMax = 64 << 20
 
 // trimDocs publishes the node's applied position and moves the entries
 // every live node has applied from the log to the snapshot (at most
@@ -372,7 +393,7 @@ func (n *Node) trimDocs(ctx context.Context) error {
 		b = appendString(b, d)
 	}
 	last := msgs[len(msgs)-1].ID
-	return snapScript.Run(ctx, n.rdb, []string{n.docKey("snap"), n.docKey("snapid"), n.docKey("log")}, snapid, last, b, nextID(last)).Err()
+	return snapScript.Run(ctx, n.rdb, []string{n.docKey("log"), n.docKey("snapid"), n.docKey("snap")}, snapid, last, b, nextID(last), snapChunkMax).Err()
 }
 
 // cmpID compares two stream IDs (MS-SEQ).
