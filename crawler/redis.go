@@ -26,8 +26,8 @@ type clusterState interface {
 	Release(t cluster.Task)
 	Finished(ctx context.Context) (bool, error)
 	Held() []int
-	// FalsePositives counts the false positives of the cluster's Bloom
-	// URL filter this node caught (and queued) with dedup.verify.
+	// FalsePositives is 0: the cluster's seen-state is exact (reported
+	// with dedup.verify as on one node).
 	FalsePositives() uint64
 	State() cluster.LeaseState
 	Report(func() cluster.Counters)
@@ -250,10 +250,10 @@ func (q *redisQueue) commit(ctx context.Context, e frontier.Entry, cm storage.Co
 	return 0, nil
 }
 
-// redisFilter is the URL filter of a cluster node: the cluster's Bloom bits,
-// tested by Admit (the local frontier admits all: admitAll); with
-// dedup.verify the cluster confirms their "seen" answers exactly and
-// counts the false positives.
+// redisFilter is the URL filter of a cluster node: the cluster's exact
+// seen-state, tested by Admit (the local frontier admits all: admitAll);
+// with dedup.verify its false positives (none) are reported as on one
+// node.
 type redisFilter struct {
 	front  *frontier.Frontier
 	verify bool
