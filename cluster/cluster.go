@@ -11,7 +11,6 @@ import (
 	"strconv"
 	"strings"
 	"sync"
-	"sync/atomic"
 	"time"
 
 	"github.com/cespare/xxhash/v2"
@@ -41,25 +40,17 @@ type Options struct {
 	// over, and its entries in flight re-delivered, after about LeaseTTL.
 	// Default 10s.
 	LeaseTTL time.Duration
-	// Capacity and TargetFP size the cluster-wide URL filter: each
-	// partition starts with a Bloom generation for Capacity/Partitions
-	// URLs and adds generations twice as large (and with half the false-
-	// positive rate) as it fills, so a partition that gets most URLs (one
-	// big site) keeps the rate below TargetFP. Defaults 10,000,000 and
-	// 0.001. Every node must use the same (checked).
+	// Capacity sizes the cluster-wide seen-state (seen.go): each
+	// partition's first level of fingerprint buckets holds
+	// Capacity/Partitions URLs, and levels twice as large follow as it
+	// fills. Default 10,000,000. Every node must use the same (checked).
+	// TargetFP is ignored: the seen-state is exact.
 	Capacity uint64
 	TargetFP float64
 	// Prefix starts every key. Default "bloomcrawl".
 	Prefix string
-	// Verify confirms every "seen" answer of the URL filter's Bloom bits
-	// against an exact set of the partition's URLs (a Redis set beside
-	// the bits, checked inside the admit script only when the bits say
-	// seen): a URL the set does not hold is a false positive of the bits,
-	// queued and counted (FalsePositives), so no page is lost to them.
-	// It costs Redis memory per URL queued (the URL's bytes plus the
-	// set's overhead, see docs/cluster.md) and one SADD per URL queued inside the
-	// same script (no round trip). crawl --cluster sets it from
-	// dedup.verify (default true). Every node must use the same (checked).
+	// Verify is ignored: the seen-state answers exactly (64-bit
+	// fingerprints, see seen.go), so there is nothing to confirm.
 	Verify bool
 	// RedisWait is how long a node waits for Redis when it cannot reach it
 	// (a restart, a network cut): each command is tried again with a
@@ -101,27 +92,29 @@ type entry struct {
 type Node struct {
 	o     Options
 	rdb   redis.UniversalClient
-	n0    int     // URLs of a partition's first Bloom generation
-	p0    float64 // false-positive rate of the first generation
+	b0    int // buckets of a partition's first seen-state level (seen.go)
 	name  string
-	epoch string        // the crawl's epoch (setEpoch)
-	fps   atomic.Uint64 // false positives of the Bloom bits this node's Admit calls caught (Verify)
+	epoch string    // the crawl's epoch (setEpoch)
+	local localSeen // fingerprints this node has offered (seen.go)
+	c     committer // the group commit's queue (commit.go)
+	docs  docState  // the node's position in the document log (docs.go)
 
-	mu        sync.Mutex
-	held      map[int]bool      // partitions this node holds a lease on
-	claimAt   map[int]time.Time // when each held partition was last XAUTOCLAIMed
-	inflight  map[entry]bool    // entries handed out, neither acked nor released
-	suspect   map[entry]bool    // entries in flight when Redis became unreachable (Confirm)
-	draining  map[int]bool      // held partitions being given up: not read, released once none of their entries is in flight
-	loopErr   error
-	reporter  func() Counters     // set by Report; published every lease round
-	gate      func(int) time.Time // set by SetReleaseGate
-	lease     LeaseState          // renew failures, leases lost, queues of held partitions (State)
-	admitted  int64               // URLs this node queued (Admit's fresh ones)
-	trips     roundTrips          // commands and pipelines sent (RoundTrips)
-	stop      chan struct{}
-	loopDone  chan struct{}
-	closeOnce sync.Once
+	mu         sync.Mutex
+	held       map[int]bool      // partitions this node holds a lease on
+	claimAt    map[int]time.Time // when each held partition was last XAUTOCLAIMed
+	inflight   map[entry]bool    // entries handed out, neither acked nor released
+	suspect    map[entry]bool    // entries in flight when Redis became unreachable (Confirm)
+	draining   map[int]bool      // held partitions being given up: not read, released once none of their entries is in flight
+	loopErr    error
+	reporter   func() Counters     // set by Report; published every lease round
+	gate       func(int) time.Time // set by SetReleaseGate
+	lease      LeaseState          // renew failures, leases lost, queues of held partitions (State)
+	admitted   int64               // URLs this node queued (Admit's fresh ones)
+	trips      roundTrips          // commands and pipelines sent (RoundTrips)
+	stop       chan struct{}
+	loopDone   chan struct{}
+	commitDone chan struct{}
+	closeOnce  sync.Once
 }
 
 // MaxPartitions is the most partitions a crawl may have (Open refuses
@@ -165,11 +158,9 @@ func Open(ctx context.Context, o Options) (*Node, error) {
 	if err != nil {
 		return nil, err
 	}
-	// Generation g holds n0·2^g URLs at p0/2^g: the rates add up to less
-	// than 2·p0 = TargetFP.
-	n0 := max(64, int(o.Capacity/uint64(o.Partitions)))
-	p0 := o.TargetFP / 2
-	n := &Node{o: o, rdb: rdb, n0: n0, p0: p0, name: o.Node,
+	n := &Node{o: o, rdb: rdb, b0: seenBuckets0(o.Capacity, o.Partitions), name: o.Node,
+		local: localSeen{m: map[uint64]uint32{}, max: localSeenMax},
+		c:     committer{kick: make(chan struct{}, 1)}, docs: docState{batch: docBatch}, commitDone: make(chan struct{}),
 		held: map[int]bool{}, claimAt: map[int]time.Time{}, inflight: map[entry]bool{}, suspect: map[entry]bool{}, draining: map[int]bool{},
 		stop: make(chan struct{}), loopDone: make(chan struct{})}
 	rdb.AddHook(&n.trips)
@@ -183,6 +174,7 @@ func Open(ctx context.Context, o Options) (*Node, error) {
 		return nil, err
 	}
 	go n.leaseLoop()
+	go n.commitLoop()
 	return n, nil
 }
 
@@ -193,12 +185,7 @@ func (n *Node) setup(ctx context.Context) error {
 	if err := n.setEpoch(ctx); err != nil {
 		return err
 	}
-	meta := fmt.Sprintf("partitions=%d n0=%d p0=%g", n.o.Partitions, n.n0, n.p0)
-	if n.o.Verify {
-		// a node that does not keep the exact set would make the others
-		// take the URLs it queued for false positives
-		meta += " verify"
-	}
+	meta := fmt.Sprintf("partitions=%d seen=fp64 b0=%d", n.o.Partitions, n.b0)
 	metaKey := n.o.Prefix + ":meta"
 	if err := n.rdb.SetNX(ctx, metaKey, meta, 0).Err(); err != nil {
 		return fmt.Errorf("cluster: %w", err)
@@ -208,7 +195,7 @@ func (n *Node) setup(ctx context.Context) error {
 		return fmt.Errorf("cluster: %w", err)
 	}
 	if got != meta {
-		return fmt.Errorf("cluster: this node's %s differ from the crawl's %s (key %s): use the same partitions and dedup capacity/target_fp/verify on every node", meta, got, metaKey)
+		return fmt.Errorf("cluster: this node's %s differ from the crawl's %s (key %s): use the same partitions and dedup capacity on every node", meta, got, metaKey)
 	}
 	for p := range n.o.Partitions {
 		err := n.rdb.XGroupCreateMkStream(ctx, n.key(p, "q"), group, "0").Err()
@@ -216,7 +203,7 @@ func (n *Node) setup(ctx context.Context) error {
 			return fmt.Errorf("cluster: create stream %s: %w", n.key(p, "q"), err)
 		}
 	}
-	for _, s := range []*redis.Script{admitScript, ackScript, renewScript, releaseScript, heartbeatScript} {
+	for _, s := range []*redis.Script{admitScript, ackScript, renewScript, releaseScript, heartbeatScript, readDocsScript, snapScript} {
 		if err := s.Load(ctx, n.rdb).Err(); err != nil {
 			return fmt.Errorf("cluster: load script: %w", err)
 		}
@@ -252,94 +239,14 @@ func (n *Node) Partition(host string) int {
 	return int(xxhash.Sum64String(dom) % uint64(n.o.Partitions))
 }
 
-// hashes returns url's two 32-bit hashes; the script derives the Bloom bit
-// offsets from them (double hashing: h1 + i·h2 mod m, exact in Lua's
-// doubles).
-func hashes(url string) (h1, h2 uint64) {
-	h := xxhash.Sum64String(url)
-	return h & 0xffffffff, h>>32 | 1
-}
-
-// bloomLua defines the URL filter's Bloom generations for the admit
-// script: a partition's generations lie one after another in one string
-// (one key, one slot): generation g holds n0·2^g URLs at false-positive
-// rate p0/2^g, in m_g = n_g·ln(1/p_g)/ln²2 bits with k_g = ceil(log2(1/p_g))
-// hashes; the next one starts when the partition's count of URLs queued
-// (the added counter) fills it. inBloom(h1, h2, cur) tests a URL's bits
-// in generations 0..cur. It reads n0 and p0 from ARGV[1] and ARGV[2].
-const bloomLua = `
-local n0, p0 = tonumber(ARGV[1]), tonumber(ARGV[2])
-local gens = {}
-local function gen(g)
-  if gens[g] == nil then
-    local n, p = n0 * 2^g, p0 / 2^g
-    local base, cum = 0, 0
-    if g > 0 then local q = gen(g-1); base, cum = q.base + q.m, q.cum end
-    gens[g] = {base = base, m = math.ceil(n * -math.log(p) / (math.log(2)^2)),
-      k = math.ceil(-math.log(p) / math.log(2)), cum = cum + n}
-  end
-  return gens[g]
-end
-local function inBloom(h1, h2, cur)
-  for g = 0, cur do
-    local q = gen(g)
-    local all = true
-    for j = 0, q.k - 1 do
-      if redis.call('GETBIT', KEYS[1], q.base + (h1 + j*h2) % q.m) == 0 then all = false break end
-    end
-    if all then return true end
-  end
-  return false
-end
-`
-
-// admitScript tests each URL against the partition's Bloom generations
-// (bloomLua) and, if it is in none, sets its bits in the newest one and
-// appends it to the partition's stream, in one atomic step: two nodes
-// offering one URL queue it once. With verify (Options.Verify), a URL the
-// bits call seen is looked up in the partition's exact set of URLs
-// queued: one it does not hold is a false positive of the bits, queued
-// all the same and counted; every URL queued is added to the set.
-// KEYS: bloom, stream, added counter, exact set, false-positive counter.
-// ARGV: n0, p0, verify (0/1), then per URL: url, depth, referrer, h1, h2.
-// Returns {URLs queued, false positives among them}.
-var admitScript = redis.NewScript(bloomLua + `
-local verify = ARGV[3] == '1'
-local added = tonumber(redis.call('GET', KEYS[3]) or '0')
-local cur = 0
-while added >= gen(cur).cum do cur = cur + 1 end
-local fresh, fps = 0, 0
-local i = 4
-while i <= #ARGV do
-  local h1, h2 = tonumber(ARGV[i+3]), tonumber(ARGV[i+4])
-  local seen = inBloom(h1, h2, cur)
-  if seen and verify and redis.call('SISMEMBER', KEYS[4], ARGV[i]) == 0 then
-    seen = false
-    fps = fps + 1
-  end
-  if not seen then
-    local q = gen(cur)
-    for j = 0, q.k - 1 do redis.call('SETBIT', KEYS[1], q.base + (h1 + j*h2) % q.m, 1) end
-    redis.call('XADD', KEYS[2], '*', 'u', ARGV[i], 'd', ARGV[i+1], 'r', ARGV[i+2])
-    if verify then redis.call('SADD', KEYS[4], ARGV[i]) end
-    fresh = fresh + 1
-    added = added + 1
-    if added >= q.cum then cur = cur + 1 end
-  end
-  i = i + 5
-end
-if fresh > 0 then redis.call('INCRBY', KEYS[3], fresh) end
-if fps > 0 then redis.call('INCRBY', KEYS[5], fps) end
-return {fresh, fps}`)
-
-// ackScript acknowledges a stream entry, deletes it and counts it done,
-// once: a re-delivered entry acknowledged twice counts once.
-// KEYS: stream, acked counter. ARGV: group, id.
+// ackScript acknowledges stream entries, deletes them and counts them
+// done, once: a re-delivered entry acknowledged twice counts once.
+// KEYS: stream, acked counter. ARGV: group, ids.
 var ackScript = redis.NewScript(`
-local n = redis.call('XACK', KEYS[1], ARGV[1], ARGV[2])
-if n == 1 then
-  redis.call('XDEL', KEYS[1], ARGV[2])
-  redis.call('INCR', KEYS[2])
+local n = redis.call('XACK', KEYS[1], ARGV[1], unpack(ARGV, 2))
+if n > 0 then
+  redis.call('XDEL', KEYS[1], unpack(ARGV, 2))
+  redis.call('INCRBY', KEYS[2], n)
 end
 return n`)
 
@@ -353,74 +260,9 @@ var releaseScript = redis.NewScript(`
 if redis.call('GET', KEYS[1]) == ARGV[1] then return redis.call('DEL', KEYS[1]) end
 return 0`)
 
-// Admit tests items against the cluster-wide URL filter and queues the new
-// ones in their partitions' streams: one script per partition touched, all
-// sent in one pipeline (one round trip). It returns how many were queued
-// (with Options.Verify, the false positives of the Bloom bits caught are
-// among them, and counted in FalsePositives).
-func (n *Node) Admit(ctx context.Context, items []Item) (int, error) {
-	if len(items) == 0 {
-		return 0, nil
-	}
-	byPart := map[int][]any{}
-	for _, it := range items {
-		u, err := urlHost(it.URL)
-		if err != nil {
-			return 0, fmt.Errorf("cluster: admit %q: %w", it.URL, err)
-		}
-		p := n.Partition(u)
-		args := byPart[p]
-		if args == nil {
-			verify := 0
-			if n.o.Verify {
-				verify = 1
-			}
-			args = []any{n.n0, n.p0, verify}
-		}
-		h1, h2 := hashes(it.URL)
-		byPart[p] = append(args, it.URL, it.Depth, it.Referrer, h1, h2)
-	}
-	pipe := n.rdb.Pipeline()
-	var cmds []*redis.Cmd
-	var keys [][]string
-	for p, args := range byPart {
-		k := []string{n.key(p, "bloom"), n.key(p, "q"), n.key(p, "added"), n.key(p, "urls"), n.key(p, "fp")}
-		keys = append(keys, k)
-		cmds = append(cmds, admitScript.EvalSha(ctx, pipe, k, args...))
-	}
-	if _, err := pipe.Exec(ctx); err != nil && !redis.HasErrorPrefix(err, "NOSCRIPT") {
-		return 0, fmt.Errorf("cluster: admit: %w", err)
-	}
-	fresh := 0
-	for i, c := range cmds {
-		v, err := c.Int64Slice()
-		if redis.HasErrorPrefix(err, "NOSCRIPT") {
-			// A shard that lost its scripts (restarted, or a replica
-			// promoted): run the script again by source. The scripts
-			// that did run are not undone, and running one again
-			// queues nothing twice (its URLs are now seen).
-			v, err = admitScript.Run(ctx, n.rdb, keys[i], c.Args()[3+len(keys[i]):]...).Int64Slice()
-		}
-		if err == nil && len(v) != 2 {
-			err = fmt.Errorf("reply %v", v)
-		}
-		if err != nil {
-			return 0, fmt.Errorf("cluster: admit: %w", err)
-		}
-		fresh += int(v[0])
-		n.fps.Add(uint64(v[1]))
-	}
-	n.mu.Lock()
-	n.admitted += int64(fresh)
-	n.mu.Unlock()
-	return fresh, nil
-}
-
-// FalsePositives returns how many URLs this node's Admit calls queued
-// although the Bloom bits called them seen (Options.Verify: the exact set
-// did not hold them): without Verify each would have been lost. The
-// cluster-wide count is in each partition's fp counter.
-func (n *Node) FalsePositives() uint64 { return n.fps.Load() }
+// FalsePositives is 0: the seen-state is exact (fingerprints, not Bloom
+// bits), so no URL is taken for seen that was not queued (seen.go).
+func (n *Node) FalsePositives() uint64 { return 0 }
 
 func urlHost(raw string) (string, error) {
 	i := strings.Index(raw, "://")
@@ -442,6 +284,9 @@ func urlHost(raw string) (string, error) {
 // (taken by a node that died, or left by this one) through XAUTOCLAIM,
 // then new ones (XREADGROUP). It does not block; nil means nothing now.
 func (n *Node) Take(ctx context.Context, limit int) ([]Task, error) {
+	if err := n.commitErr(); err != nil {
+		return nil, err
+	}
 	n.mu.Lock()
 	if n.loopErr != nil {
 		err := n.loopErr
@@ -481,25 +326,52 @@ func (n *Node) Take(ctx context.Context, limit int) ([]Task, error) {
 			start = next
 		}
 	}
-	per := int64(max(1, (limit-len(out))/len(parts)))
-	if len(out) < limit {
-		pipe := n.rdb.Pipeline()
-		cmds := make([]*redis.XStreamSliceCmd, len(parts))
-		for i, p := range parts {
-			cmds[i] = pipe.XReadGroup(ctx, &redis.XReadGroupArgs{Group: group, Consumer: n.name,
-				Streams: []string{n.key(p, "q"), ">"}, Count: per, Block: -1})
+	// up to limit from each stream: most of a node's partitions are
+	// empty or nearly so at any time
+	per := int64(limit - len(out))
+	if len(out) >= limit {
+		return out, nil
+	}
+	if _, isCluster := n.rdb.(*redis.ClusterClient); !isCluster {
+		// one server: one XREADGROUP over all the partitions' streams
+		streams := make([]string, 0, 2*len(parts))
+		for _, p := range parts {
+			streams = append(streams, n.key(p, "q"))
 		}
-		if _, err := pipe.Exec(ctx); err != nil && !errors.Is(err, redis.Nil) {
+		for range parts {
+			streams = append(streams, ">")
+		}
+		res, err := n.rdb.XReadGroup(ctx, &redis.XReadGroupArgs{Group: group, Consumer: n.name, Streams: streams, Count: per, Block: -1}).Result()
+		if err != nil && !errors.Is(err, redis.Nil) {
 			return nil, n.lostOr(ctx, fmt.Errorf("cluster: xreadgroup: %w", err))
 		}
-		for i, c := range cmds {
-			streams, err := c.Result()
-			if err != nil && !errors.Is(err, redis.Nil) {
-				return nil, fmt.Errorf("cluster: xreadgroup %s: %w", n.key(parts[i], "q"), err)
+		for _, st := range res {
+			for _, p := range parts {
+				if n.key(p, "q") == st.Stream {
+					out = n.tasks(p, st.Messages, out)
+				}
 			}
-			for _, s := range streams {
-				out = n.tasks(parts[i], s.Messages, out)
-			}
+		}
+		return out, nil
+	}
+	// a Redis Cluster: one XREADGROUP per partition (each its own slot),
+	// pipelined
+	pipe := n.rdb.Pipeline()
+	cmds := make([]*redis.XStreamSliceCmd, len(parts))
+	for i, p := range parts {
+		cmds[i] = pipe.XReadGroup(ctx, &redis.XReadGroupArgs{Group: group, Consumer: n.name,
+			Streams: []string{n.key(p, "q"), ">"}, Count: per, Block: -1})
+	}
+	if _, err := pipe.Exec(ctx); err != nil && !errors.Is(err, redis.Nil) {
+		return nil, n.lostOr(ctx, fmt.Errorf("cluster: xreadgroup: %w", err))
+	}
+	for i, c := range cmds {
+		streams, err := c.Result()
+		if err != nil && !errors.Is(err, redis.Nil) {
+			return nil, fmt.Errorf("cluster: xreadgroup %s: %w", n.key(parts[i], "q"), err)
+		}
+		for _, s := range streams {
+			out = n.tasks(parts[i], s.Messages, out)
 		}
 	}
 	return out, nil
@@ -524,17 +396,6 @@ func (n *Node) tasks(p int, msgs []redis.XMessage, out []Task) []Task {
 		out = append(out, Task{Item: Item{URL: u, Depth: d, Referrer: r}, Partition: p, ID: m.ID})
 	}
 	return out
-}
-
-// Ack records t as done: acknowledged in its stream's group, deleted, and
-// counted. Call it only after t's page is committed to the local store.
-func (n *Node) Ack(ctx context.Context, t Task) error {
-	err := ackScript.Run(ctx, n.rdb, []string{n.key(t.Partition, "q"), n.key(t.Partition, "acked")}, group, t.ID).Err()
-	n.Release(t)
-	if err != nil {
-		return fmt.Errorf("cluster: ack %s %s: %w", n.key(t.Partition, "q"), t.ID, err)
-	}
-	return nil
 }
 
 // Release forgets t without acknowledging it: it stays pending, and is
@@ -732,6 +593,9 @@ func (n *Node) balance(ctx context.Context) error {
 			n.mu.Unlock()
 		}
 	}
+	if err := n.trimDocs(ctx); err != nil {
+		return err
+	}
 	return n.publish(ctx, "running")
 }
 
@@ -748,6 +612,7 @@ func (n *Node) drop(p int) {
 func (n *Node) Close() error {
 	n.closeOnce.Do(func() { close(n.stop) })
 	<-n.loopDone
+	<-n.commitDone
 	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
 	defer cancel()
 	for _, p := range n.Held() {
@@ -755,6 +620,7 @@ func (n *Node) Close() error {
 		n.drop(p)
 	}
 	n.publish(ctx, "exited") // best effort: the final counters
+	n.rdb.HDel(ctx, n.docKey("applied"), n.name)
 	n.rdb.ZRem(ctx, n.o.Prefix+":nodes", n.name)
 	return n.rdb.Close()
 }

@@ -195,132 +195,148 @@ func testDeadNodesEntriesRedelivered(t *testing.T, url string) {
 	}
 }
 
-// TestSeenStateFalsePositives offers twice the capacity the URL filter
-// was sized for, in distinct URLs of three sites (so three of the eight
-// partitions get all of them, the skew of a real crawl): the ones it calls
-// seen (not queued) are its false positives, measured against the exact
-// truth (all are new), next to the target rate.
-func TestSeenStateFalsePositives(t *testing.T) {
+// TestSeenStateExact offers 40,000 distinct URLs of three sites (so three
+// of the eight partitions get all of them, the skew of a real crawl) to a
+// seen-state sized for 20,000 (so those partitions add levels), from two
+// nodes whose local caches hold only 64 fingerprints (cleared over and
+// over: most repeats reach Redis), every URL offered by both and every
+// batch followed by repeats of earlier URLs: each distinct URL must be
+// queued exactly once, no repeat queued, and no bucket may leave the
+// intset encoding.
+func TestSeenStateExact(t *testing.T) {
 	addr := redistest.Start(t)
-	const capacity, target, urls = 20_000, 0.001, 40_000
-	n, err := Open(context.Background(), Options{URL: "redis://" + addr + "/0", Node: "fp", Partitions: 8, LeaseTTL: time.Second, Capacity: capacity, TargetFP: target})
+	ctx := context.Background()
+	const capacity, urls = 20_000, 40_000
+	var nodes []*Node
+	for _, name := range []string{"a", "b"} {
+		n, err := Open(ctx, Options{URL: "redis://" + addr + "/0", Node: name, Partitions: 8, LeaseTTL: time.Second, Capacity: capacity})
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer n.Close()
+		n.local.max = 64
+		nodes = append(nodes, n)
+	}
+	url := func(j int) string {
+		return fmt.Sprintf("http://host%d.site%d.example/page/%d?q=%d", j%97, j%3, j, j*31)
+	}
+	var mu sync.Mutex
+	fresh := 0
+	var wg sync.WaitGroup
+	for w, n := range nodes {
+		wg.Go(func() {
+			for i := 0; i < urls; i += 500 {
+				var items []Item
+				for j := i; j < i+500; j++ {
+					items = append(items, Item{URL: url(j)})
+				}
+				for j := range 100 { // repeats of earlier URLs
+					items = append(items, Item{URL: url((i*7 + j*131 + w) % (i + 1))})
+				}
+				k, err := n.Admit(ctx, items)
+				if err != nil {
+					t.Error(err)
+					return
+				}
+				mu.Lock()
+				fresh += k
+				mu.Unlock()
+			}
+		})
+	}
+	wg.Wait()
+	if fresh != urls {
+		t.Errorf("queued %d URLs, want each of the %d distinct ones once", fresh, urls)
+	}
+	rdb := nodes[0].rdb
+	keys, err := rdb.Keys(ctx, "bloomcrawl:{p:*}:s*").Result()
+	if err != nil {
+		t.Fatal(err)
+	}
+	var members, bytes int64
+	levels := map[string]bool{}
+	for _, k := range keys {
+		enc, _ := rdb.ObjectEncoding(ctx, k).Result()
+		if enc != "intset" {
+			t.Errorf("%s: encoding %s, want intset", k, enc)
+		}
+		c, _ := rdb.SCard(ctx, k).Result()
+		b, _ := rdb.MemoryUsage(ctx, k).Result()
+		members, bytes = members+c, bytes+b
+		levels[k[:strings.LastIndexByte(k, ':')]] = true
+	}
+	if members != urls {
+		t.Errorf("buckets hold %d fingerprints, want %d", members, urls)
+	}
+	t.Logf("%d URLs in %d buckets (%d partition levels): %.1f bytes per URL (MEMORY USAGE)", members, len(keys), len(levels), float64(bytes)/float64(members))
+}
+
+// TestSeenStateBytesPerURL queues 10^6 distinct URLs (16 partitions, a
+// seen-state sized for them) and measures the seen-state's Redis memory
+// (MEMORY USAGE of every bucket, and used_memory before and after with
+// the streams emptied): at most 16 bytes per URL.
+func TestSeenStateBytesPerURL(t *testing.T) {
+	if testing.Short() {
+		t.Skip("10^6 URLs")
+	}
+	addr := redistest.Start(t)
+	ctx := context.Background()
+	const urls = 1_000_000
+	n, err := Open(ctx, Options{URL: "redis://" + addr + "/0", Node: "m", Partitions: 16, LeaseTTL: time.Second, Capacity: urls})
 	if err != nil {
 		t.Fatal(err)
 	}
 	defer n.Close()
-	fresh := 0
-	for i := 0; i < urls; i += 500 {
-		var items []Item
-		for j := i; j < i+500; j++ {
-			items = append(items, Item{URL: fmt.Sprintf("http://host%d.site%d.example/page/%d?q=%d", j%97, j%3, j, j*31)})
+	rdb := n.rdb
+	usedMemory := func() int64 {
+		info, err := rdb.Info(ctx, "memory").Result()
+		if err != nil {
+			t.Fatal(err)
 		}
-		k, err := n.Admit(context.Background(), items)
+		for _, line := range strings.Split(info, "\r\n") {
+			if v, ok := strings.CutPrefix(line, "used_memory:"); ok {
+				var m int64
+				fmt.Sscan(v, &m)
+				return m
+			}
+		}
+		t.Fatal("no used_memory in INFO")
+		return 0
+	}
+	before := usedMemory()
+	fresh := 0
+	for i := 0; i < urls; i += 10_000 {
+		items := make([]Item, 0, 10_000)
+		for j := i; j < i+10_000; j++ {
+			items = append(items, Item{URL: fmt.Sprintf("https://www.site%d.example/articles/%d/item-%d.html", j%1000, j/1000, j)})
+		}
+		k, err := n.Admit(ctx, items)
 		if err != nil {
 			t.Fatal(err)
 		}
 		fresh += k
+		for p := range 16 { // the streams are not the seen-state
+			rdb.XTrimMaxLen(ctx, n.key(p, "q"), 0)
+		}
 	}
-	fp := float64(urls-fresh) / urls
-	t.Logf("%d distinct URLs of 3 sites, URL filter sized for %d: %d called seen: measured false-positive rate %.5f, target %.5f",
-		urls, capacity, urls-fresh, fp, target)
-	// The bound holds at every fill; 2x is far outside chance.
-	if fp > 2*target {
-		t.Errorf("measured false-positive rate %.5f, more than 2x the target %.5f", fp, target)
+	if fresh != urls {
+		t.Fatalf("queued %d of %d distinct URLs", fresh, urls)
 	}
-}
-
-// probeScript answers, for each URL, whether the partition's Bloom bits
-// alone call it seen (bloomLua, as the admit script tests it), changing
-// nothing. KEYS: bloom, added counter. ARGV: n0, p0, then per URL: h1, h2.
-var probeScript = redis.NewScript(bloomLua + `
-local added = tonumber(redis.call('GET', KEYS[2]) or '0')
-local cur = 0
-while added >= gen(cur).cum do cur = cur + 1 end
-local out = {}
-for i = 3, #ARGV, 2 do
-  out[#out+1] = inBloom(tonumber(ARGV[i]), tonumber(ARGV[i+1]), cur) and 1 or 0
-end
-return out`)
-
-// TestVerifyConfirmsSeenAnswers gives the URL filter a target rate of 0.4
-// (its Bloom bits call many new URLs seen) and offers 4,000 distinct URLs
-// one at a time from two nodes in turn, every fourth offer followed by a
-// batch of 10 repeats. With Verify every distinct URL must be queued
-// exactly once, no repeat queued, and the false positives counted must
-// equal an exact shadow's count: new URLs the bits (probed just before
-// the offer) already called seen. Without Verify the same offers lose
-// URLs. It logs the exact set's Redis memory per URL.
-func TestVerifyConfirmsSeenAnswers(t *testing.T) {
-	addr := redistest.Start(t)
-	ctx := context.Background()
-	for _, verify := range []bool{true, false} {
-		prefix := fmt.Sprintf("v%v", verify)
-		var nodes []*Node
-		for _, name := range []string{"a", "b"} {
-			n, err := Open(ctx, Options{URL: "redis://" + addr + "/0", Node: name, Partitions: 4, LeaseTTL: time.Second,
-				Capacity: 1, TargetFP: 0.4, Prefix: prefix, Verify: verify})
-			if err != nil {
-				t.Fatal(err)
-			}
-			defer n.Close()
-			nodes = append(nodes, n)
-		}
-		const distinct = 4000
-		url := func(i int) string { return fmt.Sprintf("http://h%d.example.net/a/%d", i%5, i) }
-		queued, shadowFP := 0, 0
-		for i := range distinct {
-			n := nodes[i%2]
-			u := url(i)
-			p := n.Partition(strings.SplitN(u, "/", 4)[2])
-			h1, h2 := hashes(u)
-			seen, err := probeScript.Run(ctx, n.rdb, []string{n.key(p, "bloom"), n.key(p, "added")}, n.n0, n.p0, h1, h2).Int64Slice()
-			if err != nil {
-				t.Fatal(err)
-			}
-			shadowFP += int(seen[0])
-			k, err := n.Admit(ctx, []Item{{URL: u}})
-			if err != nil {
-				t.Fatal(err)
-			}
-			queued += k
-			if i%4 == 3 {
-				var again []Item
-				for j := range 10 {
-					again = append(again, Item{URL: url((i*7919 + j*31) % (i + 1))})
-				}
-				if k, err := nodes[(i+1)%2].Admit(ctx, again); err != nil || k != 0 {
-					t.Fatalf("repeats after offer %d: %d queued, %v; want 0", i, k, err)
-				}
-			}
-		}
-		fps := nodes[0].FalsePositives() + nodes[1].FalsePositives()
-		if !verify {
-			t.Logf("without verify: %d of %d distinct URLs queued, %d lost to the Bloom bits (%.3f)", queued, distinct, distinct-queued, float64(distinct-queued)/distinct)
-			if queued >= distinct || fps != 0 {
-				t.Errorf("without verify: %d of %d queued, %d false positives counted; want some lost, none counted", queued, distinct, fps)
-			}
-			continue
-		}
-		t.Logf("with verify: %d of %d distinct URLs queued, %d false positives counted, shadow %d", queued, distinct, fps, shadowFP)
-		if queued != distinct {
-			t.Errorf("queued %d URLs, want each of the %d distinct ones once", queued, distinct)
-		}
-		if shadowFP == 0 || int(fps) != shadowFP {
-			t.Errorf("false positives counted %d, exact shadow %d (want equal, > 0)", fps, shadowFP)
-		}
-		var setBytes, members int64
-		for p := range 4 {
-			b, err := nodes[0].rdb.MemoryUsage(ctx, nodes[0].key(p, "urls")).Result()
-			if err != nil && err != redis.Nil {
-				t.Fatal(err)
-			}
-			c, _ := nodes[0].rdb.SCard(ctx, nodes[0].key(p, "urls")).Result()
-			setBytes, members = setBytes+b, members+c
-		}
-		if members != distinct {
-			t.Errorf("exact sets hold %d URLs, want %d", members, distinct)
-		}
-		t.Logf("exact sets: %d URLs of ~%d bytes, %d bytes in Redis (MEMORY USAGE): %.1f bytes per URL", members, len(url(2000)), setBytes, float64(setBytes)/float64(members))
+	var bytes, members int64
+	iter := rdb.Scan(ctx, 0, "bloomcrawl:{p:*}:s*", 10_000).Iterator()
+	for iter.Next(ctx) {
+		b, _ := rdb.MemoryUsage(ctx, iter.Val()).Result()
+		c, _ := rdb.SCard(ctx, iter.Val()).Result()
+		bytes, members = bytes+b, members+c
+	}
+	if err := iter.Err(); err != nil {
+		t.Fatal(err)
+	}
+	after := usedMemory()
+	perURL := float64(bytes) / urls
+	t.Logf("%d URLs: seen-state %.2f bytes per URL (MEMORY USAGE of %d fingerprints' buckets), used_memory grew %.2f bytes per URL", urls, perURL, members, float64(after-before)/urls)
+	if members != urls || perURL > 16 {
+		t.Errorf("seen-state: %d fingerprints, %.2f bytes per URL; want %d, at most 16", members, perURL, urls)
 	}
 }
 
@@ -542,5 +558,108 @@ func TestPartitionsBounded(t *testing.T) {
 	_, err = Inspect(context.Background(), "redis://"+addr+"/0", "")
 	if err == nil || !strings.Contains(err.Error(), "bloomcrawl:meta") {
 		t.Fatalf("Inspect of a meta key claiming 2e9 partitions: %v, want an error naming the key", err)
+	}
+}
+
+// TestDocLogBoundedLateJoiner: two nodes log 600 documents (in rounds of
+// several) and replay the log; once both have applied everything, the
+// lease rounds move it into the snapshot and trim the log to nothing.
+// A third node that starts then reads the whole sequence back (snapshot,
+// then the log's tail as more is logged), identical to what the first
+// nodes read, and the log stays trimmed as all three apply. The
+// snapshot's chunks are cut to 8 KB here, so the reads cross chunks.
+func TestDocLogBoundedLateJoiner(t *testing.T) {
+	defer func(m int) { snapChunkMax = m }(snapChunkMax)
+	snapChunkMax = 8 << 10
+	addr := redistest.Start(t)
+	ctx := context.Background()
+	url := "redis://" + addr + "/0"
+	openDocs := func(name string) *Node {
+		n, err := Open(ctx, Options{URL: url, Node: name, Partitions: 4, LeaseTTL: 600 * time.Millisecond, Prefix: "dl"})
+		if err != nil {
+			t.Fatal(err)
+		}
+		t.Cleanup(func() { n.Close() })
+		return n
+	}
+	// replay reads n's log on from after and records n as having applied
+	// it, as the crawler's replay does.
+	replay := func(n *Node, after string, got *[]DocEntry) string {
+		for {
+			es, err := n.ReadDocs(ctx, after, 50)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if len(es) == 0 {
+				n.DocsApplied(after)
+				return after
+			}
+			*got = append(*got, es...)
+			after = es[len(es)-1].ID
+		}
+	}
+	logSome := func(n *Node, from, to int) {
+		var wg sync.WaitGroup
+		for i := from; i < to; i++ {
+			wg.Go(func() {
+				sig := strings.Repeat(fmt.Sprintf("%03d", i%1000), 48) // 144 bytes, like a signature
+				if _, err := n.AppendDoc(ctx, DocEntry{URL: fmt.Sprintf("http://d.example/%d", i), Sig: []byte(sig)}); err != nil {
+					t.Error(err)
+				}
+			})
+		}
+		wg.Wait()
+	}
+	a, b := openDocs("a"), openDocs("b")
+	var seenA, seenB []DocEntry
+	lastA, lastB := "", ""
+	rdb := a.rdb
+	logLen := func() int64 { l, _ := rdb.XLen(ctx, a.docKey("log")).Result(); return l }
+	entries := int64(0)
+	for r := range 3 {
+		logSome(a, r*200, r*200+100)
+		logSome(b, r*200+100, r*200+200)
+		lastA, lastB = replay(a, lastA, &seenA), replay(b, lastB, &seenB)
+		entries += logLen()
+		for i := 0; logLen() > 0; i++ {
+			if i == 100 {
+				t.Fatalf("the log still holds %d entries 5 s after every node applied it", logLen())
+			}
+			time.Sleep(50 * time.Millisecond)
+		}
+	}
+	if len(seenA) != 600 || len(seenB) != 600 {
+		t.Fatalf("a read %d documents, b %d; want 600", len(seenA), len(seenB))
+	}
+	chunks, _ := rdb.Get(ctx, a.docKey("snap")).Int()
+	var snapBytes int64
+	for k := range chunks {
+		b, _ := rdb.MemoryUsage(ctx, fmt.Sprintf("%s:%d", a.docKey("snap"), k)).Result()
+		snapBytes += b
+	}
+	if chunks < 2 {
+		t.Errorf("snapshot in %d chunks, want several (8 KB each)", chunks)
+	}
+	t.Logf("600 documents in %d log entries, all applied: log trimmed to 0 entries, snapshot %d bytes in %d chunks (%.0f per document)", entries, snapBytes, chunks, float64(snapBytes)/600)
+
+	c := openDocs("c")
+	var seenC []DocEntry
+	lastC := replay(c, "", &seenC)
+	logSome(a, 600, 700)
+	lastA, lastB, lastC = replay(a, lastA, &seenA), replay(b, lastB, &seenB), replay(c, lastC, &seenC)
+	if len(seenA) != 700 || len(seenC) != 700 {
+		t.Fatalf("a read %d documents, c (late) %d; want 700", len(seenA), len(seenC))
+	}
+	for i := range seenA {
+		x, y := seenA[i], seenC[i]
+		if x.ID != y.ID || x.Index != y.Index || x.URL != y.URL || x.Node != y.Node || string(x.Sig) != string(y.Sig) {
+			t.Fatalf("document %d: a read %+v, the late node %+v", i, x, y)
+		}
+	}
+	for i := 0; logLen() > 0; i++ {
+		if i == 100 {
+			t.Fatalf("the log still holds %d entries 5 s after all three applied it", logLen())
+		}
+		time.Sleep(50 * time.Millisecond)
 	}
 }

@@ -15,31 +15,36 @@
 // rebalance without two nodes fetching one host.
 //
 // Each partition has a stream with one consumer group: a URL found on any
-// node goes to its partition's stream. The URL filter is Bloom bits in
-// Redis, one string per partition holding generations that double in size
-// and halve their false-positive rate as the partition fills (so a
-// partition that gets one big site's URLs keeps the error bound past
-// Options.Capacity); Admit tests and sets a URL's bits and
-// appends it to the stream in one Lua script per partition (all of a
-// page's partitions in one pipeline: one round trip per page), so no URL
-// is queued twice. With Options.Verify a "seen" answer of the bits is
-// confirmed in the same script against an exact set of the partition's
-// queued URLs, so a false positive of the bits is queued (and counted)
-// instead of lost. A node acknowledges an entry (Ack: XACK, XDEL, count)
-// only after its page is committed to its local store.
+// node goes to its partition's stream. The seen-state (seen.go) is exact:
+// each URL's 64-bit fingerprint in a small intset-encoded Redis set, one
+// of its partition's buckets, in levels that double as the partition
+// fills (about 9 bytes per URL); each node caches the fingerprints it has
+// offered, so a URL reaches Redis at most once per node. An admit script
+// per partition tests and adds the fingerprints and appends the new URLs
+// to the stream in one step, so no URL is queued twice.
+//
+// Group commit (commit.go): what the node's workers produce (AdmitAsync,
+// AckAfter, AppendDoc) is sent by one goroutine in rounds, one pipeline
+// each, at most one every 2 ms: one admit script and one ack script
+// (variadic XACK/XDEL) per partition, one XADD for the round's documents
+// and the log read on. An entry is acknowledged only in a round after
+// the admission of its page's links returned, and only after its page
+// is committed to the local store.
 //
 // A node that dies stops renewing: its leases expire after LeaseTTL, other
 // nodes take the partitions and XAUTOCLAIM the entries idle longer than
 // LeaseTTL, so the pages it had in flight are fetched again (at most those
 // are fetched twice).
 //
-// The document log (DocEntry, LogDoc, ReadDocs; one stream, key
-// PREFIX:{docs}:log) orders the content-dedup decisions of the whole
+// The document log (docs.go: DocEntry, AppendDoc, ReadDocs; one stream,
+// key PREFIX:{docs}:log) orders the content-dedup decisions of the whole
 // crawl: every page a node judges is appended with its signature, and
 // every node replays the log in order through its own deduper, so that
 // near-duplicates fetched by different nodes get one docId and one
-// stored page (first in the log wins). The package carries the entries;
-// the crawler decides.
+// stored page (first in the log wins). Entries every live node has
+// applied move to a packed snapshot and are trimmed from the log; a node
+// that starts late reads the snapshot, then the tail. The package
+// carries the entries; the crawler decides.
 //
 // The crawl is over (Finished) when every partition's count of URLs
 // acknowledged equals its count of URLs queued.

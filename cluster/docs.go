@@ -2,8 +2,12 @@ package cluster
 
 import (
 	"context"
+	"encoding/binary"
+	"errors"
 	"fmt"
+	"strconv"
 	"strings"
+	"sync"
 
 	"github.com/redis/go-redis/v9"
 )
@@ -18,10 +22,26 @@ import (
 // index and reach the same verdict for every entry: the first of two
 // near-duplicates in the log is the document, the second its duplicate,
 // whichever nodes fetched them and however their requests interleaved.
+//
+// A node's documents are appended by its group commit (commit.go): one
+// stream entry holds all the documents of a round (field n: the node,
+// field d: the documents packed), and the same pipeline reads the log on
+// from where the node last read, so replaying costs no round trip of its
+// own.
+//
+// The log is bounded: each node records the last entry it applied (hash
+// PREFIX:{docs}:applied, every lease round); a node trims the entries
+// every live node has applied (XTRIM MINID) after appending them, packed,
+// to the snapshot (strings PREFIX:{docs}:snap:K; PREFIX:{docs}:snapid is
+// its last entry), in one script. A node that starts (late, or on an
+// empty store) reads the snapshot and then the log's tail (ReadDocs does
+// both, each reply atomic). The snapshot is a sequence of strings
+// (PREFIX:{docs}:snap:K, K < PREFIX:{docs}:snap), each up to about 64 MB.
 
 // DocEntry is one page's entry in the document log.
 type DocEntry struct {
 	ID        string   // stream entry ID, assigned by Redis: the log's order
+	Index     int      // the document's place in its stream entry
 	Node      string   // the node that fetched the page
 	URL       string   // the page's URL
 	Canonical string   // the canonical URL it declares ("" for none)
@@ -29,18 +49,102 @@ type DocEntry struct {
 	Aliases   []string // the redirect chain's other URLs, to map to its document
 }
 
-// docLogScript appends a page's entry to the document log and returns its
-// ID and the entries after ARGV[1] up to and including it, at most
-// ARGV[7] of them (the first ones), in one atomic step (one round trip
-// per page). KEYS: log. ARGV: after ("" for the start), node, url,
-// canonical, signature, aliases joined by newlines, limit.
-var docLogScript = redis.NewScript(`
-local id = redis.call('XADD', KEYS[1], '*', 'n', ARGV[2], 'u', ARGV[3], 'c', ARGV[4], 's', ARGV[5], 'a', ARGV[6])
-local from = '-'
-if ARGV[1] ~= '' then from = '(' .. ARGV[1] end
-return {id, redis.call('XRANGE', KEYS[1], from, id, 'COUNT', ARGV[7])}`)
+// DocRef names a logged document: its stream entry and index there.
+type DocRef struct {
+	ID    string
+	Index int
+}
+
+// Is reports whether e is the document r names.
+func (r DocRef) Is(e DocEntry) bool { return e.ID == r.ID && e.Index == r.Index }
 
 func (n *Node) docKey(kind string) string { return n.o.Prefix + ":{docs}:" + kind }
+
+// docBatch is the most stream entries one read of the log returns.
+const docBatch = 10_000
+
+// snapChunk is the most snapshot bytes one read returns.
+const snapChunk = 4 << 20
+
+// docState is the node's read position in the log: entries the group
+// commit read back and not yet handed out by ReadDocs (contiguous after
+// from), and the last entry the node applied (published every lease
+// round).
+type docState struct {
+	mu        sync.Mutex
+	batch     int
+	started   bool       // a ReadDocs reached the log's end: from is known
+	from      string     // the entry before buf[0]
+	buf       []DocEntry // entries after from, in order
+	applied   string     // last entry applied (DocsApplied)
+	published string     // applied as last written to Redis
+	snapAt    string     // the snapshot entry read last (ReadDocs)
+	snapChunk int64      // its chunk
+	snapPos   int64      // and the byte after it there
+}
+
+// fetchFrom is where the group commit reads the log on from.
+func (s *docState) fetchFrom() (string, bool) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if !s.started {
+		return "", false
+	}
+	if len(s.buf) > 0 {
+		return s.buf[len(s.buf)-1].ID, true
+	}
+	return s.from, true
+}
+
+// buffered keeps entries a round read back.
+func (s *docState) buffered(msgs []redis.XMessage) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	last := s.from
+	if len(s.buf) > 0 {
+		last = s.buf[len(s.buf)-1].ID
+	}
+	for _, m := range msgs {
+		if cmpID(m.ID, last) <= 0 {
+			continue
+		}
+		s.buf = append(s.buf, docMessage(m.ID, m.Values)...)
+		last = m.ID
+	}
+}
+
+// fromBuffer hands out up to limit stream entries after after from the
+// buffer, if it holds the entries right after after.
+func (s *docState) fromBuffer(after string, limit int) ([]DocEntry, bool) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if !s.started || cmpID(s.from, after) > 0 {
+		return nil, false
+	}
+	i := 0
+	for i < len(s.buf) && cmpID(s.buf[i].ID, after) <= 0 {
+		i++
+	}
+	s.buf = s.buf[i:]
+	s.from = after
+	if len(s.buf) == 0 {
+		return nil, false
+	}
+	j, entries := 0, 0
+	for j < len(s.buf) {
+		if j == 0 || s.buf[j].ID != s.buf[j-1].ID {
+			if entries == limit {
+				break
+			}
+			entries++
+		}
+		j++
+	}
+	out := s.buf[:j:j]
+	s.buf = s.buf[j:]
+	s.from = out[len(out)-1].ID
+	return out, true
+}
 
 // CheckDocParams records params (the content-dedup options that decide
 // verdicts) as the crawl's, or checks that they equal the ones recorded
@@ -61,81 +165,351 @@ func (n *Node) CheckDocParams(ctx context.Context, params string) error {
 	return nil
 }
 
-// LogDoc appends e (its ID is ignored) to the document log and returns
-// the ID it got and the entries after the entry after ("" for the log's
-// start) up to and including it, in log order, at most limit (>= 1) of
-// them: the caller replays them to reach e's verdict. Fewer entries than
-// the backlog (the last returned is not e) means the caller reads on
-// with ReadDocs: a node far behind the log (idle while the others
-// logged) gets it in bounded pieces, not in one reply. One round trip.
-func (n *Node) LogDoc(ctx context.Context, after string, limit int, e DocEntry) (string, []DocEntry, error) {
-	if limit < 1 {
-		return "", nil, fmt.Errorf("cluster: document log %s: limit %d, want >= 1", n.docKey("log"), limit)
+// AppendDoc appends e (its ID, Index and Node are set here) to the
+// document log in the node's next group-commit round and returns where it
+// was logged. The caller replays the log (ReadDocs) up to it for its
+// verdict: the round read the log on, so the entries are usually there
+// without another round trip.
+func (n *Node) AppendDoc(ctx context.Context, e DocEntry) (DocRef, error) {
+	e.Node = n.name
+	d := &docReq{e: e, p: &Pending{done: make(chan struct{})}}
+	if err := n.enqueue(func() { n.c.docs = append(n.c.docs, d) }); err != nil {
+		return DocRef{}, err
 	}
-	res, err := docLogScript.Run(ctx, n.rdb, []string{n.docKey("log")}, after, e.Node, e.URL, e.Canonical, e.Sig, strings.Join(e.Aliases, "\n"), limit).Slice()
-	if err != nil {
-		return "", nil, fmt.Errorf("cluster: document log %s: %w", n.docKey("log"), err)
+	if _, err := d.p.Wait(ctx); err != nil {
+		return DocRef{}, err
 	}
-	if len(res) != 2 {
-		return "", nil, fmt.Errorf("cluster: document log %s: reply of %d items", n.docKey("log"), len(res))
-	}
-	id, _ := res[0].(string)
-	raw, _ := res[1].([]any)
-	entries := make([]DocEntry, 0, len(raw))
-	for _, r := range raw {
-		de, err := docEntry(r)
-		if err != nil {
-			return "", nil, fmt.Errorf("cluster: document log %s: %w", n.docKey("log"), err)
-		}
-		entries = append(entries, de)
-	}
-	if len(entries) == 0 || len(entries) < limit && entries[len(entries)-1].ID != id {
-		return "", nil, fmt.Errorf("cluster: document log %s: entry %s missing from its own reply", n.docKey("log"), id)
-	}
-	return id, entries, nil
+	return d.ref, nil
 }
 
-// ReadDocs returns up to limit entries of the document log after the
-// entry after ("" for the start), in log order; fewer than limit means
-// the end of the log (for now).
+// DocsApplied records the last log entry this node applied: published
+// every lease round, it lets the log be trimmed up to the entries every
+// live node applied.
+func (n *Node) DocsApplied(id string) {
+	n.docs.mu.Lock()
+	n.docs.applied = id
+	n.docs.mu.Unlock()
+}
+
+// readDocsScript reads the document log after ARGV[1] (up to ARGV[2]
+// stream entries) or, when that part is trimmed, the snapshot: chunk
+// ARGV[3] from byte ARGV[4] (up to ARGV[5] bytes), in one atomic step.
+// KEYS: log, snapshot's last ID, its chunk count; chunk k is the key
+// KEYS[3] .. ':' .. k (same slot). Returns {'x', entries} or {'s', bytes,
+// chunk length, chunk count}.
+var readDocsScript = redis.NewScript(`
+local function cmp(a, b)
+  local am, as = string.match(a, '^(%d+)-(%d+)$')
+  local bm, bs = string.match(b, '^(%d+)-(%d+)$')
+  am, as, bm, bs = tonumber(am), tonumber(as), tonumber(bm), tonumber(bs)
+  if am ~= bm then return am < bm and -1 or 1 end
+  if as ~= bs then return as < bs and -1 or 1 end
+  return 0
+end
+local snapid = redis.call('GET', KEYS[2])
+if snapid and cmp(ARGV[1], snapid) < 0 then
+  local key, pos = KEYS[3] .. ':' .. ARGV[3], tonumber(ARGV[4])
+  return {'s', redis.call('GETRANGE', key, pos, pos + tonumber(ARGV[5]) - 1), redis.call('STRLEN', key),
+    tonumber(redis.call('GET', KEYS[3]) or '0')}
+end
+return {'x', redis.call('XRANGE', KEYS[1], '(' .. ARGV[1], '+', 'COUNT', ARGV[2])}`)
+
+// ReadDocs returns the document log's entries after the stream entry
+// after ("" for the log's start), in log order: up to limit stream
+// entries (every document of each), fewer meaning the end of the log for
+// now. Entries a group-commit round read back are handed out without a
+// round trip; entries trimmed from the log are read from the snapshot
+// (then more than limit may come back at once).
 func (n *Node) ReadDocs(ctx context.Context, after string, limit int) ([]DocEntry, error) {
-	from := "-"
-	if after != "" {
-		from = "(" + after
+	if after == "" {
+		after = "0-0"
 	}
-	msgs, err := n.rdb.XRangeN(ctx, n.docKey("log"), from, "+", int64(limit)).Result()
-	if err != nil {
-		return nil, fmt.Errorf("cluster: read document log %s: %w", n.docKey("log"), err)
+	if out, ok := n.docs.fromBuffer(after, limit); ok {
+		return out, nil
 	}
-	out := make([]DocEntry, len(msgs))
-	for i, m := range msgs {
-		out[i] = docFields(m.ID, m.Values)
+	n.docs.mu.Lock()
+	chunk, pos := int64(0), int64(0)
+	if n.docs.snapAt == after {
+		chunk, pos = n.docs.snapChunk, n.docs.snapPos
+	}
+	n.docs.mu.Unlock()
+	for {
+		res, err := readDocsScript.Run(ctx, n.rdb, []string{n.docKey("log"), n.docKey("snapid"), n.docKey("snap")}, after, limit, chunk, pos, snapChunk).Slice()
+		if err != nil {
+			return nil, fmt.Errorf("cluster: read document log %s: %w", n.docKey("log"), err)
+		}
+		if len(res) >= 2 && res[0] == "x" {
+			return n.logEntries(after, limit, res[1])
+		}
+		if len(res) != 4 || res[0] != "s" {
+			return nil, fmt.Errorf("cluster: read document log %s: reply %v", n.docKey("log"), res)
+		}
+		data, _ := res[1].(string)
+		chunkLen, _ := res[2].(int64)
+		chunks, _ := res[3].(int64)
+		if data == "" {
+			if pos >= chunkLen && chunk+1 < chunks {
+				chunk, pos = chunk+1, 0 // on to the next chunk
+				continue
+			}
+			return nil, fmt.Errorf("cluster: document snapshot %s: entry %s not found", n.docKey("snap"), after)
+		}
+		recs, used, err := unpackSnap([]byte(data))
+		if err != nil {
+			return nil, fmt.Errorf("cluster: document snapshot %s at byte %d: %w", n.docKey("snap"), pos, err)
+		}
+		if used == 0 {
+			return nil, fmt.Errorf("cluster: document snapshot %s: a record at byte %d longer than %d bytes", n.docKey("snap"), pos, snapChunk)
+		}
+		pos += int64(used)
+		var out []DocEntry
+		for _, e := range recs {
+			if cmpID(e.ID, after) > 0 {
+				out = append(out, e)
+			}
+		}
+		n.docs.mu.Lock()
+		n.docs.snapAt, n.docs.snapChunk, n.docs.snapPos = recs[len(recs)-1].ID, chunk, pos
+		n.docs.mu.Unlock()
+		if len(out) > 0 {
+			return out, nil
+		}
+	}
+}
+
+// logEntries decodes a readDocsScript reply of log entries (read after
+// after, at most limit) and notes the log's end when it was reached.
+func (n *Node) logEntries(after string, limit int, reply any) ([]DocEntry, error) {
+	raw, _ := reply.([]any)
+	var out []DocEntry
+	for _, r := range raw {
+		pair, ok := r.([]any)
+		if !ok || len(pair) != 2 {
+			return nil, fmt.Errorf("cluster: read document log %s: malformed entry %v", n.docKey("log"), r)
+		}
+		id, _ := pair[0].(string)
+		kv, _ := pair[1].([]any)
+		vals := map[string]any{}
+		for i := 0; i+1 < len(kv); i += 2 {
+			k, _ := kv[i].(string)
+			vals[k] = kv[i+1]
+		}
+		out = append(out, docMessage(id, vals)...)
+	}
+	if len(raw) < limit {
+		last := after
+		if len(out) > 0 {
+			last = out[len(out)-1].ID
+		}
+		n.docs.mu.Lock()
+		if !n.docs.started || len(n.docs.buf) == 0 && cmpID(last, n.docs.from) > 0 {
+			n.docs.started, n.docs.from = true, last
+		}
+		n.docs.mu.Unlock()
 	}
 	return out, nil
 }
 
-// docEntry decodes one XRANGE reply item returned by a script: {id,
-// {field, value, ...}}.
-func docEntry(r any) (DocEntry, error) {
-	pair, ok := r.([]any)
-	if !ok || len(pair) != 2 {
-		return DocEntry{}, fmt.Errorf("malformed entry %v", r)
+// snapScript moves log entries into the snapshot: if the snapshot ends at
+// ARGV[1] ("" for none), it appends ARGV[3] (the entries up to ARGV[2],
+// packed) to its last chunk (a new one once that holds ARGV[5] bytes: a
+// Redis string stops at 512 MB), records ARGV[2] as its end and trims the
+// log below ARGV[4] (the ID after ARGV[2]). KEYS: log, snapshot's last
+// ID, its chunk count (chunk k: KEYS[3] .. ':' .. k). Returns 1, or 0
+// when another node moved them first.
+var snapScript = redis.NewScript(`
+if (redis.call('GET', KEYS[2]) or '') ~= ARGV[1] then return 0 end
+local n = tonumber(redis.call('GET', KEYS[3]) or '0')
+if n == 0 or redis.call('STRLEN', KEYS[3] .. ':' .. (n - 1)) >= tonumber(ARGV[5]) then
+  n = n + 1
+  redis.call('SET', KEYS[3], n)
+end
+redis.call('APPEND', KEYS[3] .. ':' .. (n - 1), ARGV[3])
+redis.call('SET', KEYS[2], ARGV[2])
+redis.call('XTRIM', KEYS[1], 'MINID', ARGV[4])
+return 1`)
+
+// snapChunkMax is the bytes after which the snapshot starts a new chunk
+// (a variable for tests).
+var snapChunkMax = 64 << 20
+
+// trimDocs publishes the node's applied position and moves the entries
+// every live node has applied from the log to the snapshot (at most
+// docBatch stream entries a call; called every lease round).
+func (n *Node) trimDocs(ctx context.Context) error {
+	n.docs.mu.Lock()
+	applied, published := n.docs.applied, n.docs.published
+	n.docs.mu.Unlock()
+	if applied == "" {
+		return nil // this node keeps no document log
 	}
-	id, _ := pair[0].(string)
-	kv, _ := pair[1].([]any)
-	vals := map[string]any{}
-	for i := 0; i+1 < len(kv); i += 2 {
-		k, _ := kv[i].(string)
-		vals[k] = kv[i+1]
+	if applied != published {
+		if err := n.rdb.HSet(ctx, n.docKey("applied"), n.name, applied).Err(); err != nil {
+			return fmt.Errorf("cluster: %w", err)
+		}
+		n.docs.mu.Lock()
+		n.docs.published = applied
+		n.docs.mu.Unlock()
 	}
-	return docFields(id, vals), nil
+	all, err := n.rdb.HGetAll(ctx, n.docKey("applied")).Result()
+	if err != nil {
+		return fmt.Errorf("cluster: %w", err)
+	}
+	live, err := n.rdb.ZRange(ctx, n.o.Prefix+":nodes", 0, -1).Result()
+	if err != nil {
+		return fmt.Errorf("cluster: %w", err)
+	}
+	low := ""
+	for _, name := range live {
+		a, ok := all[name]
+		if !ok {
+			return nil // a live node that has not applied anything yet (catching up)
+		}
+		if low == "" || cmpID(a, low) < 0 {
+			low = a
+		}
+	}
+	snapid, err := n.rdb.Get(ctx, n.docKey("snapid")).Result()
+	if err != nil && !errors.Is(err, redis.Nil) {
+		return fmt.Errorf("cluster: %w", err)
+	}
+	from := snapid
+	if from == "" {
+		from = "0-0"
+	}
+	if low == "" || cmpID(low, from) <= 0 {
+		return nil
+	}
+	msgs, err := n.rdb.XRangeN(ctx, n.docKey("log"), "("+from, low, docBatch).Result()
+	if err != nil || len(msgs) == 0 {
+		return err
+	}
+	var b []byte
+	for _, m := range msgs {
+		node, _ := m.Values["n"].(string)
+		d, _ := m.Values["d"].(string)
+		b = appendString(b, m.ID)
+		b = appendString(b, node)
+		b = appendString(b, d)
+	}
+	last := msgs[len(msgs)-1].ID
+	return snapScript.Run(ctx, n.rdb, []string{n.docKey("log"), n.docKey("snapid"), n.docKey("snap")}, snapid, last, b, nextID(last), snapChunkMax).Err()
 }
 
-func docFields(id string, v map[string]any) DocEntry {
-	s := func(k string) string { x, _ := v[k].(string); return x }
-	e := DocEntry{ID: id, Node: s("n"), URL: s("u"), Canonical: s("c"), Sig: []byte(s("s"))}
-	if a := s("a"); a != "" {
-		e.Aliases = strings.Split(a, "\n")
+// cmpID compares two stream IDs (MS-SEQ).
+func cmpID(a, b string) int {
+	am, as := splitID(a)
+	bm, bs := splitID(b)
+	switch {
+	case am != bm:
+		if am < bm {
+			return -1
+		}
+		return 1
+	case as != bs:
+		if as < bs {
+			return -1
+		}
+		return 1
 	}
-	return e
+	return 0
+}
+
+func splitID(id string) (ms, seq uint64) {
+	m, s, _ := strings.Cut(id, "-")
+	ms, _ = strconv.ParseUint(m, 10, 64)
+	seq, _ = strconv.ParseUint(s, 10, 64)
+	return ms, seq
+}
+
+// nextID is the smallest stream ID after id.
+func nextID(id string) string {
+	ms, seq := splitID(id)
+	return fmt.Sprintf("%d-%d", ms, seq+1)
+}
+
+func appendString(b []byte, s string) []byte {
+	b = binary.AppendUvarint(b, uint64(len(s)))
+	return append(b, s...)
+}
+
+// readString reads a string appendString wrote; ok false when b ends
+// first.
+func readString(b []byte) (s string, rest []byte, ok bool) {
+	l, k := binary.Uvarint(b)
+	if k <= 0 || uint64(len(b)-k) < l {
+		return "", b, false
+	}
+	return string(b[k : k+int(l)]), b[k+int(l):], true
+}
+
+// packDocs packs documents for one stream entry's d field: per document
+// its URL, canonical URL, signature and aliases (newline-joined).
+func packDocs(es []DocEntry) string {
+	var b []byte
+	for _, e := range es {
+		b = appendString(b, e.URL)
+		b = appendString(b, e.Canonical)
+		b = appendString(b, string(e.Sig))
+		b = appendString(b, strings.Join(e.Aliases, "\n"))
+	}
+	return string(b)
+}
+
+// unpackDocs is packDocs' inverse.
+func unpackDocs(id, node, d string) ([]DocEntry, error) {
+	var out []DocEntry
+	b := []byte(d)
+	for len(b) > 0 {
+		var f [4]string
+		for i := range f {
+			var ok bool
+			if f[i], b, ok = readString(b); !ok {
+				return out, fmt.Errorf("entry %s: document %d truncated", id, len(out))
+			}
+		}
+		e := DocEntry{ID: id, Index: len(out), Node: node, URL: f[0], Canonical: f[1], Sig: []byte(f[2])}
+		if f[3] != "" {
+			e.Aliases = strings.Split(f[3], "\n")
+		}
+		out = append(out, e)
+	}
+	return out, nil
+}
+
+// docMessage decodes one stream entry of the log (fields n, d); an entry
+// that does not decode gives what decoded (the caller's replay fails on
+// a missing signature rather than skipping silently).
+func docMessage(id string, v map[string]any) []DocEntry {
+	node, _ := v["n"].(string)
+	d, _ := v["d"].(string)
+	out, err := unpackDocs(id, node, d)
+	if err != nil {
+		out = append(out, DocEntry{ID: id, Index: len(out), Node: node})
+	}
+	return out
+}
+
+// unpackSnap decodes the whole records at the start of b (a snapshot
+// chunk: per stream entry its ID, node and packed documents) and returns
+// them and the bytes they took.
+func unpackSnap(b []byte) ([]DocEntry, int, error) {
+	var out []DocEntry
+	used := 0
+	for len(b) > 0 {
+		id, r, ok1 := readString(b)
+		node, r, ok2 := readString(r)
+		d, r, ok3 := readString(r)
+		if !ok1 || !ok2 || !ok3 {
+			break
+		}
+		es, err := unpackDocs(id, node, d)
+		if err != nil {
+			return out, used, err
+		}
+		out = append(out, es...)
+		used += len(b) - len(r)
+		b = r
+	}
+	return out, used, nil
 }

@@ -1,151 +1,131 @@
 package cluster
 
 import (
-	"context"
-	"errors"
-	"fmt"
-	"math/rand/v2"
-	"time"
+	"strconv"
+	"sync"
 
+	"github.com/cespare/xxhash/v2"
 	"github.com/redis/go-redis/v9"
 )
 
-// SeenStore keeps seen-records (package seen's Store) in Redis, shared by
-// every node and client of the cluster: one Redis string per key
-// (PREFIX:seen:KEY), holding the record's value as package seen encodes
-// it, expiring through Redis's own expiry (SET … PX). It is safe for
-// concurrent use, across processes too: an update is a WATCH / GET /
-// MULTI SET EXEC transaction, tried again when another client changed
-// the key in between, so no concurrent update is lost.
-type SeenStore struct {
-	rdb    redis.UniversalClient
-	prefix string
-	owned  bool // rdb was opened by OpenSeenStore: Close closes it
+// The seen-state: which URLs the crawl has queued, exactly, at about 9
+// bytes of Redis per URL. A URL is a 64-bit fingerprint (xxhash64 of the
+// URL) kept as a member of a small Redis set, one of many buckets of its
+// partition; a bucket is picked by a second, independent 32-bit hash of
+// the URL. Sets of integers stay intset-encoded in Redis (8 bytes a
+// member, sorted, binary-searched) as long as they hold at most
+// set-max-intset-entries members (512 by default), so a bucket is sized
+// to hold about seenFill (300) of them when full.
+//
+// A partition's buckets come in levels, like a Bloom filter's
+// generations: level g has b0·2^g buckets, b0 sized from
+// Options.Capacity/Partitions; a URL is added to the newest level (the
+// partition's count of URLs queued says which) and looked up in the older
+// ones first. A partition that gets far more than its share (one big
+// site) adds a level each time its count doubles, so no bucket outgrows
+// its intset and an old one is never rewritten.
+//
+// Two URLs are confused only if they fall in the same partition, the
+// same bucket and have the same 64-bit fingerprint: for n URLs in one
+// partition about n²/2^(65+log2 buckets) expected confusions, 3·10^-9 at
+// 10^9 URLs in one partition with ~2^22 buckets (docs/cluster.md).
+//
+// Each node also keeps the fingerprints it has sent or learnt in a local
+// exact cache (localSeen): a URL reaches Redis at most once per node
+// while it stays in the cache, and most links on a page are repeats.
+
+// seenFill is the members a bucket holds when its level is full.
+const seenFill = 300
+
+// localSeenMax bounds the node-local cache (entries); when full it is
+// cleared, which costs only Redis lookups again, never a URL.
+const localSeenMax = 1 << 21
+
+// urlKeys returns url's fingerprint (the set member) and its bucket hash.
+func urlKeys(url string) (fp uint64, bucket uint32) {
+	fp = xxhash.Sum64String(url)
+	d := xxhash.NewWithSeed(0x9e3779b97f4a7c15)
+	d.WriteString(url)
+	return fp, uint32(d.Sum64())
 }
 
-// OpenSeenStore connects to the Redis at url (as Options.URL) and returns
-// its seen-records store under prefix ("": "bloomcrawl"). Close it.
-func OpenSeenStore(ctx context.Context, url, prefix string) (*SeenStore, error) {
-	rdb, err := ParseURL(url)
-	if err != nil {
-		return nil, err
-	}
-	if err := checkServer(ctx, rdb, url); err != nil {
-		rdb.Close()
-		return nil, err
-	}
-	s := NewSeenStore(rdb, prefix)
-	s.owned = true
-	return s, nil
+// localSeen is the node's exact cache of fingerprints (with their bucket
+// hashes: 96 bits compared) already offered to the cluster.
+type localSeen struct {
+	mu  sync.Mutex
+	m   map[uint64]uint32
+	max int
 }
 
-// Close closes the connection OpenSeenStore opened (a store of
-// NewSeenStore or Node.SeenStore leaves its client open).
-func (s *SeenStore) Close() error {
-	if s.owned {
-		return s.rdb.Close()
+// add reports whether (fp, b) is new to the cache, adding it.
+func (s *localSeen) add(fp uint64, b uint32) bool {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if v, ok := s.m[fp]; ok && v == b {
+		return false
 	}
-	return nil
+	if len(s.m) >= s.max {
+		clear(s.m)
+	}
+	s.m[fp] = b
+	return true
 }
 
-// NewSeenStore returns the seen-records store in rdb under prefix (""
-// for "bloomcrawl", the crawl's default Options.Prefix).
-func NewSeenStore(rdb redis.UniversalClient, prefix string) *SeenStore {
-	if prefix == "" {
-		prefix = "bloomcrawl"
+// forget removes fingerprints whose admission failed (they reach Redis
+// again next time).
+func (s *localSeen) forget(fps []uint64) {
+	s.mu.Lock()
+	for _, fp := range fps {
+		delete(s.m, fp)
 	}
-	return &SeenStore{rdb: rdb, prefix: prefix}
+	s.mu.Unlock()
 }
 
-// SeenStore returns the seen-records store on the node's Redis.
-func (n *Node) SeenStore() *SeenStore { return NewSeenStore(n.rdb, n.o.Prefix) }
-
-func (s *SeenStore) key(key string) string { return s.prefix + ":seen:" + key }
-
-// SeenRecord returns key's value and when it expires (the zero time:
-// never); a nil value and no error when there is none or it expired.
-// One round trip (GET and PTTL in one MULTI).
-func (s *SeenStore) SeenRecord(ctx context.Context, key string) ([]byte, time.Time, error) {
-	k := s.key(key)
-	var get *redis.StringCmd
-	var ttl *redis.DurationCmd
-	_, err := s.rdb.TxPipelined(ctx, func(p redis.Pipeliner) error {
-		get, ttl = p.Get(ctx, k), p.PTTL(ctx, k)
-		return nil
-	})
-	if errors.Is(err, redis.Nil) {
-		return nil, time.Time{}, nil
+// seenBuckets0 is b0, the buckets of a partition's first level: a power
+// of two holding Capacity/Partitions URLs at seenFill a bucket.
+func seenBuckets0(capacity uint64, partitions int) int {
+	want := capacity / uint64(partitions) / seenFill
+	b := 1
+	for uint64(b) < want && b < 1<<20 {
+		b <<= 1
 	}
-	if err != nil {
-		return nil, time.Time{}, fmt.Errorf("cluster: seen-record %s: %w", k, err)
-	}
-	val, err := get.Bytes()
-	if err != nil {
-		return nil, time.Time{}, fmt.Errorf("cluster: seen-record %s: %w", k, err)
-	}
-	var exp time.Time
-	if d := ttl.Val(); d > 0 {
-		exp = time.Now().Add(d)
-	}
-	return val, exp, nil
+	return b
 }
 
-// seenTries bounds the retries of an update that other clients keep
-// changing under it.
-const seenTries = 100
+// admitScript queues the URLs of one partition not yet seen, in one
+// atomic step: each URL's fingerprint is looked up in its bucket of every
+// older level (SISMEMBER) and added to its bucket of the newest (SADD);
+// one the SADD adds is new, appended to the partition's stream and
+// counted. Two nodes offering one URL queue it once.
+// KEYS: stream, added counter. ARGV: bucket key prefix
+// (PREFIX:{p:N}:s), b0, seenFill, then per URL: fingerprint (signed
+// decimal), bucket hash, url, depth, referrer. Returns the positions
+// (1-based, in ARGV order) of the URLs queued.
+var admitScript = redis.NewScript(`
+local prefix, b0, fill = ARGV[1], tonumber(ARGV[2]), tonumber(ARGV[3])
+local added = tonumber(redis.call('GET', KEYS[2]) or '0')
+local function cum(g) return b0 * fill * (2^(g+1) - 1) end
+local cur = 0
+while added >= cum(cur) do cur = cur + 1 end
+local fresh, out = 0, {}
+for i = 4, #ARGV, 5 do
+  local fp, bh = ARGV[i], tonumber(ARGV[i+1])
+  local seen = false
+  for g = 0, cur - 1 do
+    if redis.call('SISMEMBER', prefix .. g .. ':' .. (bh % (b0 * 2^g)), fp) == 1 then seen = true break end
+  end
+  if not seen and redis.call('SADD', prefix .. cur .. ':' .. (bh % (b0 * 2^cur)), fp) == 1 then
+    redis.call('XADD', KEYS[1], '*', 'u', ARGV[i+2], 'd', ARGV[i+3], 'r', ARGV[i+4])
+    fresh = fresh + 1
+    out[fresh] = (i - 4) / 5 + 1
+    added = added + 1
+    if added >= cum(cur) then cur = cur + 1 end
+  end
+end
+if fresh > 0 then redis.call('INCRBY', KEYS[2], fresh) end
+return out`)
 
-// UpdateSeenRecord replaces key's value atomically with fn(old) (old nil
-// when there is none), expiring ttl from now (ttl <= 0: never); a nil new
-// value deletes it. fn may be called more than once (another client
-// changed the key meanwhile) and must not keep old. An error from fn is
-// returned as is and nothing is written.
-func (s *SeenStore) UpdateSeenRecord(ctx context.Context, key string, ttl time.Duration, fn func(old []byte) ([]byte, error)) error {
-	k := s.key(key)
-	var fnErr error
-	update := func(tx *redis.Tx) error {
-		old, err := tx.Get(ctx, k).Bytes()
-		if errors.Is(err, redis.Nil) {
-			old, err = nil, nil
-		}
-		if err != nil {
-			return err
-		}
-		val, err := fn(old)
-		if err != nil {
-			fnErr = err
-			return err
-		}
-		_, err = tx.TxPipelined(ctx, func(p redis.Pipeliner) error {
-			switch {
-			case val == nil:
-				p.Del(ctx, k)
-			case ttl > 0:
-				p.Set(ctx, k, val, ttl)
-			default:
-				p.Set(ctx, k, val, 0)
-			}
-			return nil
-		})
-		return err
-	}
-	for try := 1; ; try++ {
-		err := s.rdb.Watch(ctx, update, k)
-		switch {
-		case err == nil:
-			return nil
-		case fnErr != nil:
-			return fnErr
-		case !errors.Is(err, redis.TxFailedErr):
-			return fmt.Errorf("cluster: seen-record %s: %w", k, err)
-		case try == seenTries:
-			return fmt.Errorf("cluster: seen-record %s: changed by other clients during %d tries", k, seenTries)
-		}
-		t := time.NewTimer(time.Duration(rand.Int64N(int64(time.Millisecond) << min(try, 6))))
-		select {
-		case <-ctx.Done():
-			t.Stop()
-			return ctx.Err()
-		case <-t.C:
-		}
-	}
+// admitArgs appends one URL's arguments for admitScript.
+func admitArgs(args []any, it Item, fp uint64, b uint32) []any {
+	return append(args, strconv.FormatInt(int64(fp), 10), b, it.URL, it.Depth, it.Referrer)
 }

@@ -185,6 +185,11 @@ func (c *Crawler) newRedisBackend() error {
 	q := newRedisQueue(o.Cluster, front, o.Store, c.log, s.Politeness.Concurrency, s.Scope.MaxDepth)
 	q.maxPages, q.maxPagesHost = s.Scope.MaxPages, s.Scope.MaxPagesPerHost
 	c.queue = q
+	// a page waits for the document log's verdict after its fetch: more
+	// workers than fetch slots keep politeness.concurrency requests in
+	// flight meanwhile
+	c.workers = clusterWorkers * s.Politeness.Concurrency
+	c.fetchSlots = make(chan struct{}, s.Politeness.Concurrency)
 	c.filter = &redisFilter{front: front, verify: s.Verify, audit: o.clusterAudit, node: o.Cluster}
 	c.docs = &redisDocs{cd: newClusterDedup(o.Cluster, o.Dedup, c.log), dd: o.Dedup, store: o.Store, log: c.log,
 		params: docParams(o.Dedup)}

@@ -18,8 +18,9 @@ import (
 type docLog interface {
 	Name() string
 	CheckDocParams(ctx context.Context, params string) error
-	LogDoc(ctx context.Context, after string, limit int, e cluster.DocEntry) (string, []cluster.DocEntry, error)
+	AppendDoc(ctx context.Context, e cluster.DocEntry) (cluster.DocRef, error)
 	ReadDocs(ctx context.Context, after string, limit int) ([]cluster.DocEntry, error)
+	DocsApplied(id string)
 }
 
 // clusterDedup is content dedup in cluster mode. Every page this node
@@ -31,8 +32,9 @@ type docLog interface {
 // on the pages in log order. The first of two near-duplicates in the log
 // is the document, stored by the node that fetched it; the other is its
 // duplicate wherever it was fetched (first seen wins, atomically: the log
-// is one Redis stream and an append is atomic). A page costs one round
-// trip (the append returns the entries since this node's last).
+// is one Redis stream and an append is atomic). The appends of the
+// node's workers go to Redis together in the node's group commit, which
+// reads the log on in the same round trip; the replay is serialized.
 //
 // The deduper must be fed by nothing else (no restore from the local
 // store, no API Check): a decision outside the log would make this node's
@@ -45,11 +47,20 @@ type clusterDedup struct {
 	warn  *slog.Logger // a warning per malformed entry skipped
 	bad   atomic.Int64 // malformed log entries skipped (badEntry)
 
-	mu    sync.Mutex        // serializes the appends and replays of this node
+	mu    sync.Mutex        // serializes the replays of this node
 	last  string            // the last log entry replayed
 	owner map[uint64]uint16 // docId → the node that stored it (an index in names)
 	names []string          // the nodes' names
 	index map[string]uint16 // name → index in names
+
+	// verdicts of this node's pages replayed by another of its pages'
+	// check (one round logs several), until their own check takes them
+	decided map[cluster.DocRef]verdictNode
+}
+
+type verdictNode struct {
+	v    contentdedup.Verdict
+	node string
 }
 
 // docBatch is the most document log entries a node reads in one reply
@@ -62,7 +73,8 @@ func newClusterDedup(log docLog, dd deduper, logger *slog.Logger) *clusterDedup 
 	if logger == nil {
 		logger = slog.New(slog.DiscardHandler)
 	}
-	return &clusterDedup{log: log, dd: dd, node: log.Name(), batch: docBatch, warn: logger, owner: map[uint64]uint16{}, index: map[string]uint16{}}
+	return &clusterDedup{log: log, dd: dd, node: log.Name(), batch: docBatch, warn: logger, owner: map[uint64]uint16{}, index: map[string]uint16{},
+		decided: map[cluster.DocRef]verdictNode{}}
 }
 
 // start checks that every node decides by the same rules and replays the
@@ -86,10 +98,22 @@ func (cd *clusterDedup) start(ctx context.Context, params string) (int, error) {
 			cd.last = e.ID
 		}
 		n += len(batch)
-		if len(batch) < cd.batch {
+		if len(batch) == 0 || entries(batch) < cd.batch {
+			cd.log.DocsApplied(cd.last)
 			return n, nil
 		}
 	}
+}
+
+// entries counts the stream entries documents came in.
+func entries(es []cluster.DocEntry) int {
+	k := 0
+	for i, e := range es {
+		if i == 0 || e.ID != es[i-1].ID {
+			k++
+		}
+	}
+	return k
 }
 
 // check decides the page (url, its declared canonical, its signature and
@@ -99,45 +123,60 @@ func (cd *clusterDedup) start(ctx context.Context, params string) (int, error) {
 // for a new document).
 func (cd *clusterDedup) check(ctx context.Context, url, canonical string, sig contentdedup.Signature, sim similar.Entry, aliases []string) (contentdedup.Verdict, string, error) {
 	b, _ := sig.MarshalBinary()
-	cd.mu.Lock()
-	defer cd.mu.Unlock()
-	id, entries, err := cd.log.LogDoc(ctx, cd.last, cd.batch, cluster.DocEntry{Node: cd.node, URL: url, Canonical: canonical, Sig: b, Aliases: aliases})
+	ref, err := cd.log.AppendDoc(ctx, cluster.DocEntry{URL: url, Canonical: canonical, Sig: b, Aliases: aliases})
 	if err != nil {
 		return contentdedup.Verdict{}, "", err
 	}
-	// replay the log up to this page's entry, in pieces of at most
-	// cd.batch entries (the later pieces may run past it: they are
-	// replayed too, in order)
-	var v contentdedup.Verdict
-	node := ""
-	for found := false; !found; {
-		if len(entries) == 0 {
-			return contentdedup.Verdict{}, "", fmt.Errorf("crawler: document log: entry %s (%s) not found after %s", id, url, cd.last)
+	cd.mu.Lock()
+	defer cd.mu.Unlock()
+	if d, ok := cd.decided[ref]; ok {
+		delete(cd.decided, ref)
+		if !d.v.Duplicate {
+			d.v.Similar = sim // what CheckSig returns with a new document's own entry
 		}
+		return d.v, d.node, nil
+	}
+	// replay the log up to this page's entry, in pieces of at most
+	// cd.batch stream entries; the verdicts of this node's other pages
+	// met on the way are kept for their callers (their similarity
+	// entries are theirs: the deduper indexes a page's sketch either
+	// way)
+	for {
+		entries, err := cd.log.ReadDocs(ctx, cd.last, cd.batch)
+		if err != nil {
+			return contentdedup.Verdict{}, "", err
+		}
+		if len(entries) == 0 {
+			return contentdedup.Verdict{}, "", fmt.Errorf("crawler: document log: entry %s/%d (%s) not found after %s", ref.ID, ref.Index, url, cd.last)
+		}
+		var v contentdedup.Verdict
+		node, found := "", false
 		for _, e := range entries {
 			s := similar.Entry{}
-			if e.ID == id {
+			if ref.Is(e) {
 				s = sim
 			}
 			ev, err := cd.apply(e, s)
-			if e.ID == id && err != nil || cd.skip(err) != nil {
+			if ref.Is(e) && err != nil || cd.skip(err) != nil {
 				return contentdedup.Verdict{}, "", err
 			}
 			cd.last = e.ID
-			if e.ID == id {
-				v, found = ev, true
-				if i, ok := cd.owner[v.DocID]; ok {
-					node = cd.names[i]
-				}
+			owner := ""
+			if i, ok := cd.owner[ev.DocID]; ok {
+				owner = cd.names[i]
+			}
+			switch {
+			case ref.Is(e):
+				v, node, found = ev, owner, true
+			case e.Node == cd.node:
+				cd.decided[cluster.DocRef{ID: e.ID, Index: e.Index}] = verdictNode{ev, owner}
 			}
 		}
-		if !found {
-			if entries, err = cd.log.ReadDocs(ctx, cd.last, cd.batch); err != nil {
-				return contentdedup.Verdict{}, "", err
-			}
+		cd.log.DocsApplied(cd.last)
+		if found {
+			return v, node, nil
 		}
 	}
-	return v, node, nil
 }
 
 // apply replays one log entry: the deduper's verdict on it, its aliases

@@ -262,12 +262,6 @@ type pieceLog struct {
 	most int
 }
 
-func (p *pieceLog) LogDoc(ctx context.Context, after string, limit int, e cluster.DocEntry) (string, []cluster.DocEntry, error) {
-	id, es, err := p.docLog.LogDoc(ctx, after, limit, e)
-	p.most = max(p.most, len(es))
-	return id, es, err
-}
-
 func (p *pieceLog) ReadDocs(ctx context.Context, after string, limit int) ([]cluster.DocEntry, error) {
 	es, err := p.docLog.ReadDocs(ctx, after, limit)
 	p.most = max(p.most, len(es))

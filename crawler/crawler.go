@@ -177,6 +177,12 @@ type Crawler struct {
 	col      *colly.Collector
 	types    []string
 	jobs     sync.Map // request URL → *job, for the redirect handler
+	// fetchSlots, when set, bounds the fetches in flight to
+	// politeness.concurrency while more workers run (workers): a
+	// cluster node's workers also wait for the document log
+	// (newRedisBackend).
+	fetchSlots chan struct{}
+	workers    int
 	// parseMem bounds the bytes of HTML being parsed at once (parseBudget).
 	parseMem    *semaphore.Weighted
 	parseBudget int64
@@ -832,7 +838,7 @@ func (c *Crawler) Run(ctx context.Context) (Stats, error) {
 	})
 	defer stopOnError()
 	g.Go(func() error { return c.queue.run(crawlCtx) })
-	for range c.settings.Politeness.Concurrency {
+	for range max(c.workers, c.settings.Politeness.Concurrency) {
 		g.Go(func() error { return c.work(crawlCtx, fetchCtx) })
 	}
 	if c.refresh != nil {

@@ -155,7 +155,17 @@ func (c *Crawler) process(ctx, fetchCtx context.Context, e frontier.Entry) error
 			return fmt.Errorf("crawler: refresh %s: %w", e.URL, err)
 		}
 	}
+	if c.fetchSlots != nil {
+		select {
+		case c.fetchSlots <- struct{}{}:
+		case <-ctx.Done():
+			return nil // left queued
+		}
+	}
 	j := c.fetch(ctx, fetchCtx, e, prev)
+	if c.fetchSlots != nil {
+		<-c.fetchSlots
+	}
 	if j.abandoned || fetchCtx.Err() != nil && j.err != nil {
 		// Aborted at shutdown, or a retry given up because the crawl is
 		// stopping: leave it queued for the next run.

@@ -20,13 +20,15 @@ import (
 // mode (Options.Cluster).
 type clusterState interface {
 	Admit(ctx context.Context, items []cluster.Item) (int, error)
+	AdmitAsync(items []cluster.Item) *cluster.Pending
 	Take(ctx context.Context, limit int) ([]cluster.Task, error)
+	AckAfter(dep *cluster.Pending, t cluster.Task, sent func())
 	Ack(ctx context.Context, t cluster.Task) error
 	Release(t cluster.Task)
 	Finished(ctx context.Context) (bool, error)
 	Held() []int
-	// FalsePositives counts the false positives of the cluster's Bloom
-	// URL filter this node caught (and queued) with dedup.verify.
+	// FalsePositives is 0: the cluster's seen-state is exact (reported
+	// with dedup.verify as on one node).
 	FalsePositives() uint64
 	State() cluster.LeaseState
 	Report(func() cluster.Counters)
@@ -48,6 +50,11 @@ type clusterState interface {
 // cluster-wide, so the local frontier admits whatever it is given
 // (admitAll). The document decisions go through the cluster's document
 // log (clusterDedup).
+
+// clusterWorkers is a cluster node's workers per fetch slot
+// (politeness.concurrency): the others decide, store and wait for the
+// document log while concurrency fetches are in flight.
+const clusterWorkers = 4
 
 // admitAll is the local frontier's URL filter in cluster mode.
 type admitAll struct{}
@@ -72,12 +79,14 @@ type redisQueue struct {
 	// are not yet finished
 	tasks     sync.Map
 	taskCount atomic.Int64
+	wake      chan struct{} // a task finished: the feeder may have room
 }
 
 // newRedisQueue holds front open (Frontier.Hold) until run sees the
 // cluster finished.
 func newRedisQueue(node clusterState, front *frontier.Frontier, store pageStore, log *slog.Logger, concurrency, maxDepth int) *redisQueue {
-	return &redisQueue{node: node, front: front, store: store, log: log, concurrency: concurrency, maxDepth: maxDepth, release: front.Hold()}
+	return &redisQueue{node: node, front: front, store: store, log: log, concurrency: concurrency, maxDepth: maxDepth, release: front.Hold(),
+		wake: make(chan struct{}, 1)}
 }
 
 func (q *redisQueue) next(ctx context.Context) (frontier.Entry, error) { return q.front.Next(ctx) }
@@ -112,7 +121,9 @@ func (q *redisQueue) enqueue(ctx context.Context, cands []frontier.Candidate) (i
 }
 
 // run moves entries from the cluster into the local frontier, at most
-// 2×concurrency not yet done at a time, until the cluster is finished
+// 2 × clusterWorkers × concurrency not yet done at a time (taken when at
+// least half of that is free, so that a read brings several), until the
+// cluster is finished
 // (then it releases the frontier's hold, and the workers end when the
 // local queue is empty) or ctx ends. When the cluster has nothing for this
 // node it polls again after a wait that doubles from 20 ms to 320 ms, and
@@ -120,13 +131,13 @@ func (q *redisQueue) enqueue(ctx context.Context, cands []frontier.Candidate) (i
 // costs Redis a few round trips a second.
 func (q *redisQueue) run(ctx context.Context) error {
 	defer q.release()
-	limit := 2 * q.concurrency
+	limit := 2 * clusterWorkers * q.concurrency
 	const minIdle, maxIdle = 20 * time.Millisecond, 320 * time.Millisecond
 	idle := minIdle
 	var askedDone time.Time
 	for ctx.Err() == nil {
 		out := int(q.taskCount.Load())
-		if room := limit - out; room > 0 {
+		if room := limit - out; room >= (limit+1)/2 {
 			tasks, err := q.node.Take(ctx, room)
 			if err != nil {
 				if ctx.Err() != nil {
@@ -155,15 +166,21 @@ func (q *redisQueue) run(ctx context.Context) error {
 				}
 			}
 		} else {
-			idle = minIdle // busy: look again soon
+			idle = minIdle // busy: look again when half is done (wake)
 		}
 		t := time.NewTimer(idle)
 		select {
 		case <-ctx.Done():
 		case <-t.C:
+			if q.taskCount.Load() == 0 {
+				// idle here: back off; while pages are in flight their
+				// links arrive soon (the group commit sends them
+				// within 20 ms)
+				idle = min(2*idle, maxIdle)
+			}
+		case <-q.wake:
 		}
 		t.Stop()
-		idle = min(2*idle, maxIdle)
 	}
 	return nil
 }
@@ -211,14 +228,27 @@ func (q *redisQueue) finish(e frontier.Entry) {
 	q.front.Done(e)
 	if v, ok := q.tasks.LoadAndDelete(e.Seq); ok {
 		q.node.Release(v.(cluster.Task))
-		q.taskCount.Add(-1)
+		q.done()
 	}
 }
 
-// commit: the page's links go to the cluster (tested against the
-// cluster-wide URL filter and queued in one step, before the local
-// commit: a crash in between re-fetches the page and finds them seen),
-// then the page is committed locally, then its entry is acked.
+// done counts a task finished and wakes the feeder when half the room
+// is free.
+func (q *redisQueue) done() {
+	if int(q.taskCount.Add(-1)) <= clusterWorkers*q.concurrency {
+		select {
+		case q.wake <- struct{}{}:
+		default:
+		}
+	}
+}
+
+// commit: the page's links go to the cluster's group commit (tested
+// against the cluster-wide seen-state and queued in one step), the page
+// is committed locally, and its entry's ack is queued to follow the
+// links' admission (AckAfter): the worker waits for neither. A crash
+// before the ack leaves the entry pending: the page is fetched again and
+// its links found seen.
 func (q *redisQueue) commit(ctx context.Context, e frontier.Entry, cm storage.Commit, links []frontier.Candidate) (int64, error) {
 	var items []cluster.Item
 	for _, l := range links {
@@ -228,27 +258,26 @@ func (q *redisQueue) commit(ctx context.Context, e frontier.Entry, cm storage.Co
 		items = append(items, cluster.Item{URL: l.URL, Depth: l.Depth, Referrer: clusterReferrer(l)})
 		cm.Trace = append(cm.Trace, l.URL)
 	}
-	if _, err := q.node.Admit(ctx, items); err != nil {
-		return 0, fmt.Errorf("crawler: links of %s: %w", e.URL, err)
-	}
+	admitted := q.node.AdmitAsync(items)
 	if own, err := q.confirmed(ctx, e); !own {
 		return 0, err
 	}
 	if err := commitPage(ctx, q.store, q.log, cm); err != nil {
 		return 0, fmt.Errorf("crawler: store %s: %w", e.URL, err)
 	}
-	if v, ok := q.tasks.Load(e.Seq); ok {
-		if err := q.node.Ack(ctx, v.(cluster.Task)); err != nil {
-			return 0, fmt.Errorf("crawler: %w", err)
-		}
+	if v, ok := q.tasks.LoadAndDelete(e.Seq); ok {
+		// the task counts against the feeder's room until its ack is
+		// sent: what a node killed -9 leaves to fetch again is bounded
+		// by that room
+		q.node.AckAfter(admitted, v.(cluster.Task), q.done)
 	}
 	return 0, nil
 }
 
-// redisFilter is the URL filter of a cluster node: the cluster's Bloom bits,
-// tested by Admit (the local frontier admits all: admitAll); with
-// dedup.verify the cluster confirms their "seen" answers exactly and
-// counts the false positives.
+// redisFilter is the URL filter of a cluster node: the cluster's exact
+// seen-state, tested by Admit (the local frontier admits all: admitAll);
+// with dedup.verify its false positives (none) are reported as on one
+// node.
 type redisFilter struct {
 	front  *frontier.Frontier
 	verify bool

@@ -252,10 +252,23 @@ func crossNodeDuplicates(t *testing.T, url string, addrs []string) {
 		t.Fatal(err)
 	}
 	defer rdb.Close()
-	mem, err := rdb.MemoryUsage(context.Background(), "bloomcrawl:{docs}:log", 0).Result()
+	// the log's tail and its snapshot's chunks (bloomcrawl:{docs}:snap:K)
+	ctx := context.Background()
+	mem, err := rdb.MemoryUsage(ctx, "bloomcrawl:{docs}:log", 0).Result()
 	if err != nil {
 		t.Fatal(err)
 	}
-	entries, _ := rdb.XLen(context.Background(), "bloomcrawl:{docs}:log").Result()
-	t.Logf("document log: %d entries, %d bytes in Redis (MEMORY USAGE): %.0f bytes per page judged", entries, mem, float64(mem)/float64(entries))
+	entries, _ := rdb.XLen(ctx, "bloomcrawl:{docs}:log").Result()
+	chunks, _ := rdb.Get(ctx, "bloomcrawl:{docs}:snap").Int()
+	var snap int64
+	for k := range chunks {
+		b, _ := rdb.MemoryUsage(ctx, fmt.Sprintf("bloomcrawl:{docs}:snap:%d", k), 0).Result()
+		snap += b
+	}
+	judged := 0
+	for _, s := range stores {
+		judged += len(storeURLs(t, s))
+	}
+	t.Logf("document log: %d entries left, %d bytes, snapshot %d bytes in %d chunks (MEMORY USAGE): %.0f bytes per URL the stores recorded (%d)",
+		entries, mem, snap, chunks, float64(mem+snap)/float64(judged), judged)
 }

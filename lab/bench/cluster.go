@@ -86,14 +86,17 @@ type ClusterRow struct {
 	Commands   float64 `json:"redis_commands_per_page"`
 	BytesIn    float64 `json:"redis_bytes_in_per_page"`
 	BytesOut   float64 `json:"redis_bytes_out_per_page"`
-	// URLs are the URLs queued cluster-wide; BloomPerURL the bytes of the
-	// partitions' Bloom strings (MEMORY USAGE) per URL, ExactPerURL those
-	// of the exact URL sets that confirm "seen" answers (dedup.verify; 0
-	// when off); UsedMemory Redis's used_memory at the end (all servers).
-	URLs        int64   `json:"urls"`
-	BloomPerURL float64 `json:"bloom_bytes_per_url"`
-	ExactPerURL float64 `json:"exact_set_bytes_per_url"`
-	UsedMemory  int64   `json:"redis_used_memory"`
+	// URLs are the URLs queued cluster-wide; SeenPerURL the bytes
+	// (MEMORY USAGE) of the keys of the seen-state (partition keys of
+	// kinds "bloom", "urls" and "s…") per URL; DocLogPerPage those of the
+	// document log's keys ({docs}) per page; UsedMemory Redis's
+	// used_memory at the end (all servers) and MemPerURL used_memory
+	// after the crawl minus before, per URL.
+	URLs          int64   `json:"urls"`
+	SeenPerURL    float64 `json:"seen_bytes_per_url"`
+	DocLogPerPage float64 `json:"doc_log_bytes_per_page"`
+	UsedMemory    int64   `json:"redis_used_memory"`
+	MemPerURL     float64 `json:"redis_memory_bytes_per_url"`
 }
 
 // Cluster crawls one generated multi-host site with 1, 2, 3 … nodes on
@@ -432,6 +435,7 @@ func (cr *clusterRun) redisCosts(ctx context.Context, before map[string]float64,
 	row.BytesOut = d("total_net_output_bytes") / pages
 	row.RedisCPUms = (d("used_cpu_user") + d("used_cpu_sys")) * 1000 / pages
 	row.UsedMemory = int64(after["used_memory"])
+	usedDelta := d("used_memory")
 
 	rep, err := cluster.Inspect(ctx, cr.url, "")
 	if err != nil {
@@ -443,37 +447,70 @@ func (cr *clusterRun) redisCosts(ctx context.Context, before map[string]float64,
 	}
 	row.RoundTrips = float64(trips) / pages
 	row.URLs = rep.URLs
-	rdb, err := cluster.ParseURL(cr.url)
+	seen, docs, err := keyMemory(ctx, cr.addrs)
 	if err != nil {
 		return err
 	}
-	defer rdb.Close()
-	var bloom, exact int64
-	for p := range rep.Partitions {
-		for kind, sum := range map[string]*int64{"bloom": &bloom, "urls": &exact} {
-			b, err := rdb.MemoryUsage(ctx, fmt.Sprintf("bloomcrawl:{p:%d}:%s", p, kind), 0).Result()
-			if err != nil && !errors.Is(err, redis.Nil) {
-				return fmt.Errorf("MEMORY USAGE: %w", err)
+	if row.URLs > 0 {
+		row.SeenPerURL = float64(seen) / float64(row.URLs)
+		row.MemPerURL = usedDelta / float64(row.URLs)
+	}
+	row.DocLogPerPage = float64(docs) / pages
+	return nil
+}
+
+// keyMemory sums MEMORY USAGE over every key of the servers: the seen-
+// state's (partition keys PREFIX:{p:N}:KIND… of kind bloom, urls or s…)
+// and the document log's (keys with {docs}).
+func keyMemory(ctx context.Context, addrs []string) (seen, docs int64, err error) {
+
+	for _, a := range addrs {
+		c := redis.NewClient(&redis.Options{Addr: a})
+		var keys []string
+		it := c.Scan(ctx, 0, "*", 1000).Iterator()
+		for it.Next(ctx) {
+			keys = append(keys, it.Val())
+		}
+		if err := it.Err(); err != nil {
+			c.Close()
+			return 0, 0, fmt.Errorf("SCAN %s: %w", a, err)
+		}
+		pipe := c.Pipeline()
+		cmds := make([]*redis.IntCmd, len(keys))
+		for i, k := range keys {
+			cmds[i] = pipe.MemoryUsage(ctx, k, 0)
+		}
+		if _, err := pipe.Exec(ctx); err != nil && !errors.Is(err, redis.Nil) {
+			c.Close()
+			return 0, 0, fmt.Errorf("MEMORY USAGE on %s: %w", a, err)
+		}
+		c.Close()
+		for i, k := range keys {
+			b := cmds[i].Val()
+			if strings.Contains(k, "{docs}") {
+				docs += b
+				continue
 			}
-			*sum += b
+			if _, rest, ok := strings.Cut(k, "}:"); ok {
+				kind, _, _ := strings.Cut(rest, ":")
+				if kind == "bloom" || kind == "urls" || strings.HasPrefix(kind, "s") && kind != "snap" {
+					seen += b
+				}
+			}
 		}
 	}
-	if row.URLs > 0 {
-		row.BloomPerURL = float64(bloom) / float64(row.URLs)
-		row.ExactPerURL = float64(exact) / float64(row.URLs)
-	}
-	return nil
+	return seen, docs, nil
 }
 
 // WriteClusterTable prints the runs, then per node count the medians over
 // the runs.
 func WriteClusterTable(w io.Writer, rows []ClusterRow) {
 	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', tabwriter.AlignRight)
-	fmt.Fprintln(tw, "nodes\trun\tpages\ttwice\tseconds\tpages/s\t/node\tnode CPU ms/page\tRedis CPU ms/page\tround trips/page\tRedis cmds/page\tB in/page\tB out/page\turls\tBloom B/url\texact B/url\t")
+	fmt.Fprintln(tw, "nodes\trun\tpages\ttwice\tseconds\tpages/s\t/node\tnode CPU ms/page\tRedis CPU ms/page\tround trips/page\tRedis cmds/page\tB in/page\tB out/page\turls\tseen B/url\tRedis mem B/url\tdoc log B/page\t")
 	line := func(r ClusterRow, run string) {
-		fmt.Fprintf(tw, "%d\t%s\t%d/%d\t%d\t%.1f\t%.0f\t%.0f\t%.2f\t%.3f\t%.2f\t%.1f\t%.0f\t%.0f\t%d\t%.2f\t%.1f\t\n",
+		fmt.Fprintf(tw, "%d\t%s\t%d/%d\t%d\t%.1f\t%.0f\t%.0f\t%.3f\t%.4f\t%.2f\t%.1f\t%.0f\t%.0f\t%d\t%.1f\t%.1f\t%.1f\t\n",
 			r.Nodes, run, r.Pages, r.SitePages, r.Twice, r.Seconds, r.PagesPerSec, r.PerNodePagesPerSec, r.NodeCPUms,
-			r.RedisCPUms, r.RoundTrips, r.Commands, r.BytesIn, r.BytesOut, r.URLs, r.BloomPerURL, r.ExactPerURL)
+			r.RedisCPUms, r.RoundTrips, r.Commands, r.BytesIn, r.BytesOut, r.URLs, r.SeenPerURL, r.MemPerURL, r.DocLogPerPage)
 	}
 	for _, r := range rows {
 		line(r, strconv.Itoa(r.Run))
@@ -494,6 +531,36 @@ func WriteClusterTable(w io.Writer, rows []ClusterRow) {
 		line(MedianClusterRow(sel), "median")
 	}
 	tw.Flush()
+	writeRatios(w, rows, counts)
+}
+
+// writeRatios prints, per node count, the median per-node pages/s and
+// node CPU per page over the plain crawl's (node count 0), when both
+// were measured.
+func writeRatios(w io.Writer, rows []ClusterRow, counts []int) {
+	median := func(n int) (ClusterRow, bool) {
+		var sel []ClusterRow
+		for _, r := range rows {
+			if r.Nodes == n {
+				sel = append(sel, r)
+			}
+		}
+		if len(sel) == 0 {
+			return ClusterRow{}, false
+		}
+		return MedianClusterRow(sel), true
+	}
+	plain, ok := median(0)
+	if !ok || plain.PagesPerSec == 0 || plain.NodeCPUms == 0 {
+		return
+	}
+	fmt.Fprintln(w, "\nagainst the plain crawl (medians): pages/s per node, node CPU per page")
+	for _, n := range counts {
+		if m, _ := median(n); n > 0 {
+			fmt.Fprintf(w, "  %d nodes: %.2fx pages/s per node (%.2fx in all), %.2fx CPU per page\n",
+				n, m.PerNodePagesPerSec/plain.PagesPerSec, m.PagesPerSec/plain.PagesPerSec, m.NodeCPUms/plain.NodeCPUms)
+		}
+	}
 }
 
 // MedianClusterRow is the row of each field's median over rows (of one
@@ -524,8 +591,9 @@ func MedianClusterRow(rows []ClusterRow) ClusterRow {
 	r.BytesIn = med(func(r ClusterRow) float64 { return r.BytesIn })
 	r.BytesOut = med(func(r ClusterRow) float64 { return r.BytesOut })
 	r.URLs = int64(med(func(r ClusterRow) float64 { return float64(r.URLs) }))
-	r.BloomPerURL = med(func(r ClusterRow) float64 { return r.BloomPerURL })
-	r.ExactPerURL = med(func(r ClusterRow) float64 { return r.ExactPerURL })
+	r.SeenPerURL = med(func(r ClusterRow) float64 { return r.SeenPerURL })
+	r.DocLogPerPage = med(func(r ClusterRow) float64 { return r.DocLogPerPage })
+	r.MemPerURL = med(func(r ClusterRow) float64 { return r.MemPerURL })
 	r.UsedMemory = int64(med(func(r ClusterRow) float64 { return float64(r.UsedMemory) }))
 	return r
 }
