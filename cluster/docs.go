@@ -477,14 +477,16 @@ func unpackDocs(id, node, d string) ([]DocEntry, error) {
 	return out, nil
 }
 
-// docMessage decodes one stream entry of the log (fields n, d); an entry
-// that does not decode gives what decoded (the caller's replay fails on
-// a missing signature rather than skipping silently).
+// docMessage decodes one stream entry of the log (fields n, d). An entry
+// that does not decode (no documents, a document cut short: written by
+// something other than a node) gives what decoded and then an entry with
+// no URL, which the replay counts and logs as malformed, never silently
+// dropped.
 func docMessage(id string, v map[string]any) []DocEntry {
 	node, _ := v["n"].(string)
 	d, _ := v["d"].(string)
 	out, err := unpackDocs(id, node, d)
-	if err != nil {
+	if err != nil || len(out) == 0 {
 		out = append(out, DocEntry{ID: id, Index: len(out), Node: node})
 	}
 	return out
@@ -512,4 +514,26 @@ func unpackSnap(b []byte) ([]DocEntry, int, error) {
 		b = r
 	}
 	return out, used, nil
+}
+
+// ReadDocLog returns every document of the document log of the crawl
+// under prefix, in log order (the snapshot, then the stream), read through
+// rdb without joining the cluster: for inspection and tests. At most
+// maxDocs documents are returned (the rest are left unread).
+func ReadDocLog(ctx context.Context, rdb redis.UniversalClient, prefix string, maxDocs int) ([]DocEntry, error) {
+	n := &Node{o: Options{Prefix: prefix}, rdb: rdb}
+	var out []DocEntry
+	after := ""
+	for len(out) < maxDocs {
+		es, err := n.ReadDocs(ctx, after, 1000)
+		if err != nil {
+			return out, err
+		}
+		if len(es) == 0 {
+			break
+		}
+		out = append(out, es...)
+		after = es[len(es)-1].ID
+	}
+	return out, nil
 }

@@ -56,7 +56,7 @@ func TestClusterSkipsBadDocEntries(t *testing.T) {
 	}
 	bad := []map[string]any{
 		{"n": "intruder", "u": "http://bad.example/1", "c": "", "s": "not a signature", "a": ""},
-		{"n": "intruder", "s": "x"},
+		{"n": "intruder", "d": "\x7fcut short"}, // packed documents, truncated
 		{"u": "http://bad.example/3", "s": ""},
 	}
 	var ids []string

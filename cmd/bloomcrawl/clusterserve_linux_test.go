@@ -7,6 +7,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"github.com/bloomcrawl/bloomcrawl/cluster"
 	"io"
 	"net"
 	"net/http"
@@ -176,14 +177,13 @@ func TestClusterDocIDThroughLog(t *testing.T) {
 	}
 	rdb := redis.NewClient(&redis.Options{Addr: addr})
 	defer rdb.Close()
-	msgs, err := rdb.XRange(context.Background(), "bloomcrawl:{docs}:log", "-", "+").Result()
+	docs, err := cluster.ReadDocLog(context.Background(), rdb, "bloomcrawl", 1000)
 	if err != nil {
 		t.Fatal(err)
 	}
 	logged := map[string]int{}
-	for _, m := range msgs {
-		u, _ := m.Values["u"].(string)
-		logged[u]++
+	for _, d := range docs {
+		logged[d.URL]++
 	}
 	if logged["http://news.example/a"] != 2 || logged["http://copy.example/a"] != 1 {
 		t.Errorf("document log: %v; want the submissions in it", logged)
