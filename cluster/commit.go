@@ -316,7 +316,9 @@ func (n *Node) round(force bool) bool {
 // send sends one round's pipeline and gives each request its outcome.
 func (n *Node) send(admits []*admitReq, acks []ackReq, docs []*docReq) bool {
 	c := &n.c
-	ctx, cancel := context.WithTimeout(context.Background(), n.o.LeaseTTL)
+	// a round waits out a Redis outage of up to RedisWait (the client's
+	// retries) before it fails
+	ctx, cancel := context.WithTimeout(context.Background(), n.o.RedisWait+n.o.LeaseTTL)
 	defer cancel()
 	pipe := n.rdb.Pipeline()
 

@@ -2,7 +2,6 @@ package cluster
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"strings"
 
@@ -98,31 +97,4 @@ func (n *Node) TakeBudget(ctx context.Context, tasks []Task, maxTotal, maxPerHos
 		}
 	}
 	return ok, nil
-}
-
-// ClusterFalsePositives sums every partition's false-positive counter
-// (PREFIX:{p:N}:fp): the URLs the crawl's Bloom bits called seen that the
-// exact sets of Options.Verify did not hold, caught (and queued) by every
-// node so far. 0 without Verify. One pipelined round trip.
-func (n *Node) ClusterFalsePositives(ctx context.Context) (uint64, error) {
-	pipe := n.rdb.Pipeline()
-	cmds := make([]*redis.StringCmd, n.o.Partitions)
-	for p := range cmds {
-		cmds[p] = pipe.Get(ctx, n.key(p, "fp"))
-	}
-	if _, err := pipe.Exec(ctx); err != nil && !errors.Is(err, redis.Nil) {
-		return 0, fmt.Errorf("cluster: false-positive counters: %w", err)
-	}
-	var sum uint64
-	for p, c := range cmds {
-		v, err := c.Uint64()
-		if errors.Is(err, redis.Nil) {
-			continue
-		}
-		if err != nil {
-			return 0, fmt.Errorf("cluster: %s: %w", n.key(p, "fp"), err)
-		}
-		sum += v
-	}
-	return sum, nil
 }

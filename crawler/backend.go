@@ -190,7 +190,7 @@ func (c *Crawler) newRedisBackend() error {
 	// flight meanwhile
 	c.workers = clusterWorkers * s.Politeness.Concurrency
 	c.fetchSlots = make(chan struct{}, s.Politeness.Concurrency)
-	c.filter = &redisFilter{front: front, verify: s.Verify, audit: o.clusterAudit, node: o.Cluster}
+	c.filter = &redisFilter{front: front, verify: s.Verify, node: o.Cluster}
 	c.docs = &redisDocs{cd: newClusterDedup(o.Cluster, o.Dedup, c.log), dd: o.Dedup, store: o.Store, log: c.log,
 		params: docParams(o.Dedup)}
 	return nil

@@ -44,8 +44,9 @@ func CheckCluster(cfg *configs.Config) error {
 	return nil
 }
 
-// ErrClusterAudit refuses --audit in cluster mode without dedup.verify.
-var ErrClusterAudit = errors.New("--audit in cluster mode counts the false positives the cluster's exact URL sets catch: it needs dedup.verify: true (the default)")
+// ErrClusterAudit refuses --audit in cluster mode: there is no URL
+// filter to audit.
+var ErrClusterAudit = errors.New("--audit: a cluster's seen-state is exact (64-bit URL fingerprints, not a Bloom filter), so there is no URL filter to audit (docs/cluster.md)")
 
 // NewOptions returns o completed from cfg: Settings from NewSettings,
 // and the components cfg describes that o leaves nil: Dedup (NewDeduper)
@@ -62,10 +63,9 @@ func NewOptions(cfg *configs.Config, o Options, audit bool) (Options, error) {
 		if err := CheckCluster(cfg); err != nil {
 			return o, fmt.Errorf("crawler: %w", err)
 		}
-		if audit && !cfg.Dedup.Verify {
+		if audit {
 			return o, fmt.Errorf("crawler: %w", ErrClusterAudit)
 		}
-		o.clusterAudit = audit
 	} else if o.URLFilter == nil {
 		f, err := NewURLFilter(cfg.Dedup)
 		if err != nil {

@@ -95,10 +95,8 @@ func TestNewOptions(t *testing.T) {
 	if _, err := NewOptions(&continuous, Options{Cluster: node}, false); err == nil || !strings.Contains(err.Error(), "recrawl.continuous") {
 		t.Errorf("cluster node with recrawl.continuous: err = %v, want one naming it", err)
 	}
-	unverified := *cfg
-	unverified.Dedup.Verify = false
-	if _, err := NewOptions(&unverified, Options{Cluster: node}, true); !errors.Is(err, ErrClusterAudit) {
-		t.Errorf("cluster node with --audit and no dedup.verify: err = %v, want ErrClusterAudit", err)
+	if _, err := NewOptions(cfg, Options{Cluster: node}, true); !errors.Is(err, ErrClusterAudit) {
+		t.Errorf("cluster node with --audit: err = %v, want ErrClusterAudit", err)
 	}
 	bad := *cfg
 	bad.Dedup.Filter = "bogus"

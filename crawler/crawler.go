@@ -155,9 +155,6 @@ type Options struct {
 	// support is refused (CheckCluster in NewOptions; New refuses the
 	// settings).
 	Cluster clusterState
-	// clusterAudit (NewOptions with audit and Cluster) reports the
-	// cluster-wide false positives of its URL filter in Stats.
-	clusterAudit bool
 	// MappedArrays keeps dedup.verify's URL cache in a memory-mapped file
 	// in the store's directory (see frontier.Options.SpillDir) instead of
 	// on the heap. False (the zero value) keeps it on the heap; the crawl

@@ -141,9 +141,6 @@ func (s *Stats) WriteSummary(w io.Writer, dir string) {
 	if s.FalsePositives != nil {
 		fmt.Fprintf(w, "  filter false positives  %d (URLs the filter called seen that were new: crawled anyway)\n", *s.FalsePositives)
 	}
-	if s.ClusterFalsePositives != nil {
-		fmt.Fprintf(w, "  cluster filter false positives  %d (caught by every node so far: --audit)\n", *s.ClusterFalsePositives)
-	}
 	if s.FilterStoreReads > 0 || s.FilterMemoryHits > 0 {
 		fmt.Fprintf(w, "  filter store reads      %d (%d URLs looked up to confirm the filter's \"seen\"; %d confirmed in memory)\n", s.FilterStoreReads, s.FilterStoreKeys, s.FilterMemoryHits)
 	}

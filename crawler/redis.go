@@ -33,9 +33,6 @@ type clusterState interface {
 	State() cluster.LeaseState
 	Report(func() cluster.Counters)
 	TakeBudget(ctx context.Context, tasks []cluster.Task, maxTotal, maxPerHost int) ([]bool, error)
-	// ClusterFalsePositives counts the false positives every node caught
-	// (the audit: crawl --cluster --audit).
-	ClusterFalsePositives(ctx context.Context) (uint64, error)
 	Partition(host string) int
 	SetReleaseGate(gate func(partition int) time.Time)
 	Confirm(ctx context.Context, t cluster.Task) (bool, error)
@@ -281,7 +278,6 @@ func (q *redisQueue) commit(ctx context.Context, e frontier.Entry, cm storage.Co
 type redisFilter struct {
 	front  *frontier.Frontier
 	verify bool
-	audit  bool // report the cluster-wide false positives (clusterAudit)
 	node   clusterState
 	fpBase atomic.Uint64
 }
@@ -304,13 +300,6 @@ func (s *redisFilter) report(st *Stats) {
 		st.FilterStoreReads, st.FilterStoreKeys, st.FilterMemoryHits = fs.ConfirmReads, fs.ConfirmKeys, fs.RecentHits
 		fp := s.node.FalsePositives() - s.fpBase.Load()
 		st.FalsePositives = &fp
-	}
-	if s.audit {
-		ctx, cancel := context.WithTimeout(context.Background(), time.Second)
-		defer cancel()
-		if fp, err := s.node.ClusterFalsePositives(ctx); err == nil {
-			st.ClusterFalsePositives = &fp
-		}
 	}
 }
 

@@ -33,9 +33,6 @@ type Stats struct {
 	// (NewOptions with audit, crawl --audit: the shadow set disagreed:
 	// crawled anyway); nil with neither.
 	FalsePositives *uint64 `json:"filter_false_positives,omitempty"`
-	// ClusterFalsePositives are, in cluster mode with --audit, the false
-	// positives of the cluster's URL filter every node caught so far.
-	ClusterFalsePositives *uint64 `json:"cluster_filter_false_positives,omitempty"`
 	// FilterStoreReads and FilterStoreKeys count, with dedup.verify, the
 	// store read batches (at most one per page) and the URLs looked up in
 	// them to confirm the filter's "seen" answers; the others were

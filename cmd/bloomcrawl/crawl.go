@@ -130,7 +130,7 @@ func runCrawlCmd(ctx context.Context, args []string, stdout, stderr io.Writer) e
 	if *f.clusterURL == "" && (*f.node != "") {
 		return usagef("--node needs --cluster")
 	}
-	if *f.clusterURL != "" && *f.audit && !cfg.Dedup.Verify {
+	if *f.clusterURL != "" && *f.audit {
 		return usagef("%v", crawler.ErrClusterAudit)
 	}
 	if *f.clusterURL != "" {

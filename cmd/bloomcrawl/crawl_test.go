@@ -137,7 +137,7 @@ func TestCrawlClusterRefusesUnsupported(t *testing.T) {
 		{"", "--continuous", "recrawl.continuous (--continuous)"},
 		{"recrawl:\n  continuous: true\n", "", "recrawl.continuous"},
 		{"dedup:\n  filter: exact\n", "", "dedup.filter exact does not apply in cluster mode"},
-		{"dedup:\n  verify: false\n", "--audit", "--audit in cluster mode counts the false positives the cluster's exact URL sets catch: it needs dedup.verify: true"},
+		{"", "--audit", "--audit: a cluster's seen-state is exact (64-bit URL fingerprints, not a Bloom filter), so there is no URL filter to audit"},
 		{"", "--partitions=0", "--partitions 0: want 1 to 16384"},
 	} {
 		cfg := filepath.Join(t.TempDir(), "c.yaml")
