@@ -7,7 +7,6 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
-	"github.com/bloomcrawl/bloomcrawl/cluster"
 	"io"
 	"net"
 	"net/http"
@@ -20,6 +19,7 @@ import (
 
 	"github.com/redis/go-redis/v9"
 
+	"github.com/bloomcrawl/bloomcrawl/cluster"
 	"github.com/bloomcrawl/bloomcrawl/lab/redistest"
 )
 
