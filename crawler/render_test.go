@@ -144,7 +144,10 @@ func TestRenderWARC(t *testing.T) {
 	site := jssite.New(jssite.Options{})
 	srv := site.Serve(t)
 	dir, warcDir := t.TempDir(), t.TempDir()
-	cfg := jsConfig(t, srv.URL, "auto")
+	// always: what is archived, not which pages auto picks (a loaded
+	// machine can time renders out and settle the host to render none)
+	cfg := jsConfig(t, srv.URL, "always")
+	cfg.Fetch.RenderTimeout = configs.Duration(20 * time.Second)
 	cfg.Store.Dir = dir
 	db, err := storage.Open(dir, StoreOptions(cfg.Store))
 	if err != nil {
