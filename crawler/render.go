@@ -140,8 +140,11 @@ func (c *Crawler) renderPage(fetchCtx context.Context, e frontier.Entry, doc *Do
 	}
 	rdoc.Links = append(rdoc.Links, res.Routes...)
 	rdoc.serverHTML = doc.HTML
-	if dec.Observe {
-		r.dec.Observe(host, renderGained(doc, rdoc))
+	// a render cut off by its budget that gained nothing says nothing
+	// about the host (a loaded machine, a slow page): it is not counted
+	// toward settling the host to render none
+	if gained := renderGained(doc, rdoc); dec.Observe && (gained || !res.TimedOut) {
+		r.dec.Observe(host, gained)
 	}
 	c.log.Debug("rendered", "url", e.URL, "reason", dec.Reason, "ms", res.Elapsed.Milliseconds(),
 		"requests", res.Requests, "routes", len(res.Routes), "text", len(rdoc.Text), "server_text", len(doc.Text))
