@@ -254,10 +254,7 @@ func (n *Node) ReadDocs(ctx context.Context, after string, limit int) ([]DocEntr
 			}
 			return nil, fmt.Errorf("cluster: document snapshot %s: entry %s not found", n.docKey("snap"), after)
 		}
-		recs, used, err := unpackSnap([]byte(data))
-		if err != nil {
-			return nil, fmt.Errorf("cluster: document snapshot %s at byte %d: %w", n.docKey("snap"), pos, err)
-		}
+		recs, used := unpackSnap([]byte(data))
 		if used == 0 {
 			return nil, fmt.Errorf("cluster: document snapshot %s: a record at byte %d longer than %d bytes", n.docKey("snap"), pos, snapChunk)
 		}
@@ -494,8 +491,9 @@ func docMessage(id string, v map[string]any) []DocEntry {
 
 // unpackSnap decodes the whole records at the start of b (a snapshot
 // chunk: per stream entry its ID, node and packed documents) and returns
-// them and the bytes they took.
-func unpackSnap(b []byte) ([]DocEntry, int, error) {
+// them and the bytes they took. A record whose documents do not decode
+// gives a malformed entry, as in the log (docMessage).
+func unpackSnap(b []byte) ([]DocEntry, int) {
 	var out []DocEntry
 	used := 0
 	for len(b) > 0 {
@@ -505,15 +503,17 @@ func unpackSnap(b []byte) ([]DocEntry, int, error) {
 		if !ok1 || !ok2 || !ok3 {
 			break
 		}
+		// a stream entry that did not decode (see docMessage) stays a
+		// malformed entry in the snapshot too: the replay counts it
 		es, err := unpackDocs(id, node, d)
-		if err != nil {
-			return out, used, err
+		if err != nil || len(es) == 0 {
+			es = append(es, DocEntry{ID: id, Index: len(es), Node: node})
 		}
 		out = append(out, es...)
 		used += len(b) - len(r)
 		b = r
 	}
-	return out, used, nil
+	return out, used
 }
 
 // ReadDocLog returns every document of the document log of the crawl
