@@ -69,8 +69,9 @@ func newAccess(f configs.Fetch) (*access, error) {
 		}
 		a.proxy = u
 	} else {
-		env := httpproxy.FromEnvironment().ProxyFunc()
-		a.env = env
+		if env := httpproxy.FromEnvironment(); env.HTTPProxy != "" || env.HTTPSProxy != "" {
+			a.env = env.ProxyFunc()
+		}
 	}
 	for i, r := range f.ProxyRules {
 		pr := proxyRule{match: r.Match}
@@ -126,6 +127,19 @@ func addHeaders(h http.Header, lines []string, field string) error {
 		h.Add(name, value)
 	}
 	return nil
+}
+
+// proxied reports whether any request may go through a proxy (a rule,
+// fetch.proxy, or the environment naming one). Without, the transport has
+// no Proxy function, so the WARC recorder can tap its connections and
+// keep the heads as received.
+func (a *access) proxied() bool {
+	for _, r := range a.rules {
+		if r.proxy != nil {
+			return true
+		}
+	}
+	return a.proxy != nil || a.env != nil
 }
 
 // proxyFor returns the proxy for a request to u (nil: direct): the first

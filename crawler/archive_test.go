@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io"
 	"net/http"
+	"net/http/httptest"
 	"net/url"
 	"os"
 	"strings"
@@ -292,4 +293,56 @@ func get(t *testing.T, u string) []byte {
 		t.Fatal(err)
 	}
 	return b
+}
+
+// TestCrawlWARCHeadsAsReceived: a crawl's WARC response records carry the
+// server's head byte for byte (a field name in its own case, not
+// canonicalized) when no proxy is in play — the crawler's transport is
+// one the recorder can tap.
+func TestCrawlWARCHeadsAsReceived(t *testing.T) {
+	for _, k := range []string{"HTTP_PROXY", "HTTPS_PROXY", "http_proxy", "https_proxy"} {
+		t.Setenv(k, "")
+	}
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		w.Header()["X-Odd-case"] = []string{"kept"}
+		w.Header().Set("Content-Type", "text/html; charset=utf-8")
+		fmt.Fprint(w, "<html><head><title>t</title></head><body><p>as received</p></body></html>")
+	}))
+	defer srv.Close()
+	dir, warcDir := t.TempDir(), t.TempDir()
+	cfg := siteConfig(srv.URL + "/")
+	cfg.Politeness.ObeyRobots = false
+	cfg.Store.Dir = dir
+	db, err := storage.Open(dir, StoreOptions(cfg.Store))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer db.Close()
+	aw, err := archive.Open(archive.Options{Dir: warcDir, Index: db})
+	if err != nil {
+		t.Fatal(err)
+	}
+	r := crawlDB(t, context.Background(), cfg, db, nil, nil, func(o *Options) { o.Archive = aw })
+	if err := aw.Close(); err != nil {
+		t.Fatal(err)
+	}
+	if r.err != nil {
+		t.Fatal(r.err)
+	}
+	recs, err := warccheck.Read(aw.Files())
+	if err != nil {
+		t.Fatal(err)
+	}
+	found := false
+	for _, rec := range recs {
+		if rec.Type == "response" {
+			found = true
+			if !bytes.Contains(rec.Block, []byte("\r\nX-Odd-case: kept\r\n")) {
+				t.Errorf("%s: response head not as received:\n%s", rec.URI, rec.Block[:bytes.Index(rec.Block, []byte("\r\n\r\n"))])
+			}
+		}
+	}
+	if !found {
+		t.Error("no response record")
+	}
 }

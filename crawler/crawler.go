@@ -357,8 +357,12 @@ func (c *Crawler) newCollector(fetchCtx context.Context) *colly.Collector {
 		TLSHandshakeTimeout:   10 * time.Second,
 		ResponseHeaderTimeout: time.Duration(cfg.Fetch.Timeout),
 		ForceAttemptHTTP2:     true,
-		Proxy:                 func(r *http.Request) (*url.URL, error) { return c.access.proxyFor(r.URL) },
 		TLSClientConfig:       c.access.tls,
+	}
+	if c.access.proxied() {
+		// the recorder cannot tap proxied connections: WARC heads are
+		// then rebuilt from what net/http kept (docs/warc.md)
+		rt.(*http.Transport).Proxy = func(r *http.Request) (*url.URL, error) { return c.access.proxyFor(r.URL) }
 	}
 	if c.o.Archive != nil {
 		rt = &archive.Recorder{Next: rt, Done: c.recorded}
