@@ -3,6 +3,7 @@ package archive
 import (
 	"bufio"
 	"context"
+	"errors"
 	"fmt"
 	"io"
 	"os"
@@ -48,7 +49,23 @@ func WARCFiles(paths ...string) ([]string, error) {
 // ExportFile writes Export's WARC stream of st to the new file name (an
 // existing file is an error, never overwritten), with name's base name as
 // its WARC-Filename. On error the file is removed.
+//
+// A store that kept its fetches (store.keep_raw: st is also a RawSource
+// with HasRaw true) is exported losslessly instead: ExportRaw writes the
+// records a `crawl --warc` wrote, into the one file name.
 func ExportFile(ctx context.Context, st Store, name string, info map[string]string) (stats ExportStats, err error) {
+	if rs, ok := st.(interface {
+		RawSource
+		HasRaw() (bool, error)
+	}); ok {
+		has, err := rs.HasRaw()
+		if err != nil {
+			return stats, fmt.Errorf("export: %w", err)
+		}
+		if has {
+			return exportRawFile(ctx, rs, name, info)
+		}
+	}
 	err = createFile(name, "export", func(w io.Writer) (err error) {
 		stats, err = Export(ctx, st, w, filepath.Base(name), info)
 		return err
@@ -93,10 +110,34 @@ func createFile(name, op string, write func(io.Writer) error) (err error) {
 	return f.Sync()
 }
 
+// exportRawFile writes ExportRaw's records of st to the new file name;
+// on error the file is removed.
+func exportRawFile(ctx context.Context, st RawSource, name string, info map[string]string) (ExportStats, error) {
+	fields := map[string]string{"description": "exported from a bloomcrawl store that kept its fetches (store.keep_raw): records as the crawl received them"}
+	for k, v := range info {
+		fields[k] = v
+	}
+	ws, err := ExportRaw(ctx, st, Options{Dir: filepath.Dir(name), Name: filepath.Base(name), Info: fields})
+	if err != nil {
+		if !errors.Is(err, os.ErrExist) {
+			os.Remove(name)
+			os.Remove(name + ".open")
+			os.Remove(CDXJName(name))
+		}
+		return ExportStats{}, fmt.Errorf("export: %w", err)
+	}
+	return ExportStats{Lossless: true, Requests: ws.Requests, Responses: ws.Responses, Revisits: ws.Revisits, Metadata: ws.Metadata, Bytes: ws.Bytes}, nil
+}
+
 // WriteText writes what ExportFile wrote to name as `bloomcrawl query
 // export --warc` reports it: one line.
 func (s ExportStats) WriteText(w io.Writer, name string) error {
-	_, err := fmt.Fprintf(w, "%s: %d pages (resource records), %d duplicate URLs and %d other URLs (metadata records), %d bytes\n",
+	if s.Lossless {
+		_, err := fmt.Fprintf(w, "%s: lossless (kept fetches): %d requests, %d responses, %d revisits, %d metadata records, %d bytes\n",
+			name, s.Requests, s.Responses, s.Revisits, s.Metadata, s.Bytes)
+		return err
+	}
+	_, err := fmt.Fprintf(w, "%s: %d pages (resource records), %d duplicate URLs and %d other URLs (metadata records), %d bytes; lossy: no HTTP headers, requests, redirects or raw bytes (crawl with store.keep_raw for a lossless export)\n",
 		name, s.Pages, s.Duplicates, s.Other, s.Bytes)
 	return err
 }
