@@ -36,6 +36,9 @@ type ExportStats struct {
 	Responses int64 `json:"responses,omitempty"`
 	Revisits  int64 `json:"revisits,omitempty"`
 	Metadata  int64 `json:"metadata,omitempty"`
+	// NotKept counts the store's URLs fetched with a response that no kept
+	// fetch holds (crawled before store.keep_raw was set): not exported.
+	NotKept int64 `json:"not_kept,omitempty"`
 }
 
 // exportNS names the export's record ids: uuid v5 of the document id and

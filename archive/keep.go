@@ -81,6 +81,11 @@ func fetchURL(f *Fetch) string {
 // then kept in memory, about 150 bytes per distinct payload) and returns
 // what it wrote. It stops with ctx.Err() when ctx is done.
 func ExportRaw(ctx context.Context, src RawSource, o Options) (Stats, error) {
+	return exportRaw(ctx, src, o, nil)
+}
+
+// exportRaw is ExportRaw; onURL, if set, gets every exchange's URL.
+func exportRaw(ctx context.Context, src RawSource, o Options, onURL func(string)) (Stats, error) {
 	if o.Index == nil {
 		o.Index = &memIndex{m: map[string][]byte{}}
 	}
@@ -94,6 +99,11 @@ func ExportRaw(ctx context.Context, src RawSource, o Options) (Stats, error) {
 		f, err := decodeFetch(v)
 		if err != nil {
 			return fmt.Errorf("archive: kept fetch %d: %w", n, err)
+		}
+		if onURL != nil {
+			for _, ex := range f.Exchanges {
+				onURL(ex.URL)
+			}
 		}
 		return w.Write(ctx, f)
 	})

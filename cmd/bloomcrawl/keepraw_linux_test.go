@@ -112,8 +112,8 @@ func TestKeepRawExport(t *testing.T) {
 	if code != 0 {
 		t.Fatalf("export --warc: exit %d: %s", code, errOut)
 	}
-	if !strings.Contains(out, "lossless") {
-		t.Errorf("export summary %q does not say lossless", out)
+	if !strings.Contains(out, "lossless") || strings.Contains(out, "without store.keep_raw") {
+		t.Errorf("export summary %q does not say lossless, or says URLs were not kept", out)
 	}
 	exported, err := warccheck.Read([]string{export})
 	if err != nil {
@@ -200,6 +200,15 @@ func TestKeepRawExport(t *testing.T) {
 	out, errOut, code = runQ(t, "--store", store2, "export", "--warc", filepath.Join(tmp, "lossy.warc.gz"))
 	if code != 0 || !strings.Contains(out, "lossy") {
 		t.Errorf("export without keep_raw: exit %d, %q %s", code, out, errOut)
+	}
+	// keep_raw set on that store later: only the later fetches are kept,
+	// and the export says how many URLs it lacks
+	if _, errOut, code := runCmd(t, "crawl", cfg, "--seed", srv.URL+"/late", "--store", store2, "--json"); code != 0 {
+		t.Fatalf("crawl: exit %d\n%s", code, errOut)
+	}
+	out, errOut, code = runQ(t, "--store", store2, "export", "--warc", filepath.Join(tmp, "part.warc.gz"))
+	if want := fmt.Sprintf("%d URLs of the store were fetched without store.keep_raw", types["response"]+types["revisit"]-1); code != 0 || !strings.Contains(out, "lossless") || !strings.Contains(out, want) {
+		t.Errorf("export of a store partly kept: exit %d, %q (want %q) %s", code, out, want, errOut)
 	}
 }
 
