@@ -65,6 +65,9 @@ func TestRawFetches(t *testing.T) {
 	if has, err := db.HasRaw(); !has || err != nil {
 		t.Errorf("HasRaw %v %v", has, err)
 	}
+	if st, err := db.Stats(context.Background()); err != nil || st.KeptFetches != len(want) {
+		t.Errorf("Stats: %d kept fetches, %v", st.KeptFetches, err)
+	}
 	if err := db.PutRaw([]byte("x")); !errors.Is(err, ErrReadOnly) {
 		t.Errorf("PutRaw on a read-only store: %v", err)
 	}
