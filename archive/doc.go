@@ -173,7 +173,10 @@
 //     WARC output, its metadata record is written at Close (or when more
 //     than 4096 wait) without bloomcrawl-original-record-id.
 //   - The export from a store (`bloomcrawl query export --warc`) cannot
-//     rebuild any of this: the store keeps no headers and no raw bytes.
+//     rebuild any of this unless the crawl kept its fetches in the store
+//     (store.keep_raw: a Keeper ahead of the Writer; ExportRaw replays
+//     them through a Writer and writes the same records, see keep.go);
+//     otherwise the store keeps no headers and no raw bytes.
 //   - A Writer serializes file writes; records are compressed in the
 //     calling goroutine.
 package archive

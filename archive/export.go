@@ -28,6 +28,17 @@ type ExportStats struct {
 	Duplicates int64 `json:"duplicates"` // metadata records for URLs mapped to another URL's document
 	Other      int64 `json:"other"`      // metadata records for URLs fetched but not stored (errors, non-HTML, robots.txt)
 	Bytes      int64 `json:"bytes"`      // bytes written
+	// Lossless: the store kept its fetches (store.keep_raw) and the export
+	// replayed them (ExportRaw): the counts below are set, the ones above
+	// are zero.
+	Lossless  bool  `json:"lossless"`
+	Requests  int64 `json:"requests,omitempty"`
+	Responses int64 `json:"responses,omitempty"`
+	Revisits  int64 `json:"revisits,omitempty"`
+	Metadata  int64 `json:"metadata,omitempty"`
+	// NotKept counts the store's URLs fetched with a response that no kept
+	// fetch holds (crawled before store.keep_raw was set): not exported.
+	NotKept int64 `json:"not_kept,omitempty"`
 }
 
 // exportNS names the export's record ids: uuid v5 of the document id and

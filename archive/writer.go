@@ -89,6 +89,10 @@ type Options struct {
 	// false: each is replaced by "[redacted]". The warcinfo field
 	// "http-request-secrets" says which ("written" or "redacted: ...").
 	Secrets bool
+	// Name, when set, is the name of the one file written in Dir (no
+	// rotation: MaxBytes is not used); it must not exist. Default "":
+	// files named PREFIX-TIMESTAMP-SERIAL-HOST-PID.warc.gz.
+	Name string
 }
 
 // Fetch is what the crawler learned from fetching one URL.
@@ -189,6 +193,9 @@ func Open(o Options) (*Writer, error) {
 	}
 	if strings.ContainsAny(o.Prefix, "/\\") {
 		return nil, fmt.Errorf("archive: Options.Prefix %q: must not contain a path separator", o.Prefix)
+	}
+	if strings.ContainsAny(o.Name, "/\\") {
+		return nil, fmt.Errorf("archive: Options.Name %q: must not contain a path separator", o.Name)
 	}
 	if err := os.MkdirAll(o.Dir, 0o755); err != nil {
 		return nil, fmt.Errorf("archive: create %s: %w", o.Dir, err)
@@ -702,7 +709,7 @@ func (w *Writer) append(b []byte, recs []cdxRecord, n recordCounts) error {
 	if w.closed {
 		return errors.New("archive: write after Close")
 	}
-	if w.f != nil && w.size >= w.o.MaxBytes {
+	if w.f != nil && w.size >= w.o.MaxBytes && w.o.Name == "" {
 		if err := w.closeFile(); err != nil {
 			return err
 		}
@@ -745,6 +752,12 @@ func (w *Writer) openFile() error {
 	now := time.Now().UTC()
 	name := fmt.Sprintf("%s-%s-%05d-%s-%d.warc.gz", w.o.Prefix, now.Format("20060102150405")+fmt.Sprintf("%03d", now.Nanosecond()/1e6),
 		w.serial, w.host, os.Getpid())
+	if w.o.Name != "" {
+		name = w.o.Name
+		if _, err := os.Lstat(filepath.Join(w.o.Dir, name)); err == nil {
+			return fmt.Errorf("archive: create %s: %w", filepath.Join(w.o.Dir, name), os.ErrExist)
+		}
+	}
 	path := filepath.Join(w.o.Dir, name+".open")
 	f, err := os.OpenFile(path, os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o644)
 	if err != nil {

@@ -381,6 +381,13 @@ type Store struct {
 	// they were sent. Default false: they are replaced by "[redacted]"
 	// (archive.Options.Secrets), and each file's warcinfo record says so.
 	WARCSecrets bool `yaml:"warc_secrets"`
+
+	// KeepRaw keeps every fetch's HTTP exchanges in the store as the crawl
+	// received them (request and response heads, payload as received,
+	// redirect hops, robots.txt, failed tries; package archive's Keeper),
+	// so that `query export --warc` writes the records `crawl --warc`
+	// writes. Default false: the export is lossy (pages as stored).
+	KeepRaw bool `yaml:"keep_raw"`
 }
 
 // Compressions are the accepted store.compression values.

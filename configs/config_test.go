@@ -199,7 +199,7 @@ func TestParseErrors(t *testing.T) {
 		// Unknown fields.
 		{"unknown typo", "scope:\n  max_dept: 3\n", "crawl.yaml:2: scope.max_dept: unknown field (did you mean max_depth?)"},
 		{"unknown top", "seed: [http://a/]\n", "crawl.yaml:1: seed: unknown field (did you mean seeds?)"},
-		{"unknown far", "store:\n  path: x\n", "crawl.yaml:2: store.path: unknown field (known fields: dir, compression, min_free_bytes, warc_dir, warc_max_bytes, warc_secrets)"},
+		{"unknown far", "store:\n  path: x\n", "crawl.yaml:2: store.path: unknown field (known fields: dir, compression, min_free_bytes, warc_dir, warc_max_bytes, warc_secrets, keep_raw)"},
 		// Types.
 		{"int from string", "scope:\n  max_depth: abc\n", `crawl.yaml:2: scope.max_depth: cannot use "abc" as an integer`},
 		{"int from float", "scope:\n  max_pages: 1.5\n", `crawl.yaml:2: scope.max_pages: cannot use "1.5" as an integer`},

@@ -26,7 +26,8 @@ import (
 // Validate) that the pipeline reads.
 func NewSettings(cfg *configs.Config) Settings {
 	return Settings{Seeds: cfg.Seeds, Scope: cfg.Scope, Politeness: cfg.Politeness, Fetch: cfg.Fetch, Recrawl: cfg.Recrawl,
-		Verify: cfg.Dedup.Verify, VerifyCacheBytes: cfg.Dedup.VerifyCacheBytes}
+		Verify: cfg.Dedup.Verify, VerifyCacheBytes: cfg.Dedup.VerifyCacheBytes,
+		KeepRaw: cfg.Store.KeepRaw, KeepSecrets: cfg.Store.WARCSecrets}
 }
 
 // CheckCluster refuses, naming the option, what cluster mode does not

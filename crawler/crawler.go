@@ -91,6 +91,10 @@ type Settings struct {
 	// cluster node counts the cluster's false positives it caught.
 	Verify           bool
 	VerifyCacheBytes int64
+	// KeepRaw keeps every fetch's exchanges in the Store (store.keep_raw:
+	// an archive.Keeper ahead of Options.Archive), with the secrets of
+	// request heads if KeepSecrets (store.warc_secrets).
+	KeepRaw, KeepSecrets bool
 }
 
 // Options configures a Crawler: the settings it reads and the components
@@ -241,6 +245,15 @@ func New(o Options) (*Crawler, error) {
 	s := o.Settings
 	c := &Crawler{o: o, settings: s, log: log, canon: &urlfilter.Canonicalizer{},
 		parseMem: semaphore.NewWeighted(o.ParseBudget), parseBudget: o.ParseBudget}
+	if s.KeepRaw {
+		// store.keep_raw: every fetch's exchanges go to the store too
+		// (before the WARC writer, if any), for a lossless export
+		rs, ok := o.Store.(archive.RawStore)
+		if !ok {
+			return nil, errors.New("crawler: store.keep_raw: this store cannot keep raw fetches")
+		}
+		c.o.Archive = &archive.Keeper{Store: rs, Next: c.o.Archive, Secrets: s.KeepSecrets}
+	}
 	var err error
 	if c.scope, err = newScope(c.canon, s); err != nil {
 		return nil, err

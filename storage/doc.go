@@ -66,6 +66,8 @@
 //	n <band> <docID>           similar pages: band key → pages (written with w, in the page's transaction)
 //	v <docID> <n>              old version n (4-byte big-endian) of a page: its page record as it was, without
 //	                           HTML, FetchedAt = when that version was first fetched (Commit.Version)
+//	x <seq>                    a fetch's raw HTTP exchanges (store.keep_raw; opaque, zstd-compressed), seq =
+//	                           write time in ns, increasing: PutRaw/ForEachRaw (raw.go)
 //
 // Every page has exactly one p, f, c, h and t entry, written in the same
 // transaction; [DB.Check] verifies that invariant.

@@ -248,6 +248,10 @@ type Stats struct {
 	OldVersions int            `json:"old_versions"` // old versions of refreshed pages kept (recrawl.keep_versions)
 	MetaKeys    int            `json:"meta_keys"`
 	DiskBytes   int64          `json:"disk_bytes"` // bytes the store's files occupy on disk (allocated blocks: Badger preallocates sparse files)
+
+	// KeptFetches counts the fetches kept with their HTTP exchanges
+	// (store.keep_raw).
+	KeptFetches int `json:"kept_fetches,omitempty"`
 }
 
 // Stats counts the store's records. It scans the key space (keys only,
@@ -309,6 +313,9 @@ func (db *DB) Stats(ctx context.Context) (Stats, error) {
 			return err
 		}
 		if s.OldVersions, err = count(nsVersion, nil); err != nil {
+			return err
+		}
+		if s.KeptFetches, err = count(nsRaw, nil); err != nil {
 			return err
 		}
 		if s.MetaKeys, err = count(nsMeta, nil); err != nil {

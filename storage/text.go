@@ -134,6 +134,9 @@ func (s Stats) WriteText(w io.Writer, top int) error {
 	fmt.Fprintf(tw, "urls without document\t%d\n", s.NoDoc)
 	fmt.Fprintf(tw, "hosts\t%d\n", s.Hosts)
 	fmt.Fprintf(tw, "queued\t%d\n", s.Queue)
+	if s.KeptFetches > 0 {
+		fmt.Fprintf(tw, "kept fetches\t%d (store.keep_raw: 'query export --warc' writes them losslessly)\n", s.KeptFetches)
+	}
 	if s.OldVersions > 0 {
 		fmt.Fprintf(tw, "old versions\t%d (of refreshed pages; 'query doc ID' lists a page's)\n", s.OldVersions)
 	}

@@ -32,8 +32,8 @@ subcommands:
                               pages by host, URL prefix or fetch time (RFC 3339), paginated
   export [--html]             every page as JSON lines (docId order)
   export --format markdown    every page as a Markdown document (front matter, then its content)
-  export --warc FILE          the store as a WARC/1.1 file (pages as resource records, duplicates
-                              and failures as metadata; no HTTP headers or raw bytes: see docs/warc.md)
+  export --warc FILE          the store as a WARC/1.1 file: the crawl's own records if it ran with
+                              store.keep_raw, else pages as resource records (lossy: see docs/warc.md)
   export --cdxj DIR|FILE      CDXJ index of WARC files (crawl --warc output), sorted; no --store needed
   export --wacz FILE --warc-dir DIR [--text]
                               a WACZ package: the WARC files, their CDXJ index, the store's pages
