@@ -76,6 +76,7 @@ type Task struct {
 	Item
 	Partition int
 	ID        string // stream entry ID
+	fence     int64  // the partition's fencing token when it was handed out (Confirm)
 }
 
 const group = "crawl" // the consumer group of every partition stream
@@ -97,10 +98,13 @@ type Node struct {
 	epoch string    // the crawl's epoch (setEpoch)
 	local localSeen // fingerprints this node has offered (seen.go)
 	c     committer // the group commit's queue (commit.go)
-	docs  docState  // the node's position in the document log (docs.go)
+	log   *slog.Logger
+	docs  docState // the node's position in the document log (docs.go)
 
 	mu         sync.Mutex
 	held       map[int]bool      // partitions this node holds a lease on
+	fence      map[int]int64     // the fencing token of each held lease (acquireScript)
+	until      map[int]time.Time // until when each held lease is surely this node's (monotonic clock; Confirm)
 	claimAt    map[int]time.Time // when each held partition was last XAUTOCLAIMed
 	inflight   map[entry]bool    // entries handed out, neither acked nor released
 	suspect    map[entry]bool    // entries in flight when Redis became unreachable (Confirm)
@@ -161,13 +165,14 @@ func Open(ctx context.Context, o Options) (*Node, error) {
 	n := &Node{o: o, rdb: rdb, b0: seenBuckets0(o.Capacity, o.Partitions), name: o.Node,
 		local: localSeen{m: map[uint64]uint32{}, max: localSeenMax},
 		c:     committer{kick: make(chan struct{}, 1)}, docs: docState{batch: docBatch}, commitDone: make(chan struct{}),
-		held: map[int]bool{}, claimAt: map[int]time.Time{}, inflight: map[entry]bool{}, suspect: map[entry]bool{}, draining: map[int]bool{},
+		held: map[int]bool{}, fence: map[int]int64{}, until: map[int]time.Time{}, claimAt: map[int]time.Time{}, inflight: map[entry]bool{}, suspect: map[entry]bool{}, draining: map[int]bool{},
 		stop: make(chan struct{}), loopDone: make(chan struct{})}
 	rdb.AddHook(&n.trips)
 	lg := o.Logger
 	if lg == nil {
 		lg = slog.New(slog.DiscardHandler)
 	}
+	n.log = lg
 	rdb.AddHook(&downLog{n: n, log: lg, url: o.URL, wait: o.RedisWait})
 	if err := n.setup(ctx); err != nil {
 		n.rdb.Close()
@@ -203,7 +208,7 @@ func (n *Node) setup(ctx context.Context) error {
 			return fmt.Errorf("cluster: create stream %s: %w", n.key(p, "q"), err)
 		}
 	}
-	for _, s := range []*redis.Script{admitScript, ackScript, renewScript, releaseScript, heartbeatScript, readDocsScript, snapScript} {
+	for _, s := range []*redis.Script{admitScript, ackScript, acquireScript, renewScript, releaseScript, heartbeatScript, readDocsScript, snapScript} {
 		if err := s.Load(ctx, n.rdb).Err(); err != nil {
 			return fmt.Errorf("cluster: load script: %w", err)
 		}
@@ -240,25 +245,74 @@ func (n *Node) Partition(host string) int {
 }
 
 // ackScript acknowledges stream entries, deletes them and counts them
-// done, once: a re-delivered entry acknowledged twice counts once.
-// KEYS: stream, acked counter. ARGV: group, ids.
+// done, once: a re-delivered entry acknowledged twice counts once. Only
+// the entries still pending under this node's consumer are acknowledged:
+// one the partition's next owner has claimed (XAUTOCLAIM, after this
+// node's lease expired) is that owner's to acknowledge (and a stream a
+// Redis without persistence lost has none: the epoch check tells). It
+// returns the number acknowledged and the number refused so.
+// KEYS: stream, acked counter. ARGV: group, consumer, ids.
 var ackScript = redis.NewScript(`
-local n = redis.call('XACK', KEYS[1], ARGV[1], unpack(ARGV, 2))
-if n > 0 then
-  redis.call('XDEL', KEYS[1], unpack(ARGV, 2))
+local ids = {}
+for i = 3, #ARGV do
+  local p = redis.pcall('XPENDING', KEYS[1], ARGV[1], ARGV[i], ARGV[i], 1, ARGV[2])
+  if not p.err and #p > 0 then ids[#ids + 1] = ARGV[i] end
+end
+local n = 0
+if #ids > 0 then
+  n = redis.call('XACK', KEYS[1], ARGV[1], unpack(ids))
+  redis.call('XDEL', KEYS[1], unpack(ids))
   redis.call('INCRBY', KEYS[2], n)
 end
-return n`)
+return {n, #ARGV - 2 - #ids}`)
 
-// renewScript extends a lease if this node still owns it.
+// acquireScript takes a free lease for this node and gives it a fencing
+// token: the partition's fence counter, incremented at each acquisition,
+// so that a lease this node lost and took again is not the one it held.
+// It returns the token, or 0 when the lease is someone's.
+// KEYS: lease, fence. ARGV: node, TTL ms.
+var acquireScript = redis.NewScript(`
+if not redis.call('SET', KEYS[1], ARGV[1], 'NX', 'PX', ARGV[2]) then return 0 end
+return redis.call('INCR', KEYS[2])`)
+
+// renewScript extends a lease if this node still owns it under the same
+// fencing token. KEYS: lease, fence. ARGV: node, TTL ms, token.
 var renewScript = redis.NewScript(`
-if redis.call('GET', KEYS[1]) == ARGV[1] then return redis.call('PEXPIRE', KEYS[1], ARGV[2]) end
+if redis.call('GET', KEYS[1]) == ARGV[1] and redis.call('GET', KEYS[2]) == ARGV[3] then
+  return redis.call('PEXPIRE', KEYS[1], ARGV[2])
+end
 return 0`)
 
-// releaseScript deletes a lease if this node still owns it.
+// releaseScript deletes a lease if this node still owns it under the same
+// fencing token. KEYS: lease, fence. ARGV: node, token.
 var releaseScript = redis.NewScript(`
-if redis.call('GET', KEYS[1]) == ARGV[1] then return redis.call('DEL', KEYS[1]) end
+if redis.call('GET', KEYS[1]) == ARGV[1] and redis.call('GET', KEYS[2]) == ARGV[2] then
+  return redis.call('DEL', KEYS[1])
+end
 return 0`)
+
+// leaseKeys are partition p's lease and fence counter keys.
+func (n *Node) leaseKeys(p int) []string { return []string{n.key(p, "lease"), n.key(p, "fence")} }
+
+// leaseMargin is how long before the TTL, counted from the moment it
+// sent the renewal, a node stops taking its lease for granted (Confirm).
+func (n *Node) leaseMargin() time.Duration { return n.o.LeaseTTL / 10 }
+
+// renew extends partition p's lease held under token (one round trip)
+// and, if it is still this node's, records until when it surely is.
+func (n *Node) renew(ctx context.Context, p int, token int64) (bool, error) {
+	sent := time.Now()
+	ok, err := renewScript.Run(ctx, n.rdb, n.leaseKeys(p), n.name, n.o.LeaseTTL.Milliseconds(), token).Int()
+	if err != nil || ok == 0 {
+		return false, err
+	}
+	n.mu.Lock()
+	if n.held[p] && n.fence[p] == token {
+		n.until[p] = sent.Add(n.o.LeaseTTL - n.leaseMargin())
+	}
+	n.mu.Unlock()
+	return true, nil
+}
 
 // FalsePositives is 0: the seen-state is exact (fingerprints, not Bloom
 // bits), so no URL is taken for seen that was not queued (seen.go).
@@ -393,7 +447,7 @@ func (n *Node) tasks(p int, msgs []redis.XMessage, out []Task) []Task {
 		d, _ := strconv.Atoi(fmt.Sprint(m.Values["d"]))
 		r, _ := m.Values["r"].(string)
 		n.inflight[entry{p, m.ID}] = true
-		out = append(out, Task{Item: Item{URL: u, Depth: d, Referrer: r}, Partition: p, ID: m.ID})
+		out = append(out, Task{Item: Item{URL: u, Depth: d, Referrer: r}, Partition: p, ID: m.ID, fence: n.fence[p]})
 	}
 	return out
 }
@@ -539,11 +593,11 @@ func (n *Node) balance(ctx context.Context) error {
 	share := (n.o.Partitions + int(live) - 1) / int(max(live, 1))
 	ttl := n.o.LeaseTTL.Milliseconds()
 	for _, p := range n.Held() {
-		ok, err := renewScript.Run(ctx, n.rdb, []string{n.key(p, "lease")}, n.name, ttl).Int()
+		ok, err := n.renew(ctx, p, n.token(p))
 		if err != nil {
 			return fmt.Errorf("cluster: renew lease %d: %w", p, err)
 		}
-		if ok == 0 {
+		if !ok {
 			n.drop(p) // expired and taken by another node
 			n.mu.Lock()
 			n.lease.LeasesLost++
@@ -571,7 +625,7 @@ func (n *Node) balance(ctx context.Context) error {
 	}
 	n.mu.Unlock()
 	for _, p := range release {
-		if err := releaseScript.Run(ctx, n.rdb, []string{n.key(p, "lease")}, n.name).Err(); err != nil {
+		if err := releaseScript.Run(ctx, n.rdb, n.leaseKeys(p), n.name, n.token(p)).Err(); err != nil {
 			return fmt.Errorf("cluster: release lease %d: %w", p, err)
 		}
 		n.drop(p)
@@ -582,13 +636,16 @@ func (n *Node) balance(ctx context.Context) error {
 		if slices.Contains(held, p) {
 			continue
 		}
-		ok, err := n.rdb.SetNX(ctx, n.key(p, "lease"), n.name, n.o.LeaseTTL).Result()
+		sent := time.Now()
+		token, err := acquireScript.Run(ctx, n.rdb, n.leaseKeys(p), n.name, ttl).Int64()
 		if err != nil {
 			return fmt.Errorf("cluster: acquire lease %d: %w", p, err)
 		}
-		if ok {
+		if token > 0 {
 			n.mu.Lock()
 			n.held[p] = true
+			n.fence[p] = token
+			n.until[p] = sent.Add(n.o.LeaseTTL - n.leaseMargin())
 			n.claimAt[p] = time.Time{} // claim what its last owner left at once
 			n.mu.Unlock()
 		}
@@ -599,12 +656,25 @@ func (n *Node) balance(ctx context.Context) error {
 	return n.publish(ctx, "running")
 }
 
+// token is the fencing token of held partition p (0: not held).
+func (n *Node) token(p int) int64 {
+	n.mu.Lock()
+	defer n.mu.Unlock()
+	return n.fence[p]
+}
+
 func (n *Node) drop(p int) {
 	n.mu.Lock()
+	n.dropLocked(p)
+	n.mu.Unlock()
+}
+
+func (n *Node) dropLocked(p int) {
 	delete(n.held, p)
+	delete(n.fence, p)
+	delete(n.until, p)
 	delete(n.draining, p)
 	delete(n.claimAt, p)
-	n.mu.Unlock()
 }
 
 // Close stops the lease loop, releases this node's leases (so that others
@@ -616,7 +686,7 @@ func (n *Node) Close() error {
 	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
 	defer cancel()
 	for _, p := range n.Held() {
-		releaseScript.Run(ctx, n.rdb, []string{n.key(p, "lease")}, n.name)
+		releaseScript.Run(ctx, n.rdb, n.leaseKeys(p), n.name, n.token(p))
 		n.drop(p)
 	}
 	n.publish(ctx, "exited") // best effort: the final counters

@@ -359,7 +359,7 @@ func (n *Node) send(admits []*admitReq, acks []ackReq, docs []*docReq) bool {
 	}
 	ackCmds := map[int]*redis.Cmd{}
 	for p, ids := range ackBy {
-		ackCmds[p] = ackScript.EvalSha(ctx, pipe, []string{n.key(p, "q"), n.key(p, "acked")}, append([]any{group}, ids...)...)
+		ackCmds[p] = ackScript.EvalSha(ctx, pipe, []string{n.key(p, "q"), n.key(p, "acked")}, append([]any{group, n.name}, ids...)...)
 	}
 
 	// documents: one entry for all, and the log read on
@@ -432,12 +432,16 @@ func (n *Node) send(admits []*admitReq, acks []ackReq, docs []*docReq) bool {
 	// acknowledgements' outcome
 	var ackErr error
 	for p, cmd := range ackCmds {
-		err := cmd.Err()
+		v, err := cmd.Int64Slice()
 		if redis.HasErrorPrefix(err, "NOSCRIPT") {
-			err = ackScript.Run(ctx, n.rdb, []string{n.key(p, "q"), n.key(p, "acked")}, append([]any{group}, ackBy[p]...)...).Err()
+			v, err = ackScript.Run(ctx, n.rdb, []string{n.key(p, "q"), n.key(p, "acked")}, append([]any{group, n.name}, ackBy[p]...)...).Int64Slice()
 		}
 		if err != nil && ackErr == nil {
 			ackErr = fmt.Errorf("cluster: ack in partition %d: %w", p, err)
+		}
+		if err == nil && len(v) == 2 && v[1] > 0 {
+			n.log.Warn("cluster: acknowledgements refused: the partition's next owner has claimed the entries (this node's lease expired)",
+				"partition", p, "entries", v[1])
 		}
 	}
 	for _, a := range acks {

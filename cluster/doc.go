@@ -7,8 +7,10 @@
 //
 // Hosts map by registrable domain (publicsuffix) to a fixed number of
 // partitions. A partition is fetched only by the node holding its lease
-// (SET NX PX, renewed by the owner through a compare-and-pexpire script
-// every LeaseTTL/3), so per-host politeness holds across nodes. Live nodes
+// (SET NX PX with a fencing token, the partition's fence counter
+// incremented at each acquisition; renewed by the owner through a
+// compare-and-pexpire script every LeaseTTL/3), so per-host politeness
+// holds across nodes. Live nodes
 // register in a sorted set by heartbeat; each holds about partitions/live
 // (rounded up) and drains the rest (stops reading them, releases each once
 // none of its entries is in flight here), so nodes joining or leaving
@@ -34,7 +36,11 @@
 // A node that dies stops renewing: its leases expire after LeaseTTL, other
 // nodes take the partitions and XAUTOCLAIM the entries idle longer than
 // LeaseTTL, so the pages it had in flight are fetched again (at most those
-// are fetched twice).
+// are fetched twice). A node that only seemed dead (paused, cut off)
+// commits nothing of a lease it lost (Confirm: the lease is trusted
+// locally until its last renewal was sent + LeaseTTL - LeaseTTL/10, then
+// renewed under the entry's token; the ack script acknowledges only
+// entries still pending under the node's own consumer).
 //
 // The document log (docs.go: DocEntry, AppendDoc, ReadDocs; one stream,
 // key PREFIX:{docs}:log) orders the content-dedup decisions of the whole

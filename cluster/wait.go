@@ -72,28 +72,42 @@ func (n *Node) suspectInflight() {
 	}
 }
 
-// Confirm reports whether this node may still commit t: true at once for
-// an entry taken since Redis last became unreachable; for one in flight
-// then (its lease may have expired while Redis was down, and the
-// partition's next owner may have taken the entry), true only if the node
-// still holds the partition's lease, which it renews in the same step (one
-// round trip), so the lease lasts another LeaseTTL. An entry not
-// confirmed is left to the next owner (Release it).
+// Confirm reports whether this node may still commit t (store its page
+// locally, then Ack it): only while it holds t's partition under the lease
+// (fencing token) t was handed out with. In the normal case that is known
+// without Redis: the lease was renewed at most LeaseTTL/3 ago, and until
+// its renewal was sent + LeaseTTL - LeaseTTL/10 (monotonic clock) no other
+// node can have it. Past that moment (the node was paused, as by SIGSTOP,
+// or its renewals did not get through) and for an entry in flight when
+// Redis became unreachable, t is confirmed only if renewing the lease under
+// t's token succeeds (one round trip), which also extends it. An entry not
+// confirmed is left to the partition's next owner (Release it): that
+// owner claims it and stores the page, so it is stored once.
 func (n *Node) Confirm(ctx context.Context, t Task) (bool, error) {
 	e := entry{t.Partition, t.ID}
 	n.mu.Lock()
 	sus := n.suspect[e]
 	delete(n.suspect, e)
+	held := n.held[t.Partition] && n.fence[t.Partition] == t.fence
+	fresh := time.Now().Before(n.until[t.Partition])
 	n.mu.Unlock()
-	if !sus {
+	if !held {
+		return false, nil // lost, or lost and taken again under a new token
+	}
+	if !sus && fresh {
 		return true, nil
 	}
-	ok, err := renewScript.Run(ctx, n.rdb, []string{n.key(t.Partition, "lease")}, n.name, n.o.LeaseTTL.Milliseconds()).Int()
+	ok, err := n.renew(ctx, t.Partition, t.fence)
 	if err != nil {
 		return false, fmt.Errorf("cluster: confirm lease %d: %w", t.Partition, err)
 	}
-	if ok == 0 {
-		n.drop(t.Partition)
+	if !ok {
+		n.mu.Lock()
+		if n.held[t.Partition] && n.fence[t.Partition] == t.fence {
+			n.lease.LeasesLost++
+			n.dropLocked(t.Partition)
+		}
+		n.mu.Unlock()
 	}
-	return ok == 1, nil
+	return ok, nil
 }

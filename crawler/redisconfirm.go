@@ -8,12 +8,13 @@ import (
 	"github.com/bloomcrawl/bloomcrawl/frontier"
 )
 
-// confirmed reports whether this node may still commit e: an entry that
-// was in flight when Redis became unreachable is committed only if the
-// node still holds its partition's lease (cluster.Node.Confirm, which
-// renews it); otherwise the lease may have expired meanwhile and the
-// partition's next owner fetches and stores the page, so this node leaves
-// it (no page stored by two nodes).
+// confirmed reports whether this node may still commit e: only while it
+// holds e's partition under the lease its entry was taken with
+// (cluster.Node.Confirm: known locally while the lease is fresh; after a
+// pause or a Redis outage, renewed in one round trip). Otherwise the
+// lease may have expired meanwhile and the partition's next owner fetches
+// and stores the page, so this node drops it (no page stored by two
+// nodes).
 func (q *redisQueue) confirmed(ctx context.Context, e frontier.Entry) (bool, error) {
 	v, ok := q.tasks.Load(e.Seq)
 	if !ok {
@@ -24,7 +25,7 @@ func (q *redisQueue) confirmed(ctx context.Context, e frontier.Entry) (bool, err
 		return false, fmt.Errorf("crawler: %s: %w", e.URL, err)
 	}
 	if !own {
-		q.log.Warn("cluster: lease lost while Redis was unreachable; the page is left to its partition's new owner", "url", e.URL)
+		q.log.Warn("cluster: lease lost (node paused or Redis unreachable past the lease TTL); page dropped, left to its partition's new owner", "url", e.URL)
 	}
 	return own, nil
 }

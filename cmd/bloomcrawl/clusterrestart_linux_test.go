@@ -128,8 +128,9 @@ func TestClusterRedisRestartWithAOF(t *testing.T) {
 	defer site.mu.Unlock()
 	// a page whose acknowledgement was on its way when Redis died may be
 	// stored by the node that fetched it and by the partition's next
-	// owner, which fetched it again (no fencing token): only a page
-	// fetched twice may be stored twice
+	// owner, which fetched it again (its late ack is refused, the stored
+	// page is not taken back): only a page fetched twice may be stored
+	// twice
 	all := map[string]int{}
 	for _, s := range stores {
 		for u := range storeURLs(t, s) {
