@@ -13,6 +13,7 @@ import (
 	"testing"
 
 	"github.com/bloomcrawl/bloomcrawl/archive"
+	"github.com/bloomcrawl/bloomcrawl/configs"
 	"github.com/bloomcrawl/bloomcrawl/internal/samplesite"
 	"github.com/bloomcrawl/bloomcrawl/lab/warccheck"
 	"github.com/bloomcrawl/bloomcrawl/storage"
@@ -309,30 +310,9 @@ func TestCrawlWARCHeadsAsReceived(t *testing.T) {
 		fmt.Fprint(w, "<html><head><title>t</title></head><body><p>as received</p></body></html>")
 	}))
 	defer srv.Close()
-	dir, warcDir := t.TempDir(), t.TempDir()
 	cfg := siteConfig(srv.URL + "/")
 	cfg.Politeness.ObeyRobots = false
-	cfg.Store.Dir = dir
-	db, err := storage.Open(dir, StoreOptions(cfg.Store))
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer db.Close()
-	aw, err := archive.Open(archive.Options{Dir: warcDir, Index: db})
-	if err != nil {
-		t.Fatal(err)
-	}
-	r := crawlDB(t, context.Background(), cfg, db, nil, nil, func(o *Options) { o.Archive = aw })
-	if err := aw.Close(); err != nil {
-		t.Fatal(err)
-	}
-	if r.err != nil {
-		t.Fatal(r.err)
-	}
-	recs, err := warccheck.Read(aw.Files())
-	if err != nil {
-		t.Fatal(err)
-	}
+	recs := warcCrawl(t, cfg)
 	found := false
 	for _, rec := range recs {
 		if rec.Type == "response" {
@@ -345,4 +325,33 @@ func TestCrawlWARCHeadsAsReceived(t *testing.T) {
 	if !found {
 		t.Error("no response record")
 	}
+}
+
+// warcCrawl crawls cfg into a new store with WARC output (default
+// archive options) and returns the records read back, after failing t on
+// any crawl or archive error.
+func warcCrawl(t *testing.T, cfg *configs.Config) []*warccheck.Record {
+	t.Helper()
+	cfg.Store.Dir = t.TempDir()
+	db, err := storage.Open(cfg.Store.Dir, StoreOptions(cfg.Store))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer db.Close()
+	aw, err := archive.Open(archive.Options{Dir: t.TempDir(), Index: db})
+	if err != nil {
+		t.Fatal(err)
+	}
+	r := crawlDB(t, context.Background(), cfg, db, nil, nil, func(o *Options) { o.Archive = aw })
+	if err := aw.Close(); err != nil { // saves its index entries to the store: before db.Close
+		t.Fatal(err)
+	}
+	if r.err != nil {
+		t.Fatal(r.err)
+	}
+	recs, err := warccheck.Read(aw.Files())
+	if err != nil {
+		t.Fatal(err)
+	}
+	return recs
 }

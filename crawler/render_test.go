@@ -9,7 +9,6 @@ import (
 	"testing"
 	"time"
 
-	"github.com/bloomcrawl/bloomcrawl/archive"
 	"github.com/bloomcrawl/bloomcrawl/configs"
 	"github.com/bloomcrawl/bloomcrawl/lab/jssite"
 	"github.com/bloomcrawl/bloomcrawl/lab/warccheck"
@@ -143,32 +142,11 @@ func TestRenderAuto(t *testing.T) {
 func TestRenderWARC(t *testing.T) {
 	site := jssite.New(jssite.Options{})
 	srv := site.Serve(t)
-	dir, warcDir := t.TempDir(), t.TempDir()
 	// always: what is archived, not which pages auto picks (a loaded
 	// machine can time renders out and settle the host to render none)
 	cfg := jsConfig(t, srv.URL, "always")
 	cfg.Fetch.RenderTimeout = configs.Duration(20 * time.Second)
-	cfg.Store.Dir = dir
-	db, err := storage.Open(dir, StoreOptions(cfg.Store))
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer db.Close()
-	aw, err := archive.Open(archive.Options{Dir: warcDir, Index: db})
-	if err != nil {
-		t.Fatal(err)
-	}
-	r := crawlDB(t, context.Background(), cfg, db, nil, nil, func(o *Options) { o.Archive = aw })
-	if err := aw.Close(); err != nil {
-		t.Fatal(err)
-	}
-	if r.err != nil {
-		t.Fatal(r.err)
-	}
-	recs, err := warccheck.Read(aw.Files())
-	if err != nil {
-		t.Fatal(err)
-	}
+	recs := warcCrawl(t, cfg)
 	for _, e := range warccheck.Check(recs) {
 		t.Error(e)
 	}
