@@ -22,7 +22,6 @@ import (
 	"github.com/chromedp/cdproto/runtime"
 	"github.com/chromedp/chromedp"
 
-	"github.com/bloomcrawl/bloomcrawl/api"
 	"github.com/bloomcrawl/bloomcrawl/configs"
 	"github.com/bloomcrawl/bloomcrawl/console"
 	"github.com/bloomcrawl/bloomcrawl/crawler"
@@ -36,7 +35,7 @@ import (
 const ScreenshotsEnv = "BLOOMCRAWL_CONSOLE_SCREENSHOTS"
 
 // crawlEnv is a crawl of the sample site served with the console, wired as
-// `crawl --serve` wires it (cmd/bloomcrawl serveAPI).
+// `crawl --serve` wires it (ServeCrawl).
 type crawlEnv struct {
 	site  *samplesite.Site
 	base  string // the site
@@ -84,18 +83,9 @@ func startCrawl(t *testing.T) *crawlEnv {
 		t.Fatal(err)
 	}
 	e.url = "http://" + ln.Addr().String()
-	served := make(chan error, 1)
 	opts := crawler.Options{Store: db, Dedup: dd, Grace: 2 * time.Second}
-	opts.Started = func() {
-		svc, err := api.NewService(ctx, dd, db, &api.ServiceOptions{Restored: true})
-		if err != nil {
-			served <- err
-			return
-		}
-		h := api.NewHandler(svc, db, api.HandlerOptions{Collectors: e.c.Collectors(),
-			Console: console.New(ctx, console.Options{Store: db, Crawl: e.c})})
-		go func() { served <- api.Serve(ctx, ln, h, api.ServerOptions{ShutdownTimeout: 5 * time.Second}) }()
-	}
+	start, wait := console.ServeCrawl(ctx, console.ServeOptions{Listener: ln, Dedup: dd, Store: db})
+	opts.Started = func() { start(e.c) }
 	if opts, err = crawler.NewOptions(cfg, opts, false); err != nil {
 		t.Fatal(err)
 	}
@@ -109,10 +99,10 @@ func startCrawl(t *testing.T) *crawlEnv {
 	t.Cleanup(func() {
 		e.c.Stop()
 		<-e.done
-		cancel()
-		if err := <-served; err != nil {
+		if err := wait(); err != nil {
 			t.Errorf("serving the console: %v", err)
 		}
+		cancel()
 		dd.Close()
 		db.Close()
 	})

@@ -20,7 +20,6 @@ import (
 	"github.com/bloomcrawl/bloomcrawl/cluster"
 	"github.com/bloomcrawl/bloomcrawl/configs"
 	"github.com/bloomcrawl/bloomcrawl/console"
-	"github.com/bloomcrawl/bloomcrawl/contentdedup"
 	"github.com/bloomcrawl/bloomcrawl/crawler"
 	"github.com/bloomcrawl/bloomcrawl/internal/cli"
 	"github.com/bloomcrawl/bloomcrawl/internal/memlimit"
@@ -323,8 +322,9 @@ func crawlStore(ctx context.Context, cfg *configs.Config, r crawlRun) (st *crawl
 	}
 	var c *crawler.Crawler // set before Run, which calls Started
 	if r.serve != nil {
-		started, wait := serveAPI(ctx, r, dd, db, seenSt, log, &c, cfg.Store.WARCDir)
-		opts.Started = started
+		start, wait := console.ServeCrawl(ctx, console.ServeOptions{Listener: r.serve, Token: r.token, Logger: log, Dedup: dd, Store: db,
+			Seen: seenSt, WARCDir: cfg.Store.WARCDir, ClusterURL: r.cluster.URL, ClusterPrefix: r.cluster.Prefix})
+		opts.Started = func() { start(c) }
 		defer func() {
 			if serr := wait(); serr != nil && err == nil {
 				err = fmt.Errorf("--serve: %w", serr)
@@ -349,48 +349,4 @@ func crawlStore(ctx context.Context, cfg *configs.Config, r crawlRun) (st *crawl
 		runtime.KeepAlive(dd)
 	}
 	return &stats, err
-}
-
-// serveAPI prepares crawl --serve: started (Options.Started) serves the
-// HTTP API on r.serve from the crawl's deduper (already rebuilt by Run when
-// it calls Started) and store, so one process owns the directory; wait
-// stops serving and returns the server's error (nil if it never started).
-// *c is the crawl, set before Run.
-func serveAPI(ctx context.Context, r crawlRun, dd *contentdedup.Deduper, db *storage.DB, seenSt seen.Store, log *slog.Logger, c **crawler.Crawler, warcDir string) (started func(), wait func() error) {
-	serveCtx, stopServe := context.WithCancel(ctx)
-	serveDone := make(chan error, 1)
-	serving := false // set by started, which Run calls before it returns
-	started = func() {
-		serving = true
-		so := &api.ServiceOptions{Restored: true, Logger: log}
-		if r.cluster.URL != "" {
-			so.Decide = (*c).DecideDocument // through the cluster's document log
-		}
-		svc, serr := api.NewService(serveCtx, dd, db, so)
-		if serr != nil {
-			serveDone <- serr
-			return
-		}
-		recs, serr := seen.New(seenSt, nil) // seen-records with their defaults
-		if serr != nil {
-			serveDone <- serr
-			return
-		}
-		ho := api.HandlerOptions{Token: r.token, Logger: log, Seen: recs, Collectors: (*c).Collectors(),
-			Console: console.New(serveCtx, console.Options{Store: db, Crawl: *c, Logger: log, WARCDir: warcDir, ClusterURL: r.cluster.URL, ClusterPrefix: r.cluster.Prefix})}
-		h := api.NewHandler(svc, db, ho)
-		go func() {
-			serveDone <- api.Serve(serveCtx, r.serve, h, api.ServerOptions{Logger: log, OnListen: func(a net.Addr) {
-				log.Info("serving the HTTP API during the crawl", "url", "http://"+a.String()+"/")
-			}})
-		}()
-	}
-	wait = func() error {
-		stopServe()
-		if !serving {
-			return nil
-		}
-		return <-serveDone
-	}
-	return started, wait
 }
