@@ -48,6 +48,8 @@
 // is one (Badger, with Badger's own TTL); *cluster.SeenStore is the other
 // (Redis, shared by a cluster's nodes: GET + PTTL, and WATCH/GET …
 // MULTI/SET PX/EXEC for the update, with Redis's own expiry).
+// [OpenStore] opens the one or the other (`seen --store DIR` or
+// `seen --cluster URL`).
 //
 // # Caveats
 //

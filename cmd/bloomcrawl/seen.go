@@ -10,10 +10,8 @@ import (
 	"os"
 	"strings"
 
-	"github.com/bloomcrawl/bloomcrawl/cluster"
 	"github.com/bloomcrawl/bloomcrawl/internal/cli"
 	"github.com/bloomcrawl/bloomcrawl/seen"
-	"github.com/bloomcrawl/bloomcrawl/storage"
 )
 
 func init() {
@@ -59,7 +57,7 @@ func runSeen(ctx context.Context, args []string, stdout, stderr io.Writer) error
 		return err
 	}
 	r.stdout = stdout
-	st, closeStore, err := openSeenStore(ctx, store, r.cluster)
+	st, closeStore, err := seen.OpenStore(ctx, store, r.cluster)
 	if err != nil {
 		return err
 	}
@@ -206,21 +204,4 @@ func readIDs(r io.Reader) ([]string, error) {
 		return nil, fmt.Errorf("read ids from stdin: %w", err)
 	}
 	return ids, nil
-}
-
-// openSeenStore opens the seen-records of the store directory dir, or of
-// the Redis at clusterURL when it is set.
-func openSeenStore(ctx context.Context, dir, clusterURL string) (seen.Store, func() error, error) {
-	if clusterURL != "" {
-		st, err := cluster.OpenSeenStore(ctx, clusterURL, "")
-		if err != nil {
-			return nil, nil, err
-		}
-		return st, st.Close, nil
-	}
-	db, err := storage.Open(dir, nil)
-	if err != nil {
-		return nil, nil, err
-	}
-	return db, db.Close, nil
 }
