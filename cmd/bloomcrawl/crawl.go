@@ -16,14 +16,12 @@ import (
 	"golang.org/x/term"
 
 	"github.com/bloomcrawl/bloomcrawl/api"
-	"github.com/bloomcrawl/bloomcrawl/archive"
 	"github.com/bloomcrawl/bloomcrawl/cluster"
 	"github.com/bloomcrawl/bloomcrawl/configs"
 	"github.com/bloomcrawl/bloomcrawl/console"
 	"github.com/bloomcrawl/bloomcrawl/crawler"
 	"github.com/bloomcrawl/bloomcrawl/internal/cli"
 	"github.com/bloomcrawl/bloomcrawl/internal/memlimit"
-	"github.com/bloomcrawl/bloomcrawl/seen"
 	"github.com/bloomcrawl/bloomcrawl/storage"
 )
 
@@ -138,7 +136,7 @@ func runCrawlCmd(ctx context.Context, args []string, stdout, stderr io.Writer) e
 		}
 	}
 	st, err := crawlStore(ctx, cfg, crawlRun{wacz: *f.wacz, audit: *f.audit, heapArrays: !*f.mappedArrays, verbose: *f.verbose, stderr: stderr, serve: ln, token: *f.token, memProfile: *f.memProfile,
-		cluster: crawler.ClusterOptions(cfg.Dedup, cluster.Options{URL: *f.clusterURL, Node: *f.node, LeaseTTL: *f.leaseTTL, Partitions: *f.partitions, RedisWait: *f.redisWait})})
+		cluster: cluster.Options{URL: *f.clusterURL, Node: *f.node, LeaseTTL: *f.leaseTTL, Partitions: *f.partitions, RedisWait: *f.redisWait}})
 	if errors.Is(err, context.Canceled) {
 		fmt.Fprintln(stderr, "interrupted: run the same command again to resume")
 	}
@@ -244,72 +242,21 @@ type crawlRun struct {
 	cluster cluster.Options
 }
 
-// crawlStore opens cfg's store, builds the deduper (crawler.NewOptions
-// builds the URL filter), crawls, and closes the store. It returns the
-// final counters (nil when the crawl could not start).
+// crawlStore opens the components of a crawl of cfg
+// (crawler.OpenComponents), crawls, and closes them. It returns the final
+// counters (nil when the crawl could not start).
 func crawlStore(ctx context.Context, cfg *configs.Config, r crawlRun) (st *crawler.Stats, err error) {
 	logLevel := slog.LevelInfo
 	if r.verbose {
 		logLevel = slog.LevelDebug
 	}
 	log := slog.New(slog.NewTextHandler(r.stderr, &slog.HandlerOptions{Level: logLevel}))
-	if cfg.Dedup.RecrawlWindow > 0 {
-		log.Warn("dedup.recrawl_window: a URL seen longer ago is fetched again when rediscovered, but its stored page is not replaced (first copy wins); on resume every stored URL counts as just seen")
-	}
-	db, err := storage.Open(cfg.Store.Dir, crawler.StoreOptions(cfg.Store))
+	parts, err := crawler.OpenComponents(ctx, cfg, crawler.OpenOptions{MappedArrays: !r.heapArrays, Audit: r.audit, Cluster: r.cluster, WACZ: r.wacz, Logger: log})
 	if err != nil {
 		return nil, err
 	}
-	defer func() {
-		if cerr := db.Close(); cerr != nil && err == nil {
-			err = cerr
-		}
-	}()
-	// The deduper is built here, not by crawler.NewOptions, because --serve
-	// shares it with the API.
-	dd, err := crawler.NewCrawlDeduper(cfg, !r.heapArrays)
-	if err != nil {
-		return nil, err
-	}
-	defer dd.Close()
-	opts := crawler.Options{Store: db, Dedup: dd, MappedArrays: !r.heapArrays}
-	var seenSt seen.Store = db // --serve's seen-records: the cluster's in Redis with --cluster
-	var warcShared archive.SharedDigests
-	if r.cluster.URL != "" {
-		r.cluster.Logger = log
-		node, err := cluster.Open(ctx, r.cluster)
-		if err != nil {
-			return nil, err
-		}
-		defer node.Close()
-		log.Info("cluster node", "redis", r.cluster.URL, "node", node.Name())
-		opts.Cluster, seenSt, warcShared = node, node.SeenStore(), node.WARCDigests()
-	}
-	if opts, err = crawler.NewOptions(cfg, opts, r.audit); err != nil {
-		return nil, err
-	}
-	if cfg.Store.WARCDir != "" {
-		ao := crawler.ArchiveOptions(cfg, db)
-		ao.Shared = warcShared // revisits of payloads other nodes archived
-		aw, err := archive.Open(ao)
-		if err != nil {
-			return nil, err
-		}
-		logRepair(log, cfg.Store.WARCDir, aw.Repaired())
-		defer func() {
-			if cerr := aw.Close(); cerr != nil && err == nil {
-				err = cerr
-			}
-			if err == nil {
-				err = crawlWACZ(ctx, r.wacz, cfg.Store.WARCDir, db, log)
-			}
-			ws := aw.Stats()
-			log.Info("WARC written", "dir", cfg.Store.WARCDir, "files", ws.Files, "bytes", ws.Bytes,
-				"responses", ws.Responses, "revisits", ws.Revisits, "metadata", ws.Metadata)
-		}()
-		opts.Archive = aw
-	}
-
+	defer func() { err = parts.Close(ctx, err) }()
+	opts, db := parts.Options, parts.Store
 	live := false
 	if f, ok := r.stderr.(*os.File); ok && term.IsTerminal(int(f.Fd())) {
 		live = true
@@ -322,8 +269,12 @@ func crawlStore(ctx context.Context, cfg *configs.Config, r crawlRun) (st *crawl
 	}
 	var c *crawler.Crawler // set before Run, which calls Started
 	if r.serve != nil {
-		start, wait := console.ServeCrawl(ctx, console.ServeOptions{Listener: r.serve, Token: r.token, Logger: log, Dedup: dd, Store: db,
-			Seen: seenSt, WARCDir: cfg.Store.WARCDir, ClusterURL: r.cluster.URL, ClusterPrefix: r.cluster.Prefix})
+		so := console.ServeOptions{Listener: r.serve, Token: r.token, Logger: log, Dedup: parts.Dedup, Store: db,
+			WARCDir: cfg.Store.WARCDir, ClusterURL: r.cluster.URL, ClusterPrefix: r.cluster.Prefix}
+		if parts.Node != nil {
+			so.Seen = parts.Node.SeenStore() // the cluster's seen-records, in Redis
+		}
+		start, wait := console.ServeCrawl(ctx, so)
 		opts.Started = func() { start(c) }
 		defer func() {
 			if serr := wait(); serr != nil && err == nil {
@@ -346,7 +297,7 @@ func crawlStore(ctx context.Context, cfg *configs.Config, r crawlRun) (st *crawl
 			err = fmt.Errorf("--memprofile: %w", perr)
 		}
 		runtime.KeepAlive(c)
-		runtime.KeepAlive(dd)
+		runtime.KeepAlive(parts)
 	}
 	return &stats, err
 }
