@@ -87,6 +87,28 @@ type Breakdown struct {
 	Status      map[int]int64
 	ContentType map[string]int64
 	Bytes       int64 // body bytes received
+	// OtherHosts sums the counters of the hosts that Hosts no longer
+	// counts one by one (Options.HostCounters).
+	OtherHosts OtherHosts
+}
+
+// DefaultHostCounters is Options.HostCounters' default.
+const DefaultHostCounters = 1000
+
+// OtherHosts are the fetch counters (HostState's) of the hosts pushed out
+// of the per-host counters: the crawl counts at most Options.HostCounters
+// hosts one by one. When a host not counted yet is fetched and the table
+// is full, the host with the fewest fetches (failed ones included; the one
+// that came latest, among equals) leaves it and its counters are added
+// here. So the hosts kept are those with the most fetches, give or take
+// the latest comer; a host that leaves and is fetched again starts from
+// zero, its earlier counters staying here. Every fetch is counted once,
+// by its host or here.
+type OtherHosts struct {
+	Hosts   int64 // hosts pushed out (a host pushed out twice counts twice)
+	Fetched int64
+	Errors  int64
+	Bytes   int64
 }
 
 // Exclusion is a pattern added while the crawl runs: queued URLs it
@@ -115,14 +137,48 @@ type control struct {
 	excl   atomic.Pointer[[]Exclusion] // read on every entry without a lock
 
 	obsMu     sync.Mutex
-	hostCount map[string]*hostCount
+	hostCount map[string]*hostCount // at most Options.HostCounters hosts
+	hostSeq   int64                 // hostCount entries made
+	other     OtherHosts            // counters of the hosts pushed out of hostCount
 	status    map[int]int64
 	types     map[string]int64
 	bytes     int64
 	skips     map[string]*skipRing
 }
 
-type hostCount struct{ fetched, errors, bytes int64 }
+type hostCount struct {
+	fetched, errors, bytes int64
+	seq                    int64 // when the entry was made (control.hostSeq)
+}
+
+// hostCounter returns host's counters, making an entry for a host not
+// counted yet; with limit entries already, the entry with the fewest
+// fetches (the latest made, among equals) is pushed out first, its
+// counters added to the other hosts'. Called with obsMu held.
+func (ct *control) hostCounter(host string, limit int) *hostCount {
+	if h := ct.hostCount[host]; h != nil {
+		return h
+	}
+	if len(ct.hostCount) >= limit {
+		var out string
+		var low *hostCount
+		for k, h := range ct.hostCount {
+			if low == nil || h.fetched+h.errors < low.fetched+low.errors ||
+				(h.fetched+h.errors == low.fetched+low.errors && h.seq > low.seq) {
+				out, low = k, h
+			}
+		}
+		delete(ct.hostCount, out)
+		ct.other.Hosts++
+		ct.other.Fetched += low.fetched
+		ct.other.Errors += low.errors
+		ct.other.Bytes += low.bytes
+	}
+	ct.hostSeq++
+	h := &hostCount{seq: ct.hostSeq}
+	ct.hostCount[host] = h
+	return h
+}
 
 // skipRing holds the latest skips of one reason.
 type skipRing struct {
@@ -437,11 +493,11 @@ func (c *Crawler) observe(e frontier.Entry, j *job, rec *storage.URLRecord) {
 	if c.ctl.hostCount == nil {
 		c.ctl.hostCount, c.ctl.status, c.ctl.types = map[string]*hostCount{}, map[int]int64{}, map[string]int64{}
 	}
-	h := c.ctl.hostCount[host]
-	if h == nil {
-		h = &hostCount{}
-		c.ctl.hostCount[host] = h
+	limit := c.o.HostCounters
+	if limit <= 0 {
+		limit = DefaultHostCounters
 	}
+	h := c.ctl.hostCounter(host, limit)
 	if j.status != 0 {
 		h.fetched++
 		c.ctl.status[j.status]++
@@ -515,7 +571,8 @@ func (c *Crawler) Skipped() []Skip {
 func (c *Crawler) Breakdown() Breakdown {
 	c.ctl.obsMu.Lock()
 	defer c.ctl.obsMu.Unlock()
-	b := Breakdown{Status: make(map[int]int64, len(c.ctl.status)), ContentType: make(map[string]int64, len(c.ctl.types)), Bytes: c.ctl.bytes}
+	b := Breakdown{Status: make(map[int]int64, len(c.ctl.status)), ContentType: make(map[string]int64, len(c.ctl.types)), Bytes: c.ctl.bytes,
+		OtherHosts: c.ctl.other}
 	for k, v := range c.ctl.status {
 		b.Status[k] = v
 	}
@@ -526,7 +583,9 @@ func (c *Crawler) Breakdown() Breakdown {
 }
 
 // Hosts returns the state of every host the frontier holds now (queued,
-// in flight or in its delay) and of every host fetched from this run.
+// in flight or in its delay) and of the hosts fetched from this run whose
+// counters the crawl keeps (at most Options.HostCounters: the others'
+// are summed in Breakdown's OtherHosts).
 func (c *Crawler) Hosts() []HostState {
 	byHost := map[string]*HostState{}
 	if c.front != nil {

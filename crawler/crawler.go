@@ -151,6 +151,11 @@ type Options struct {
 	// (crawl --serve) starts that writer here, so it never sees a
 	// half-rebuilt index.
 	Started func()
+	// HostCounters is the most hosts whose fetch counters the crawl keeps
+	// one by one for Hosts (the console's hosts view); the counters of the
+	// hosts pushed out are summed in Breakdown's OtherHosts. Default (0)
+	// DefaultHostCounters.
+	HostCounters int
 	// Cluster, if set (a *cluster.Node), makes this crawler one node of a
 	// cluster crawl: the cluster is the queue and the URL filter
 	// (URLFilter and FalsePositives are then ignored), this node fetches
