@@ -25,7 +25,8 @@ type hostRow struct {
 // hostsView is the hosts page's data.
 type hostsView struct {
 	Rows      []hostRow
-	Total     int // hosts before the row limit
+	Other     crawler.OtherHosts // hosts whose counters the crawl no longer keeps one by one
+	Total     int                // hosts before the row limit
 	Shown     int
 	Filter    string
 	Sort, Dir string
@@ -95,6 +96,7 @@ func (c *Console) hostsPage(w http.ResponseWriter, r *http.Request) {
 	}
 	v.Shown = len(v.Rows)
 	b := c.o.Crawl.Breakdown()
+	v.Other = b.OtherHosts
 	for code, n := range b.Status {
 		v.Status = append(v.Status, kv{strconv.Itoa(code), n})
 	}

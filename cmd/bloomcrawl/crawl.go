@@ -56,6 +56,7 @@ type crawlFlags struct {
 	leaseTTL     *time.Duration
 	redisWait    *time.Duration
 	memLimit     *int64
+	hostCounters *int
 }
 
 // newCrawlFlags declares the crawl command's flags.
@@ -82,6 +83,7 @@ func newCrawlFlags(stderr io.Writer) (*flag.FlagSet, *crawlFlags) {
 	f.partitions = fs.Int("partitions", 16, "with --cluster: partitions the hosts are spread over (the same on every node, checked); a Redis Cluster spreads at most this many partitions' keys over its shards")
 	f.redisWait = fs.Duration("redis-wait", 30*time.Second, "with --cluster: how long a node waits for an unreachable Redis (a restart) before it stops")
 	f.leaseTTL = fs.Duration("lease-ttl", 10*time.Second, "with --cluster: how long a partition lease lives unrenewed; a dead node's partitions and pages in flight are taken over after about this long")
+	f.hostCounters = fs.Int("host-counters", crawler.DefaultHostCounters, "most hosts whose fetch counters the web console's hosts view keeps one by one; the others are summed as \"other hosts\"")
 	f.memLimit = fs.Int64("mem-limit-mb", 300, "soft limit on the Go heap in MiB (runtime/debug.SetMemoryLimit), raised as the crawl's lasting state outgrows it; 0 = none; the GOMEMLIMIT environment variable wins")
 	return fs, f
 }
@@ -124,6 +126,9 @@ func runCrawlCmd(ctx context.Context, args []string, stdout, stderr io.Writer) e
 	if *f.partitions < 1 || *f.partitions > cluster.MaxPartitions {
 		return usagef("--partitions %d: want 1 to %d", *f.partitions, cluster.MaxPartitions)
 	}
+	if *f.hostCounters < 1 {
+		return usagef("--host-counters %d: want 1 or more", *f.hostCounters)
+	}
 	if *f.clusterURL == "" && (*f.node != "") {
 		return usagef("--node needs --cluster")
 	}
@@ -135,7 +140,7 @@ func runCrawlCmd(ctx context.Context, args []string, stdout, stderr io.Writer) e
 			return usagef("--cluster: %v", err)
 		}
 	}
-	st, err := crawlStore(ctx, cfg, crawlRun{wacz: *f.wacz, audit: *f.audit, heapArrays: !*f.mappedArrays, verbose: *f.verbose, stderr: stderr, serve: ln, token: *f.token, memProfile: *f.memProfile,
+	st, err := crawlStore(ctx, cfg, crawlRun{wacz: *f.wacz, audit: *f.audit, heapArrays: !*f.mappedArrays, verbose: *f.verbose, hostCounters: *f.hostCounters, stderr: stderr, serve: ln, token: *f.token, memProfile: *f.memProfile,
 		cluster: cluster.Options{URL: *f.clusterURL, Node: *f.node, LeaseTTL: *f.leaseTTL, Partitions: *f.partitions, RedisWait: *f.redisWait}})
 	if errors.Is(err, context.Canceled) {
 		fmt.Fprintln(stderr, "interrupted: run the same command again to resume")
@@ -226,7 +231,9 @@ type crawlRun struct {
 	heapArrays bool
 	verbose    bool
 	quiet      bool // no progress output
-	stderr     io.Writer
+	// hostCounters is crawler.Options.HostCounters (0: the default).
+	hostCounters int
+	stderr       io.Writer
 	// inspect, if set, is called with the open store after the crawl.
 	inspect func(*storage.DB) error
 	// serve, if set, serves the HTTP API (package api) on this listener
@@ -257,6 +264,7 @@ func crawlStore(ctx context.Context, cfg *configs.Config, r crawlRun) (st *crawl
 	}
 	defer func() { err = parts.Close(ctx, err) }()
 	opts, db := parts.Options, parts.Store
+	opts.HostCounters = r.hostCounters
 	live := false
 	if f, ok := r.stderr.(*os.File); ok && term.IsTerminal(int(f.Fd())) {
 		live = true
