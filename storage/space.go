@@ -53,6 +53,27 @@ func (e *NoSpaceError) Error() string {
 		FormatBytes(e.Free), where, FormatBytes(e.Reserve+e.Memtables), FormatBytes(e.Reserve), FormatBytes(e.Memtables))
 }
 
+// Describe says what ran out, where and how much is free, for a person:
+// "disk full: 1.2 MiB free on /mnt (store /mnt/crawl.db), below the
+// 65.0 MiB the store keeps (store.min_free_bytes 64.0 MiB + 1.0 MiB of
+// memtables to flush at close)"; reserve names the setting of Reserve
+// (e.g. "store.min_free_bytes").
+func (e *NoSpaceError) Describe(reserve string) string {
+	where := e.Dir
+	if e.Mount != "" {
+		where = e.Mount + " (store " + e.Dir + ")"
+	}
+	if e.Err != nil {
+		return fmt.Sprintf("disk full: %s free on %s: %v", FormatBytes(e.Free), where, e.Err)
+	}
+	free, need := FormatBytes(e.Free), FormatBytes(e.Reserve+e.Memtables)
+	if free == need { // equal when rounded: say it in bytes
+		free, need = fmt.Sprintf("%d bytes", e.Free), fmt.Sprintf("%d bytes", e.Reserve+e.Memtables)
+	}
+	return fmt.Sprintf("disk full: %s free on %s, below the %s the store keeps (%s %s + %s of memtables to flush at close)",
+		free, where, need, reserve, FormatBytes(e.Reserve), FormatBytes(e.Memtables))
+}
+
 // Is makes errors.Is(err, ErrNoSpace) true.
 func (e *NoSpaceError) Is(target error) bool { return target == ErrNoSpace }
 

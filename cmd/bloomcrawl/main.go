@@ -83,29 +83,14 @@ func diskExitCode(name string, err error, stderr io.Writer) (code int, ok bool) 
 // noSpaceLine is the one line a command that ran out of disk ends with:
 // what ran out, where, how much is free, and how to go on.
 func noSpaceLine(cmd string, e *storage.NoSpaceError) string {
-	where := e.Dir
-	if e.Mount != "" {
-		where = e.Mount + " (store " + e.Dir + ")"
+	reserve := "reserve"
+	switch cmd {
+	case "crawl", "demo":
+		reserve = "store.min_free_bytes"
+	case "serve", "dedup":
+		reserve = "--min-free-bytes"
 	}
-	var what string
-	if e.Err != nil {
-		what = fmt.Sprintf("disk full: %s free on %s: %v", storage.FormatBytes(e.Free), where, e.Err)
-	} else {
-		reserve := "reserve " + storage.FormatBytes(e.Reserve)
-		switch cmd {
-		case "crawl", "demo":
-			reserve = "store.min_free_bytes " + storage.FormatBytes(e.Reserve)
-		case "serve", "dedup":
-			reserve = "--min-free-bytes " + storage.FormatBytes(e.Reserve)
-		}
-		free, need := storage.FormatBytes(e.Free), storage.FormatBytes(e.Reserve+e.Memtables)
-		if free == need { // equal when rounded: say it in bytes
-			free, need = fmt.Sprintf("%d bytes", e.Free), fmt.Sprintf("%d bytes", e.Reserve+e.Memtables)
-		}
-		what = fmt.Sprintf("disk full: %s free on %s, below the %s the store keeps (%s + %s of memtables to flush at close)",
-			free, where, need, reserve, storage.FormatBytes(e.Memtables))
-	}
-	return what + "; " + resumeHint(cmd)
+	return e.Describe(reserve) + "; " + resumeHint(cmd)
 }
 
 // minFreeFlag adds --min-free-bytes (storage.Options.MinFreeBytes) to a
