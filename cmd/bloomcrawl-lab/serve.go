@@ -2,12 +2,12 @@ package main
 
 import (
 	"context"
-	"encoding/json"
 	"fmt"
 	"io"
 	"strings"
 	"time"
 
+	"github.com/bloomcrawl/bloomcrawl/internal/cli"
 	"github.com/bloomcrawl/bloomcrawl/lab/bench"
 )
 
@@ -51,9 +51,7 @@ func runBenchServe(ctx context.Context, args []string, stdout, stderr io.Writer)
 		return err
 	}
 	if *asJSON {
-		enc := json.NewEncoder(stdout)
-		enc.SetIndent("", "  ")
-		return enc.Encode(rep)
+		return cli.WriteJSON(stdout, rep)
 	}
 	return bench.WriteServeTable(stdout, rep)
 }

@@ -2,7 +2,6 @@ package main
 
 import (
 	"context"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
@@ -10,6 +9,7 @@ import (
 	"text/tabwriter"
 
 	"github.com/bloomcrawl/bloomcrawl/contentdedup"
+	"github.com/bloomcrawl/bloomcrawl/internal/cli"
 	"github.com/bloomcrawl/bloomcrawl/lab/similareval"
 	"github.com/bloomcrawl/bloomcrawl/storage"
 )
@@ -57,9 +57,7 @@ func runBenchSimilar(ctx context.Context, args []string, stdout, stderr io.Write
 		return err
 	}
 	if *asJSON {
-		enc := json.NewEncoder(stdout)
-		enc.SetIndent("", "  ")
-		return enc.Encode(rep)
+		return cli.WriteJSON(stdout, rep)
 	}
 	printSimilarReport(stdout, rep, total)
 	return nil

@@ -2,10 +2,10 @@ package main
 
 import (
 	"context"
-	"encoding/json"
 	"io"
 	"os"
 
+	"github.com/bloomcrawl/bloomcrawl/internal/cli"
 	"github.com/bloomcrawl/bloomcrawl/seen"
 	"github.com/bloomcrawl/bloomcrawl/storage"
 )
@@ -57,9 +57,7 @@ func runBenchSeen(ctx context.Context, args []string, stdout, stderr io.Writer) 
 		return err
 	}
 	if *asJSON {
-		enc := json.NewEncoder(stdout)
-		enc.SetIndent("", "  ")
-		return enc.Encode(m)
+		return cli.WriteJSON(stdout, m)
 	}
 	m.WriteText(stdout)
 	return nil

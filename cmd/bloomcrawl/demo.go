@@ -2,12 +2,12 @@ package main
 
 import (
 	"context"
-	"encoding/json"
 	"fmt"
 	"io"
 	"os"
 
 	"github.com/bloomcrawl/bloomcrawl/crawler"
+	"github.com/bloomcrawl/bloomcrawl/internal/cli"
 	"github.com/bloomcrawl/bloomcrawl/internal/samplesite"
 	"github.com/bloomcrawl/bloomcrawl/storage"
 )
@@ -74,9 +74,7 @@ func runDemo(ctx context.Context, args []string, stdout, stderr io.Writer) error
 	}
 	rep.Summary = st
 	if *asJSON {
-		enc := json.NewEncoder(stdout)
-		enc.SetIndent("", "  ")
-		return enc.Encode(rep)
+		return cli.WriteJSON(stdout, rep)
 	}
 	st.WriteSummary(stdout, "")
 	rep.WriteText(stdout, dir, *store != "")

@@ -2,10 +2,10 @@ package main
 
 import (
 	"context"
-	"encoding/json"
 	"io"
 
 	"github.com/bloomcrawl/bloomcrawl/cluster"
+	"github.com/bloomcrawl/bloomcrawl/internal/cli"
 )
 
 // clusterStats prints a cluster crawl's state as the nodes published it
@@ -28,7 +28,5 @@ func clusterStats(ctx context.Context, url, sub, store string, args []string, as
 	if !asJSON {
 		return r.WriteText(stdout)
 	}
-	enc := json.NewEncoder(stdout)
-	enc.SetIndent("", "  ")
-	return enc.Encode(r)
+	return cli.WriteJSON(stdout, r)
 }

@@ -3,7 +3,6 @@ package main
 import (
 	"bufio"
 	"context"
-	"encoding/json"
 	"flag"
 	"fmt"
 	"io"
@@ -123,19 +122,13 @@ func parseSeenArgs(args []string, stderr io.Writer) (*seenRun, string, error) {
 	return r, *store, nil
 }
 
-func (r *seenRun) json(v any) error {
-	enc := json.NewEncoder(r.stdout)
-	enc.SetIndent("", "  ")
-	return enc.Encode(v)
-}
-
 func (r *seenRun) add(ctx context.Context) error {
 	total, err := r.recs.AddAll(ctx, r.key, r.ids)
 	if err != nil {
 		return err
 	}
 	if r.asJSON {
-		return r.json(map[string]any{"key": r.key, "ids": len(r.ids), "added": total.Added, "blocks": total.Blocks})
+		return cli.WriteJSON(r.stdout, map[string]any{"key": r.key, "ids": len(r.ids), "added": total.Added, "blocks": total.Blocks})
 	}
 	fmt.Fprintf(r.stdout, "%s: recorded %d ids (%d new to the newest block); %d blocks\n", r.key, len(r.ids), total.Added, total.Blocks)
 	return nil
@@ -158,7 +151,7 @@ func (r *seenRun) test(ctx context.Context) error {
 		}
 	}
 	if r.asJSON {
-		return r.json(map[string]any{"seen": seenIDs, "new": newIDs})
+		return cli.WriteJSON(r.stdout, map[string]any{"seen": seenIDs, "new": newIDs})
 	}
 	return nil
 }
@@ -169,7 +162,7 @@ func (r *seenRun) show(ctx context.Context) error {
 		return err
 	}
 	if r.asJSON {
-		return r.json(rec)
+		return cli.WriteJSON(r.stdout, rec)
 	}
 	rec.WriteText(r.stdout)
 	return nil
@@ -181,7 +174,7 @@ func (r *seenRun) delete(ctx context.Context) error {
 		return err
 	}
 	if r.asJSON {
-		return r.json(map[string]any{"key": r.key, "deleted": existed})
+		return cli.WriteJSON(r.stdout, map[string]any{"key": r.key, "deleted": existed})
 	}
 	if existed {
 		fmt.Fprintf(r.stdout, "%s: deleted\n", r.key)

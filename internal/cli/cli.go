@@ -120,3 +120,10 @@ func WriteJSONLines[T any](w io.Writer, rows []T) error {
 	}
 	return nil
 }
+
+// WriteJSON writes v as indented JSON (a command's --json output).
+func WriteJSON(w io.Writer, v any) error {
+	enc := json.NewEncoder(w)
+	enc.SetIndent("", "  ")
+	return enc.Encode(v)
+}
