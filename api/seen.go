@@ -96,15 +96,8 @@ func (h *handler) seenPost(w http.ResponseWriter, r *http.Request) {
 		h.seenError(w, r, err)
 		return
 	}
-	ans := SeenTestAnswer{Status: StatusSuccess, Seen: []string{}, New: []string{}}
-	for i, id := range req.IDs {
-		if got[i] {
-			ans.Seen = append(ans.Seen, id)
-		} else {
-			ans.New = append(ans.New, id)
-		}
-	}
-	writeJSON(w, http.StatusOK, ans)
+	sp := seen.SplitIDs(req.IDs, got)
+	writeJSON(w, http.StatusOK, SeenTestAnswer{Status: StatusSuccess, Seen: sp.Seen, New: sp.New})
 }
 
 func (h *handler) seenShow(w http.ResponseWriter, r *http.Request) {

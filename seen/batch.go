@@ -34,3 +34,23 @@ func (r *Records) TestAll(ctx context.Context, key string, ids []string) ([]bool
 	}
 	return out, nil
 }
+
+// Split is a test's answer as two lists: the ids new to the key and those
+// it has seen, each in input order (empty, not nil, when there are none).
+type Split struct {
+	New  []string `json:"new"`
+	Seen []string `json:"seen"`
+}
+
+// SplitIDs splits ids by got, Test's (or TestAll's) answer for them.
+func SplitIDs(ids []string, got []bool) Split {
+	s := Split{New: []string{}, Seen: []string{}}
+	for i, id := range ids {
+		if got[i] {
+			s.Seen = append(s.Seen, id)
+		} else {
+			s.New = append(s.New, id)
+		}
+	}
+	return s
+}

@@ -139,19 +139,11 @@ func (r *seenRun) test(ctx context.Context) error {
 	if err != nil {
 		return err
 	}
-	seenIDs, newIDs := []string{}, []string{}
-	for i, id := range r.ids {
-		if got[i] {
-			seenIDs = append(seenIDs, id)
-		} else {
-			newIDs = append(newIDs, id)
-		}
-		if !r.asJSON {
-			fmt.Fprintf(r.stdout, "%s\t%s\n", map[bool]string{true: "seen", false: "new"}[got[i]], id)
-		}
-	}
 	if r.asJSON {
-		return cli.WriteJSON(r.stdout, map[string]any{"seen": seenIDs, "new": newIDs})
+		return cli.WriteJSON(r.stdout, seen.SplitIDs(r.ids, got))
+	}
+	for i, id := range r.ids {
+		fmt.Fprintf(r.stdout, "%s\t%s\n", map[bool]string{true: "seen", false: "new"}[got[i]], id)
 	}
 	return nil
 }
