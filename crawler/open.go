@@ -13,13 +13,14 @@ import (
 )
 
 // OpenOptions are the choices of one crawl that its config does not hold
-// (the crawl command's flags). The zero value is a plain local crawl.
+// (the crawl command's flags). The zero value is a plain local crawl with
+// the defaults.
 type OpenOptions struct {
-	// MappedArrays keeps the dedup index's and the verify cache's large
-	// arrays in memory-mapped files in the store directory
-	// (contentdedup.Options.MapArrays, Options.MappedArrays); false keeps
-	// them on the Go heap.
-	MappedArrays bool
+	// HeapArrays keeps the dedup index's and the verify cache's large
+	// arrays on the Go heap; the default, false, keeps them in
+	// memory-mapped files in the store directory
+	// (contentdedup.Options.MapArrays, Options.MappedArrays).
+	HeapArrays bool
 	// Audit runs an exact shadow set beside the URL filter (NewOptions);
 	// refused with Cluster.
 	Audit bool
@@ -29,6 +30,8 @@ type OpenOptions struct {
 	// WACZ, if set, is the new WACZ file that Close packages the WARC
 	// files and the store's pages into, when the crawl succeeded.
 	WACZ string
+	// HostCounters is Options.HostCounters (0: DefaultHostCounters).
+	HostCounters int
 	// Logger receives what opening and closing did (the cluster node, a
 	// WARC repair, the files written). nil discards.
 	Logger *slog.Logger
@@ -75,10 +78,10 @@ func OpenComponents(ctx context.Context, cfg *configs.Config, o OpenOptions) (_ 
 	}
 	// The deduper is built here, not by NewOptions, so that crawl --serve
 	// can share it with the API.
-	if c.Dedup, err = NewCrawlDeduper(cfg, o.MappedArrays); err != nil {
+	if c.Dedup, err = NewCrawlDeduper(cfg, !o.HeapArrays); err != nil {
 		return nil, err
 	}
-	opts := Options{Store: c.Store, Dedup: c.Dedup, MappedArrays: o.MappedArrays}
+	opts := Options{Store: c.Store, Dedup: c.Dedup, MappedArrays: !o.HeapArrays, HostCounters: o.HostCounters}
 	var shared archive.SharedDigests
 	if o.Cluster.URL != "" {
 		co := ClusterOptions(cfg.Dedup, o.Cluster)

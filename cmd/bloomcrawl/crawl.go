@@ -140,8 +140,9 @@ func runCrawlCmd(ctx context.Context, args []string, stdout, stderr io.Writer) e
 			return usagef("--cluster: %v", err)
 		}
 	}
-	st, err := crawlStore(ctx, cfg, crawlRun{wacz: *f.wacz, audit: *f.audit, heapArrays: !*f.mappedArrays, verbose: *f.verbose, hostCounters: *f.hostCounters, stderr: stderr, serve: ln, token: *f.token, memProfile: *f.memProfile,
-		cluster: cluster.Options{URL: *f.clusterURL, Node: *f.node, LeaseTTL: *f.leaseTTL, Partitions: *f.partitions, RedisWait: *f.redisWait}})
+	st, err := crawlStore(ctx, cfg, crawlRun{verbose: *f.verbose, stderr: stderr, serve: ln, token: *f.token, memProfile: *f.memProfile,
+		OpenOptions: crawler.OpenOptions{WACZ: *f.wacz, Audit: *f.audit, HeapArrays: !*f.mappedArrays, HostCounters: *f.hostCounters,
+			Cluster: cluster.Options{URL: *f.clusterURL, Node: *f.node, LeaseTTL: *f.leaseTTL, Partitions: *f.partitions, RedisWait: *f.redisWait}}})
 	if errors.Is(err, context.Canceled) {
 		fmt.Fprintln(stderr, "interrupted: run the same command again to resume")
 	}
@@ -221,19 +222,13 @@ func serveListener(ctx context.Context, f *crawlFlags) (net.Listener, error) {
 	return ln, nil
 }
 
-// crawlRun holds the command-line choices of one crawl.
+// crawlRun holds the command-line choices of one crawl: those of its
+// components (crawler.OpenOptions; the logger is made here), and these.
 type crawlRun struct {
-	wacz  string // crawl --wacz FILE
-	audit bool
-	// heapArrays keeps the dedup index's and the verify cache's large
-	// arrays on the Go heap instead of in memory-mapped files in the store
-	// directory (the default, false: see contentdedup.Options.MapArrays).
-	heapArrays bool
-	verbose    bool
-	quiet      bool // no progress output
-	// hostCounters is crawler.Options.HostCounters (0: the default).
-	hostCounters int
-	stderr       io.Writer
+	crawler.OpenOptions
+	verbose bool
+	quiet   bool // no progress output
+	stderr  io.Writer
 	// inspect, if set, is called with the open store after the crawl.
 	inspect func(*storage.DB) error
 	// serve, if set, serves the HTTP API (package api) on this listener
@@ -244,9 +239,6 @@ type crawlRun struct {
 	// memProfile, if set, is the file a heap profile is written to when
 	// the crawl ends, while its state (filter, deduper, frontier) is live.
 	memProfile string
-	// cluster, when its URL is set, makes the crawl one node of a cluster
-	// crawl (package cluster).
-	cluster cluster.Options
 }
 
 // crawlStore opens the components of a crawl of cfg
@@ -258,17 +250,15 @@ func crawlStore(ctx context.Context, cfg *configs.Config, r crawlRun) (st *crawl
 		logLevel = slog.LevelDebug
 	}
 	log := slog.New(slog.NewTextHandler(r.stderr, &slog.HandlerOptions{Level: logLevel}))
-	parts, err := crawler.OpenComponents(ctx, cfg, crawler.OpenOptions{MappedArrays: !r.heapArrays, Audit: r.audit, Cluster: r.cluster, WACZ: r.wacz, Logger: log})
+	r.Logger = log
+	parts, err := crawler.OpenComponents(ctx, cfg, r.OpenOptions)
 	if err != nil {
 		return nil, err
 	}
 	defer func() { err = parts.Close(ctx, err) }()
 	opts, db := parts.Options, parts.Store
-	opts.HostCounters = r.hostCounters
-	live := false
-	if f, ok := r.stderr.(*os.File); ok && term.IsTerminal(int(f.Fd())) {
-		live = true
-	}
+	f, ok := r.stderr.(*os.File)
+	live := ok && term.IsTerminal(int(f.Fd()))
 	if !r.quiet {
 		opts.Progress, opts.ProgressEvery = crawler.NewProgress(r.stderr, db, log, live)
 	}
@@ -278,7 +268,7 @@ func crawlStore(ctx context.Context, cfg *configs.Config, r crawlRun) (st *crawl
 	var c *crawler.Crawler // set before Run, which calls Started
 	if r.serve != nil {
 		so := console.ServeOptions{Listener: r.serve, Token: r.token, Logger: log, Dedup: parts.Dedup, Store: db,
-			WARCDir: cfg.Store.WARCDir, ClusterURL: r.cluster.URL, ClusterPrefix: r.cluster.Prefix}
+			WARCDir: cfg.Store.WARCDir, ClusterURL: r.Cluster.URL, ClusterPrefix: r.Cluster.Prefix}
 		if parts.Node != nil {
 			so.Seen = parts.Node.SeenStore() // the cluster's seen-records, in Redis
 		}
