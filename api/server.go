@@ -88,10 +88,13 @@ func hasToken(h http.Handler) bool {
 // other return is a listen or serve error. Closing the store is the
 // caller's job, after ListenAndServe returns.
 //
-// This is how `crawl --serve ADDR` mounts the API inside a running crawl:
+// A server beside other work runs it in a goroutine:
 //
 //	h := api.NewHandler(svc, db, api.HandlerOptions{Token: tok})
 //	g.Go(func() error { return api.ListenAndServe(ctx, addr, h, api.ServerOptions{}) })
+//
+// (`crawl --serve ADDR` listens before its crawl starts and serves on that
+// listener with Serve: console.ServeCrawl.)
 func ListenAndServe(ctx context.Context, addr string, h http.Handler, o ServerOptions) error {
 	if err := CheckAddr(addr, hasToken(h)); err != nil {
 		return err

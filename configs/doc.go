@@ -40,5 +40,6 @@
 // configs; package crawler turns a Config into those components, in one
 // file (crawler/components.go: crawler.NewOptions and NewSettings, which
 // give crawler.New the settings and components it runs with, StoreOptions,
-// NewCrawlDeduper, NewURLFilter, ArchiveOptions, ClusterOptions).
+// NewCrawlDeduper, NewURLFilter, ArchiveOptions, ClusterOptions; and
+// crawler.OpenComponents, which opens them).
 package configs

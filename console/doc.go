@@ -2,7 +2,7 @@
 // that show a running crawl and the store it writes, and the forms that
 // steer the crawl. `crawl --serve ADDR` and `serve` mount it at "/" and
 // "/console/" of the HTTP API (package api), behind the API's
-// authentication.
+// authentication; [ServeCrawl] serves both during a crawl.
 //
 // # Views
 //

@@ -107,7 +107,10 @@
 // dedup.verify). components.go is the one place a configs.Config becomes
 // them (NewOptions, NewSettings, NewURLFilter, NewDeduper, StoreOptions,
 // ArchiveOptions, ClusterOptions); the commands, the lab and the tests
-// all build their crawls there.
+// all build their crawls there. OpenComponents (open.go) opens what a
+// crawl of one config needs with them — the store, the deduper, the
+// cluster node, the WARC writer — and its Close closes them in order (the
+// crawl and demo commands run their crawls so).
 //
 // # One core, two backends
 //
