@@ -88,3 +88,46 @@ func TestHostCountersBounded(t *testing.T) {
 		t.Errorf("bytes: %d by host + %d other hosts, want %d (some in other hosts)", bytes, o.Bytes, b.Bytes)
 	}
 }
+
+// BenchmarkHostCounter measures hostCounter with its table full (the
+// default 1,000 hosts): "new" is a host not counted yet, which pushes the
+// host with the fewest fetches out (a scan of the table); "kept" is a host
+// already counted. "unbounded" counts every host (as before the cap): its
+// B/op is the memory a counted host costs.
+func BenchmarkHostCounter(b *testing.B) {
+	full := func() *control {
+		ct := &control{hostCount: map[string]*hostCount{}}
+		for i := range DefaultHostCounters {
+			ct.hostCounter(fmt.Sprintf("host-%d.example:80", i), DefaultHostCounters).fetched = int64(i + 1)
+		}
+		return ct
+	}
+	b.Run("new", func(b *testing.B) {
+		ct := full()
+		hosts := make([]string, b.N)
+		for i := range hosts {
+			hosts[i] = fmt.Sprintf("new-%d.example:80", i)
+		}
+		b.ResetTimer()
+		for i := range b.N {
+			ct.hostCounter(hosts[i], DefaultHostCounters).fetched++
+		}
+	})
+	b.Run("unbounded", func(b *testing.B) {
+		ct := &control{hostCount: map[string]*hostCount{}}
+		hosts := make([]string, b.N)
+		for i := range hosts {
+			hosts[i] = fmt.Sprintf("new-%d.example:80", i)
+		}
+		b.ResetTimer()
+		for i := range b.N {
+			ct.hostCounter(hosts[i], b.N+1).fetched++
+		}
+	})
+	b.Run("kept", func(b *testing.B) {
+		ct := full()
+		for b.Loop() {
+			ct.hostCounter("host-500.example:80", DefaultHostCounters).fetched++
+		}
+	})
+}
