@@ -14,10 +14,10 @@ import (
 	"github.com/bloomcrawl/bloomcrawl/configs"
 	"github.com/bloomcrawl/bloomcrawl/console"
 	"github.com/bloomcrawl/bloomcrawl/crawler"
-	"github.com/bloomcrawl/bloomcrawl/storage"
 )
 
-// TestHostsOtherHosts crawls six loopback hosts with room for the
+// TestHostsOtherHosts crawls six loopback hosts (wired as the crawl
+// command wires a crawl: crawler.OpenComponents) with room for the
 // counters of two: the hosts view lists two hosts and an "other hosts"
 // row that sums the four pushed out.
 func TestHostsOtherHosts(t *testing.T) {
@@ -49,21 +49,23 @@ func TestHostsOtherHosts(t *testing.T) {
 	cfg.Scope.Sitemaps = configs.Sitemaps{Off: true}
 	cfg.Dedup.Capacity = 10_000
 	cfg.Store.Dir = t.TempDir()
-	db, err := storage.Open(cfg.Store.Dir, crawler.StoreOptions(cfg.Store))
+	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	defer cancel()
+	parts, err := crawler.OpenComponents(ctx, cfg, crawler.OpenOptions{HostCounters: limit})
 	if err != nil {
 		t.Fatal(err)
 	}
-	defer db.Close()
-	opts, err := crawler.NewOptions(cfg, crawler.Options{Store: db, Grace: time.Second, HostCounters: limit}, false)
-	if err != nil {
-		t.Fatal(err)
-	}
+	defer func() {
+		if err := parts.Close(ctx, nil); err != nil {
+			t.Error(err)
+		}
+	}()
+	db, opts := parts.Store, parts.Options
+	opts.Grace = time.Second
 	c, err := crawler.New(opts)
 	if err != nil {
 		t.Fatal(err)
 	}
-	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
-	defer cancel()
 	st, err := c.Run(ctx)
 	if err != nil {
 		t.Fatal(err)
