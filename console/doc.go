@@ -11,9 +11,11 @@
 //     prediction, a chart of queued vs fetched vs stored with an estimated
 //     finish, and the refresh counters of a continuous crawl; pushed every
 //     second over server-sent events (/console/events);
-//   - hosts (/console/hosts): one row per host, sortable and filterable,
-//     responses by status code and content type, the latest failed and
-//     skipped URLs with their reason; /console/queue.txt is the queue;
+//   - hosts (/console/hosts): one row per host, sortable and filterable
+//     (the fetch counters of at most crawler.Options.HostCounters hosts,
+//     the rest summed in an "other hosts" row), responses by status code
+//     and content type, the latest failed and skipped URLs with their
+//     reason; /console/queue.txt is the queue;
 //   - pages (/console/pages, /console/doc/{docId}): search stored pages by
 //     URL or title; a document with its text, versions, every URL mapped
 //     to it and why, its similar pages and its WARC record;
