@@ -98,8 +98,8 @@ const DefaultHostCounters = 1000
 // OtherHosts are the fetch counters (HostState's) of the hosts pushed out
 // of the per-host counters: the crawl counts at most Options.HostCounters
 // hosts one by one. When a host not counted yet is fetched and the table
-// is full, the host with the fewest fetches (failed ones included; the one
-// that came latest, among equals) leaves it and its counters are added
+// is full, the host with the lowest Fetched + Errors (the one that came
+// latest, among equals) leaves it and its counters are added
 // here. So the hosts kept are those with the most fetches, give or take
 // the latest comer; a host that leaves and is fetched again starts from
 // zero, its earlier counters staying here. Every fetch is counted once,
@@ -152,8 +152,8 @@ type hostCount struct {
 }
 
 // hostCounter returns host's counters, making an entry for a host not
-// counted yet; with limit entries already, the entry with the fewest
-// fetches (the latest made, among equals) is pushed out first, its
+// counted yet; with limit entries already, the entry with the lowest
+// fetched + errors (the latest made, among equals) is pushed out first, its
 // counters added to the other hosts'. Called with obsMu held.
 func (ct *control) hostCounter(host string, limit int) *hostCount {
 	if h := ct.hostCount[host]; h != nil {
