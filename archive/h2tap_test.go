@@ -10,6 +10,7 @@ import (
 	"net/http"
 	"net/http/httptest"
 	"os"
+	"os/exec"
 	"strings"
 	"sync"
 	"testing"
@@ -237,6 +238,14 @@ func TestRecorderHTTP2(t *testing.T) {
 	raw := gunzipAll(t, w.Files()[0])
 	if n := strings.Count(raw, "\r\nWARC-Protocol: h2\r\nWARC-Protocol: tls/1.3\r\n"); n != 2*len(paths) {
 		t.Errorf("%d records with WARC-Protocol h2 then tls/1.3, want %d", n, 2*len(paths))
+	}
+	// warcio reads the repeated WARC-Protocol fields (and joins them)
+	out, err := exec.Command(warccheck.Warcio(t), "index", w.Files()[0], "--fields", "warc-type,warc-protocol").CombinedOutput()
+	if err != nil {
+		t.Fatalf("warcio index: %v: %s", err, out)
+	}
+	if n := strings.Count(string(out), `"warc-protocol":"h2, tls/1.3"`); n != 2*len(paths) {
+		t.Errorf("warcio index: %d records with WARC-Protocol h2, tls/1.3, want %d:\n%s", n, 2*len(paths), out)
 	}
 	cdxj, err := os.ReadFile(archive.CDXJName(w.Files()[0]))
 	if err != nil {
