@@ -2,6 +2,7 @@ package crawler
 
 import (
 	"bytes"
+	"context"
 	"crypto/tls"
 	"crypto/x509"
 	"fmt"
@@ -11,6 +12,7 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/bloomcrawl/bloomcrawl/archive"
 	"github.com/bloomcrawl/bloomcrawl/lab/warccheck"
@@ -24,40 +26,7 @@ import (
 // pages are stored, the records read back with right digests, and warcio
 // indexes them as we do.
 func TestCrawlWARCOverHTTP2(t *testing.T) {
-	srv := httptest.NewUnstartedServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		if !r.ProtoAtLeast(2, 0) {
-			http.Error(w, "HTTP/2 only", http.StatusHTTPVersionNotSupported)
-			return
-		}
-		switch r.URL.Path {
-		case "/":
-			w.Header().Set("X-First", "1")
-			fmt.Fprint(w, pageOf("h2 home", 541, a("/p1"), a("/p2")))
-		case "/p1", "/p2":
-			w.Header().Set("X-First", "1")
-			fmt.Fprint(w, pageOf("h2 "+r.URL.Path, 542+int(r.URL.Path[2])))
-		default:
-			http.NotFound(w, r)
-		}
-	}))
-	srv.EnableHTTP2 = true
-	srv.StartTLS()
-	t.Cleanup(srv.Close)
-	pool := x509.NewCertPool()
-	pool.AddCert(srv.Certificate())
-	cfg := accessConfig(srv.URL+"/", "127.0.0.1")
-	warcDir := t.TempDir()
-	r := accessCrawl(t, cfg, "", warcDir, func(c *Crawler) { c.access.tls = &tls.Config{RootCAs: pool} })
-	if r.err != nil {
-		t.Fatal(r.err)
-	}
-	if r.stored() != 3 {
-		t.Fatalf("%d pages stored, want 3: %+v", r.stored(), r.recs)
-	}
-	files, err := filepath.Glob(filepath.Join(warcDir, "*.warc.gz"))
-	if err != nil || len(files) == 0 {
-		t.Fatalf("WARC files: %v %v", files, err)
-	}
+	_, files := h2Crawl(t)
 	recs, err := warccheck.Read(files)
 	if err != nil {
 		t.Fatal(err)
@@ -98,5 +67,85 @@ func TestCrawlWARCOverHTTP2(t *testing.T) {
 	}
 	for _, e := range warccheck.CompareCDXJ(warccheck.SortedLines(ours), want) {
 		t.Error(e)
+	}
+}
+
+// h2Crawl crawls an HTTP/2 test site (three pages) with WARC output and
+// returns the site and the WARC files.
+func h2Crawl(t *testing.T) (*httptest.Server, []string) {
+	t.Helper()
+	srv := httptest.NewUnstartedServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if !r.ProtoAtLeast(2, 0) {
+			http.Error(w, "HTTP/2 only", http.StatusHTTPVersionNotSupported)
+			return
+		}
+		switch r.URL.Path {
+		case "/":
+			w.Header().Set("X-First", "1")
+			fmt.Fprint(w, pageOf("h2 home", 541, a("/p1"), a("/p2")))
+		case "/p1", "/p2":
+			w.Header().Set("X-First", "1")
+			fmt.Fprint(w, pageOf("h2 "+r.URL.Path, 542+int(r.URL.Path[2])))
+		default:
+			http.NotFound(w, r)
+		}
+	}))
+	srv.EnableHTTP2 = true
+	srv.StartTLS()
+	t.Cleanup(srv.Close)
+	pool := x509.NewCertPool()
+	pool.AddCert(srv.Certificate())
+	cfg := accessConfig(srv.URL+"/", "127.0.0.1")
+	warcDir := t.TempDir()
+	r := accessCrawl(t, cfg, "", warcDir, func(c *Crawler) { c.access.tls = &tls.Config{RootCAs: pool} })
+	if r.err != nil {
+		t.Fatal(r.err)
+	}
+	if r.stored() != 3 {
+		t.Fatalf("%d pages stored, want 3: %+v", r.stored(), r.recs)
+	}
+	files, err := filepath.Glob(filepath.Join(warcDir, "*.warc.gz"))
+	if err != nil || len(files) == 0 {
+		t.Fatalf("WARC files: %v %v", files, err)
+	}
+	return srv, files
+}
+
+// TestWACZOfHTTP2Replays: the WARC files of an HTTP/2 crawl ("HTTP/1.1 200 "
+// status lines, lower-case fields, WARC-Protocol h2), packaged as WACZ,
+// replay in replayweb.page in Chromium with their text
+// (lab/warccheck.Replayer, as cmd/bloomcrawl's TestWACZReplaysInBrowser).
+func TestWACZOfHTTP2Replays(t *testing.T) {
+	warccheck.ReplayDir(t)
+	warccheck.Chromium(t)
+	srv, files := h2Crawl(t)
+	wacz := filepath.Join(t.TempDir(), "h2.wacz")
+	f, err := os.Create(wacz)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := archive.WriteWACZ(context.Background(), f, files, archive.WACZOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	if err := f.Close(); err != nil {
+		t.Fatal(err)
+	}
+	r := warccheck.NewReplayer(t, wacz)
+	for _, p := range []struct {
+		path, title string
+		v           int
+	}{{"/", "h2 home", 541}, {"/p1", "h2 /p1", 542 + '1'}} {
+		text := strings.Join(strings.Fields(words(p.v, 60))[:6], " ")
+		got, err := r.Text(srv.URL+p.path, text, 90*time.Second)
+		if err != nil {
+			t.Errorf("replaying %s: %v", p.path, err)
+			continue
+		}
+		if got.Title != p.title {
+			t.Errorf("replaying %s: title %q, want %q", p.path, got.Title, p.title)
+		}
+	}
+	for _, p := range r.Problems() {
+		t.Errorf("replay: %s", p)
 	}
 }
