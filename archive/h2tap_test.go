@@ -281,3 +281,54 @@ func gunzipAll(t *testing.T, name string) string {
 	}
 	return string(b)
 }
+
+// roundTripper is a RoundTripper that is not an *http.Transport: a
+// Recorder cannot tap it.
+type roundTripper func(*http.Request) (*http.Response, error)
+
+func (f roundTripper) RoundTrip(r *http.Request) (*http.Response, error) { return f(r) }
+
+// BenchmarkRecorderHTTP2 is the cost of recording an HTTP/2 exchange (a
+// 20 KB page from Go's HTTP/2 test server) with the connection tapped
+// (frames parsed, header blocks decoded, served by x/net's HTTP/2
+// transport) against untapped (net/http's own HTTP/2, heads rebuilt from
+// its maps).
+func BenchmarkRecorderHTTP2(b *testing.B) {
+	page := bytes.Repeat([]byte("<p>twenty kilobytes of text</p>\n"), 20<<10/32)
+	srv := httptest.NewUnstartedServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("Content-Type", "text/html")
+		w.Header().Set("Cache-Control", "max-age=60")
+		w.Write(page)
+	}))
+	srv.EnableHTTP2 = true
+	srv.StartTLS()
+	defer srv.Close()
+	for _, tap := range []bool{true, false} {
+		b.Run(map[bool]string{true: "tapped", false: "untapped"}[tap], func(b *testing.B) {
+			tr := srv.Client().Transport.(*http.Transport).Clone()
+			defer tr.CloseIdleConnections()
+			var next http.RoundTripper = tr
+			if !tap {
+				next = roundTripper(tr.RoundTrip)
+			}
+			var proto string
+			rec := &archive.Recorder{Next: next, Done: func(_ *http.Request, ex *archive.Exchange) { proto = strings.Join(ex.Protocol, ",") }}
+			c := &http.Client{Transport: rec}
+			b.SetBytes(int64(len(page)))
+			for b.Loop() {
+				resp, err := c.Get(srv.URL + "/")
+				if err != nil {
+					b.Fatal(err)
+				}
+				io.Copy(io.Discard, resp.Body)
+				resp.Body.Close()
+				if resp.ProtoMajor != 2 {
+					b.Fatalf("%s", resp.Proto)
+				}
+			}
+			if proto != "h2,tls/1.3" {
+				b.Fatalf("protocol %q", proto)
+			}
+		})
+	}
+}
