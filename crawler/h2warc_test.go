@@ -114,38 +114,48 @@ func h2Crawl(t *testing.T) (*httptest.Server, []string) {
 // TestWACZOfHTTP2Replays: the WARC files of an HTTP/2 crawl ("HTTP/1.1 200 "
 // status lines, lower-case fields, WARC-Protocol h2), packaged as WACZ,
 // replay in replayweb.page in Chromium with their text
-// (lab/warccheck.Replayer, as cmd/bloomcrawl's TestWACZReplaysInBrowser).
+// (lab/warccheck.Replayer, as cmd/bloomcrawl's TestWACZReplaysInBrowser),
+// with a plain CDXJ index and with a ZipNum index.
 func TestWACZOfHTTP2Replays(t *testing.T) {
 	warccheck.ReplayDir(t)
 	warccheck.Chromium(t)
 	srv, files := h2Crawl(t)
-	wacz := filepath.Join(t.TempDir(), "h2.wacz")
-	f, err := os.Create(wacz)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if _, err := archive.WriteWACZ(context.Background(), f, files, archive.WACZOptions{}); err != nil {
-		t.Fatal(err)
-	}
-	if err := f.Close(); err != nil {
-		t.Fatal(err)
-	}
-	r := warccheck.NewReplayer(t, wacz)
-	for _, p := range []struct {
-		path, title string
-		v           int
-	}{{"/", "h2 home", 541}, {"/p1", "h2 /p1", 542 + '1'}} {
-		text := strings.Join(strings.Fields(words(p.v, 60))[:6], " ")
-		got, err := r.Text(srv.URL+p.path, text, 90*time.Second)
+	for _, zipnum := range []bool{false, true} {
+		wacz := filepath.Join(t.TempDir(), "h2.wacz")
+		f, err := os.Create(wacz)
 		if err != nil {
-			t.Errorf("replaying %s: %v", p.path, err)
-			continue
+			t.Fatal(err)
 		}
-		if got.Title != p.title {
-			t.Errorf("replaying %s: title %q, want %q", p.path, got.Title, p.title)
+		o := archive.WACZOptions{}
+		if zipnum { // a ZipNum index: 4 lines in blocks of 2
+			o.ZipNumAbove, o.ZipNumBlock = 1, 2
 		}
-	}
-	for _, p := range r.Problems() {
-		t.Errorf("replay: %s", p)
+		if _, err := archive.WriteWACZ(context.Background(), f, files, o); err != nil {
+			t.Fatal(err)
+		}
+		if err := f.Close(); err != nil {
+			t.Fatal(err)
+		}
+		if w, errs := warccheck.CheckWACZ(wacz); len(errs) > 0 || w.ZipNum != zipnum {
+			t.Fatalf("ZipNum %v: %v", zipnum, errs)
+		}
+		r := warccheck.NewReplayer(t, wacz)
+		for _, p := range []struct {
+			path, title string
+			v           int
+		}{{"/", "h2 home", 541}, {"/p1", "h2 /p1", 542 + '1'}} {
+			text := strings.Join(strings.Fields(words(p.v, 60))[:6], " ")
+			got, err := r.Text(srv.URL+p.path, text, 90*time.Second)
+			if err != nil {
+				t.Errorf("ZipNum %v: replaying %s: %v", zipnum, p.path, err)
+				continue
+			}
+			if got.Title != p.title {
+				t.Errorf("ZipNum %v: replaying %s: title %q, want %q", zipnum, p.path, got.Title, p.title)
+			}
+		}
+		for _, p := range r.Problems() {
+			t.Errorf("ZipNum %v: replay: %s", zipnum, p)
+		}
 	}
 }
