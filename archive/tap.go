@@ -249,6 +249,7 @@ func tapped(rt http.RoundTripper) http.RoundTripper {
 					}
 					if p := tc.ConnectionState().NegotiatedProtocol; p != "h2" {
 						tc.Close()
+						x.h2s.Delete(addr) // its next requests go to h1 again
 						return nil, fmt.Errorf("archive: %s negotiated %q, not h2 any more", addr, p)
 					}
 				}
