@@ -104,9 +104,9 @@
 // Go's net/http parses the exchange before anyone sees it. When the
 // Recorder's Next is an *http.Transport (without a proxy or dialers of its
 // own), the Recorder uses a clone of it whose connections are tapped
-// (tap.go): plain TCP, and TLS connections that negotiated HTTP/1.1 (the
-// Recorder then does the TLS handshake, with the transport's TLS
-// configuration and handshake timeout). Over a tapped connection:
+// (tap.go): plain TCP, and TLS connections (the Recorder then does the TLS
+// handshake, with the transport's TLS configuration and handshake
+// timeout). Over a tapped HTTP/1.x connection:
 //
 //   - Request header block: the request line and header fields exactly as
 //     net/http wrote them, except that the values of Authorization,
@@ -126,13 +126,29 @@
 //     that Go does not decompress behind its back; it decompresses for the
 //     crawler.
 //
-// Otherwise (HTTP/2, a transport that cannot be tapped, a head that does
-// not parse as HTTP/1.x) the blocks are rebuilt from what net/http kept:
-// the status line from Go's Proto and Status (an HTTP/2 response is written
-// with "HTTP/2.0"), the fields with canonicalized names sorted by name,
-// repeated fields in order, Transfer-Encoding dropped and the body
-// de-chunked; the request line as HTTP/1.1, Host, then the fields the
-// crawler set, sorted by name.
+// HTTP/2 (a TLS connection that negotiated h2; h2tap.go) is recorded as
+// the WARC HTTP/2 extension proposal (iipc/warc-specifications) says, in
+// the form warcio, pywb and replayweb.page read: both heads as HTTP/1.1
+// messages — "GET /path HTTP/1.1", "host: " from :authority, then the
+// request's fields as sent; "HTTP/1.1 200 " (HTTP/2 carries no reason
+// phrase: empty, after the space), then the response's fields — with the
+// fields' lower-case names, order and repeats as their HPACK blocks
+// carried them (decoded from the tapped connection; the final response's
+// block, interim 1xx and trailers left out), and two WARC-Protocol fields
+// on the request, response and revisit records: "h2" and the TLS version
+// ("tls/1.3"). The body is the DATA frames' bytes (HTTP/2 has no transfer
+// coding), so the payload is the block's body. Such connections are
+// served by golang.org/x/net/http2's transport (net/http's own speaks
+// HTTP/2 only over an unwrapped *tls.Conn), which has no
+// ResponseHeaderTimeout: the request's own timeout still applies.
+//
+// Otherwise (a transport that cannot be tapped, a head that does not
+// parse) the blocks are rebuilt from what net/http kept: the status line
+// from Go's Proto and Status, the fields with canonicalized names sorted
+// by name, repeated fields in order, Transfer-Encoding dropped and the
+// body de-chunked; the request line as HTTP/1.1, Host, then the fields the
+// crawler set, sorted by name. An HTTP/2 exchange is then written in the
+// form above with its fields sorted by name, lower-cased.
 //
 // # Duplicates and memory
 //

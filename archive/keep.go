@@ -137,11 +137,16 @@ func (x *memIndex) PutMetas(kv map[string][]byte) error {
 	return nil
 }
 
-// Encoding of a kept fetch: version 1, then the verdict (flag; docId,
+// Encoding of a kept fetch: version 2, then the verdict (flag; docId,
 // duplicate, reason, distance, match URL), the number of exchanges and
 // each exchange's fields; byte strings are length-prefixed (uvarint),
-// times are Unix nanoseconds (varint), RawBody has a presence flag.
-const fetchV1 = 1
+// times are Unix nanoseconds (varint), RawBody has a presence flag, and
+// Protocol is a count and its strings. Version 1 (read still) is version
+// 2 without Protocol.
+const (
+	fetchV1 = 1
+	fetchV2 = 2
+)
 
 func encodeFetch(f *Fetch, secrets bool) []byte {
 	size := 64
@@ -150,7 +155,7 @@ func encodeFetch(f *Fetch, secrets bool) []byte {
 	}
 	b := make([]byte, 0, size)
 	str := func(v []byte) []byte { return append(binary.AppendUvarint(b, uint64(len(v))), v...) }
-	b = append(b, fetchV1)
+	b = append(b, fetchV2)
 	if v := f.Verdict; v != nil {
 		b = append(b, 1)
 		b = binary.BigEndian.AppendUint64(b, v.DocID)
@@ -181,6 +186,10 @@ func encodeFetch(f *Fetch, secrets bool) []byte {
 		}
 		b = str([]byte(ex.Truncated))
 		b = binary.AppendVarint(b, int64(ex.Status))
+		b = binary.AppendUvarint(b, uint64(len(ex.Protocol)))
+		for _, p := range ex.Protocol {
+			b = str([]byte(p))
+		}
 	}
 	return b
 }
@@ -252,7 +261,8 @@ func (d *fetchDec) bytes() []byte {
 func decodeFetch(v []byte) (Fetch, error) {
 	d := fetchDec{b: v}
 	var f Fetch
-	if ver := d.byte(); d.err == nil && ver != fetchV1 {
+	ver := d.byte()
+	if d.err == nil && ver != fetchV1 && ver != fetchV2 {
 		return f, fmt.Errorf("unknown encoding version %d", ver)
 	}
 	if d.byte() == 1 {
@@ -273,6 +283,18 @@ func decodeFetch(v []byte) (Fetch, error) {
 		}
 		ex.Truncated = string(d.bytes())
 		ex.Status = int(d.varint())
+		if ver >= fetchV2 {
+			np, k := binary.Uvarint(d.b)
+			if d.err == nil && (k <= 0 || np > uint64(len(d.b))) {
+				d.err = errShortFetch
+			}
+			if d.err == nil {
+				d.b = d.b[k:]
+			}
+			for j := uint64(0); j < np && d.err == nil; j++ {
+				ex.Protocol = append(ex.Protocol, string(d.bytes()))
+			}
+		}
 		f.Exchanges = append(f.Exchanges, ex)
 	}
 	if d.err == nil && len(d.b) != 0 {

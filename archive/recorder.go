@@ -32,6 +32,11 @@ type Exchange struct {
 	Truncated string
 	// Status is the HTTP status code.
 	Status int
+	// Protocol is the WARC-Protocol values of the exchange's records,
+	// highest layer first: "h2" and the TLS version ("tls/1.3") for
+	// HTTP/2, whose heads are then written as HTTP/1.1 messages; nil for
+	// HTTP/1.x, which the heads state.
+	Protocol []string
 }
 
 // Recorder is an http.RoundTripper that captures every exchange made
@@ -60,14 +65,18 @@ func (r *Recorder) RoundTrip(req *http.Request) (*http.Response, error) {
 	ex := &Exchange{URL: req.URL.String(), Date: time.Now().UTC()}
 	var ipMu sync.Mutex
 	var wire *exchangeTap
+	var wire2 *h2Conn
 	trace := &httptrace.ClientTrace{GotConn: func(ci httptrace.GotConnInfo) {
 		ipMu.Lock()
 		defer ipMu.Unlock()
 		if a := ci.Conn.RemoteAddr(); a != nil {
 			ex.IP = hostOnly(a.String())
 		}
-		if tc, ok := ci.Conn.(*tapConn); ok {
-			wire = tc.begin()
+		switch c := ci.Conn.(type) {
+		case *tapConn:
+			wire = c.begin()
+		case *h2Conn:
+			wire2 = c
 		}
 	}}
 	out := req.Clone(httptrace.WithClientTrace(req.Context(), trace))
@@ -85,7 +94,18 @@ func (r *Recorder) RoundTrip(req *http.Request) (*http.Response, error) {
 	ex.Status = resp.StatusCode
 	ex.Response = responseHead(resp)
 	var raw func() []byte
-	if wire != nil && resp.ProtoMajor == 1 {
+	if resp.ProtoMajor == 2 {
+		ex.Request, ex.Response = h2Heads(out, resp)
+		if wire2 != nil {
+			if rq, rs := wire2.heads(out); rs != nil {
+				ex.Request, ex.Response = rq, rs
+			}
+		}
+		ex.Protocol = []string{"h2"}
+		if resp.TLS != nil && tlsName(resp.TLS.Version) != "" {
+			ex.Protocol = append(ex.Protocol, tlsName(resp.TLS.Version))
+		}
+	} else if wire != nil && resp.ProtoMajor == 1 {
 		chunked := len(resp.TransferEncoding) > 0 && resp.TransferEncoding[0] == "chunked"
 		rq, rs, at := wire.heads(resp.StatusCode, chunked)
 		if rq != nil {

@@ -4,6 +4,7 @@ import (
 	"archive/zip"
 	"bufio"
 	"bytes"
+	"compress/gzip"
 	"context"
 	"crypto/sha256"
 	"encoding/hex"
@@ -38,7 +39,25 @@ type WACZOptions struct {
 	Title string
 	// Created is the package's creation time. Default time.Now().
 	Created time.Time
+	// ZipNumAbove: an index of more lines than this is written as a
+	// ZipNum index (indexes/index.cdx.gz, blocks of ZipNumBlock lines each
+	// a gzip member, and indexes/index.idx naming each block's first key
+	// and its offset and length), which a replay tool loads block by block
+	// instead of whole; a smaller one as one indexes/index.cdxj. 0 means
+	// DefaultZipNumAbove; negative, never.
+	ZipNumAbove int64
+	// ZipNumBlock is the number of index lines per ZipNum block. 0 means
+	// DefaultZipNumBlock.
+	ZipNumBlock int
 }
+
+// Defaults of WACZOptions' ZipNum fields: a replay tool (wabac.js) loads a
+// plain index whole when it opens the package; 3,000 lines per block is
+// what pywb and py-wacz write.
+const (
+	DefaultZipNumAbove = 10_000
+	DefaultZipNumBlock = 3000
+)
 
 // WACZStats counts what WriteWACZ packaged.
 type WACZStats struct {
@@ -117,11 +136,36 @@ func WriteWACZ(ctx context.Context, w io.Writer, warcs []string, o WACZOptions) 
 		return st, err
 	}
 	st.IndexLines = is.Lines
-	r, err := zipBytes(zw, "indexes/index.cdxj", index.Bytes(), o.Created)
-	if err != nil {
-		return st, err
+	above := o.ZipNumAbove
+	if above == 0 {
+		above = DefaultZipNumAbove
 	}
-	res = append(res, r)
+	if above >= 0 && is.Lines > above {
+		block := o.ZipNumBlock
+		if block <= 0 {
+			block = DefaultZipNumBlock
+		}
+		cdx, idx, err := zipNum(index.Bytes(), block)
+		if err != nil {
+			return st, err
+		}
+		for _, e := range []struct {
+			name string
+			b    []byte
+		}{{"indexes/index.cdx.gz", cdx}, {"indexes/index.idx", idx}} {
+			r, err := zipBytes(zw, e.name, e.b, o.Created)
+			if err != nil {
+				return st, err
+			}
+			res = append(res, r)
+		}
+	} else {
+		r, err := zipBytes(zw, "indexes/index.cdxj", index.Bytes(), o.Created)
+		if err != nil {
+			return st, err
+		}
+		res = append(res, r)
+	}
 
 	pages, err := os.CreateTemp("", "bloomcrawl-pages-*.jsonl")
 	if err != nil {
@@ -132,7 +176,8 @@ func WriteWACZ(ctx context.Context, w io.Writer, warcs []string, o WACZOptions) 
 	if st.Pages, err = writePages(ctx, pages, o); err != nil {
 		return st, err
 	}
-	if r, err = zipFile(ctx, zw, pages.Name(), "pages/pages.jsonl", o.Created); err != nil {
+	r, err := zipFile(ctx, zw, pages.Name(), "pages/pages.jsonl", o.Created)
+	if err != nil {
 		return st, err
 	}
 	res = append(res, r)
@@ -155,6 +200,43 @@ func WriteWACZ(ctx context.Context, w io.Writer, warcs []string, o WACZOptions) 
 	}
 	st.Bytes = cw.n
 	return st, nil
+}
+
+// zipNum splits a sorted CDXJ index into blocks of block lines, each
+// gzipped on its own (cdx: the members one after another), and writes the
+// secondary index idx: a "!meta" line naming the format (cdxj-gzip-1.0)
+// and the blocks' file, then per block its first line's key and timestamp
+// and {"offset", "length", "digest" (sha256 of the member), "filename"},
+// as py-wacz writes them and wabac.js reads them.
+func zipNum(index []byte, block int) (cdx, idx []byte, err error) {
+	var out, side bytes.Buffer
+	side.WriteString(`!meta 0 {"format": "cdxj-gzip-1.0", "filename": "index.cdx.gz"}` + "\n")
+	lines := bytes.SplitAfter(index, []byte("\n"))
+	if n := len(lines); n > 0 && len(lines[n-1]) == 0 {
+		lines = lines[:n-1]
+	}
+	for i := 0; i < len(lines); i += block {
+		start := out.Len()
+		zw := gzip.NewWriter(&out)
+		for _, l := range lines[i:min(i+block, len(lines))] {
+			zw.Write(l)
+		}
+		if err := zw.Close(); err != nil {
+			return nil, nil, fmt.Errorf("archive: wacz: index block: %w", err)
+		}
+		member := out.Bytes()[start:]
+		sum := sha256.Sum256(member)
+		key, ts, _ := bytes.Cut(lines[i], []byte(" "))
+		ts, _, _ = bytes.Cut(ts, []byte(" "))
+		meta, _ := json.Marshal(struct {
+			Offset   int    `json:"offset"`
+			Length   int    `json:"length"`
+			Digest   string `json:"digest"`
+			Filename string `json:"filename"`
+		}{start, len(member), "sha256:" + hex.EncodeToString(sum[:]), "index.cdx.gz"})
+		fmt.Fprintf(&side, "%s %s %s\n", key, ts, meta)
+	}
+	return out.Bytes(), side.Bytes(), nil
 }
 
 // writePages writes pages.jsonl to f.

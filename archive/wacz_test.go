@@ -3,6 +3,7 @@ package archive_test
 import (
 	"context"
 	"fmt"
+	"io"
 	"os"
 	"path/filepath"
 	"strings"
@@ -45,7 +46,9 @@ func (s fakeStore) Page(id storage.DocID) (storage.Page, error) {
 // TestWriteWACZ packages the files of two WARC directories (as a
 // cluster's nodes write them) and checks the package against the WACZ
 // specification: pages are the stored documents under their final URL,
-// with text only when asked; two WARC files of one name are refused.
+// with text only when asked; an index over ZipNumAbove lines is written
+// as a ZipNum index holding the same lines; two WARC files of one name are
+// refused.
 func TestWriteWACZ(t *testing.T) {
 	ctx := context.Background()
 	t0 := time.Date(2026, 11, 27, 1, 0, 0, 0, time.UTC)
@@ -103,6 +106,44 @@ func TestWriteWACZ(t *testing.T) {
 		}
 		if w.Package.Created != "2026-11-27T01:00:00Z" || len(w.Package.Resources) != 4 {
 			t.Errorf("datapackage %+v", w.Package)
+		}
+	}
+	// a ZipNum index: 6 lines in blocks of 4 and 2, the same lines
+	var plain []string
+	for _, zn := range []archive.WACZOptions{{ZipNumAbove: -1}, {ZipNumAbove: 5, ZipNumBlock: 4}, {ZipNumAbove: 6}} {
+		name := filepath.Join(t.TempDir(), "z.wacz")
+		f, err := os.Create(name)
+		if err != nil {
+			t.Fatal(err)
+		}
+		zn.Pages, zn.Created = st, t0
+		_, err = archive.WriteWACZ(ctx, f, files, zn)
+		f.Close()
+		if err != nil {
+			t.Fatal(err)
+		}
+		w, errs := warccheck.CheckWACZ(name)
+		for _, e := range errs {
+			t.Errorf("%+v: %v", zn, e)
+		}
+		if w == nil {
+			t.FailNow()
+		}
+		blocks := 0
+		if idx := w.Entries["indexes/index.idx"]; idx != nil {
+			rc, _ := idx.Open()
+			b, _ := io.ReadAll(rc)
+			rc.Close()
+			blocks = strings.Count(string(b), "\n") - 1
+		}
+		wantZip := zn.ZipNumAbove == 5
+		if w.ZipNum != wantZip || (wantZip && blocks != 2) || len(w.Package.Resources) != map[bool]int{false: 4, true: 5}[wantZip] {
+			t.Errorf("%+v: ZipNum %v with %d blocks, %d resources", zn, w.ZipNum, blocks, len(w.Package.Resources))
+		}
+		if plain == nil {
+			plain = w.Index
+		} else if fmt.Sprint(w.Index) != fmt.Sprint(plain) {
+			t.Errorf("%+v: index %q, want %q", zn, w.Index, plain)
 		}
 	}
 	if _, err := archive.WriteWACZ(ctx, &strings.Builder{}, []string{files[0], files[0]}, archive.WACZOptions{}); err == nil || !strings.Contains(err.Error(), "two WARC files named") {

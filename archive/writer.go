@@ -615,6 +615,7 @@ func (w *Writer) build(ex *Exchange, resp Ref, digest string, orig *Ref, meta []
 		head = redactSecrets(head)
 	}
 	req.Content.Write(head)
+	setProtocol(req, ex.Protocol)
 	if err := writeIndexed(gw, &buf, req, head, &recs); err != nil {
 		return nil, nil, err
 	}
@@ -625,6 +626,7 @@ func (w *Writer) build(ex *Exchange, resp Ref, digest string, orig *Ref, meta []
 		r.Header.Set("WARC-IP-Address", ex.IP)
 	}
 	r.Content.Write(ex.Response)
+	setProtocol(r, ex.Protocol)
 	if orig != nil {
 		r.Header.Set("WARC-Type", "revisit")
 		r.Header.Set("WARC-Profile", RevisitProfile)
@@ -651,6 +653,22 @@ func (w *Writer) build(ex *Exchange, resp Ref, digest string, orig *Ref, meta []
 		}
 	}
 	return buf.Bytes(), recs, nil
+}
+
+// setProtocol gives r a WARC-Protocol field per value of protocols, in
+// their order (higher layer first). gowarc keeps one value per field
+// name, so the repeated fields go into one value with CRLF between them;
+// a value that is not a plain token (from a damaged store) is left out.
+func setProtocol(r *gowarc.Record, protocols []string) {
+	var ok []string
+	for _, p := range protocols {
+		if p != "" && !strings.ContainsFunc(p, func(c rune) bool { return c <= ' ' || c >= 0x7f || c == ',' || c == ':' }) {
+			ok = append(ok, p)
+		}
+	}
+	if len(ok) > 0 {
+		r.Header.Set("WARC-Protocol", strings.Join(ok, "\r\nWARC-Protocol: "))
+	}
 }
 
 // writeIndexed appends r to buf as one gzip member (writeRecord) and its

@@ -33,7 +33,8 @@ type WACZ struct {
 		} `json:"resources"`
 	}
 	Entries map[string]*zip.File
-	Index   []string         // indexes/index.cdxj lines
+	Index   []string         // indexes/index.cdxj lines (or the ZipNum index's)
+	ZipNum  bool             // the index is index.idx + index.cdx.gz
 	Pages   []map[string]any // pages/pages.jsonl lines after the header
 }
 
@@ -44,7 +45,9 @@ type WACZ struct {
 // (archive/) are stored uncompressed;
 // indexes/index.cdxj is sorted and each of its lines, read by range at its
 // file's data offset in the ZIP as a replay tool reads it, is a gzip member
-// holding a WARC record of that URL; pages/pages.jsonl starts with the
+// holding a WARC record of that URL (a ZipNum index, index.idx and
+// index.cdx.gz, is read block by block through index.idx, each block by
+// range, and checked the same way); pages/pages.jsonl starts with the
 // json-pages-1.0 header and every page has a url and an RFC 3339 ts.
 func CheckWACZ(name string) (*WACZ, []error) {
 	raw, err := os.ReadFile(name)
@@ -170,23 +173,84 @@ func (c *waczCheck) digest(dp []byte) {
 }
 
 // index reads the CDXJ index into w.Index, checks that it is sorted and
-// that every line points to its record.
+// that every line points to its record. A ZipNum index (index.idx and
+// index.cdx.gz) is read block by block through index.idx, each block by
+// range as a replay tool reads it: every block a gzip member at its
+// offset and length with its sha256, its first line starting with the
+// block's key, the blocks together the whole index.cdx.gz.
 func (c *waczCheck) index() {
 	idx, ok := c.content["indexes/index.cdxj"]
 	if !ok {
-		if idx, ok = c.content["indexes/index.cdx"]; !ok { // as js-wacz names it
-			c.bad("no indexes/index.cdxj")
+		idx, ok = c.content["indexes/index.cdx"] // as js-wacz names it
+	}
+	if !ok {
+		if _, zipnum := c.content["indexes/index.idx"]; zipnum {
+			idx, ok = c.zipNum(), true
+			c.w.ZipNum = true
 		}
+	}
+	if !ok {
+		c.bad("no indexes/index.cdxj")
 	}
 	c.w.Index = SortedLines(idx)
 	if strings.Join(c.w.Index, "\n")+"\n" != string(idx) {
-		c.bad("indexes/index.cdxj is not sorted")
+		c.bad("the index is not sorted")
 	}
 	for _, l := range c.w.Index {
 		if err := checkIndexLine(c.raw, c.w.Entries, l); err != nil {
 			c.bad("index line %q: %v", l, err)
 		}
 	}
+}
+
+// zipNum reads the ZipNum index through index.idx and returns its lines.
+func (c *waczCheck) zipNum() []byte {
+	idx := strings.Split(strings.TrimSuffix(string(c.content["indexes/index.idx"]), "\n"), "\n")
+	if len(idx) == 0 || !strings.HasPrefix(idx[0], "!meta 0 ") || !strings.Contains(idx[0], `"cdxj-gzip-1.0"`) {
+		c.bad("index.idx: first line %q, want a !meta line with format cdxj-gzip-1.0", idx[0])
+	}
+	cdx := c.content["indexes/index.cdx.gz"]
+	var all []byte
+	var next int64
+	for _, l := range idx[1:] {
+		prefix, js, ok := strings.Cut(l, " {")
+		var b struct {
+			Offset, Length   int64
+			Digest, Filename string
+		}
+		if !ok || json.Unmarshal([]byte("{"+js), &b) != nil || b.Filename != "index.cdx.gz" {
+			c.bad("index.idx line %q", l)
+			continue
+		}
+		if b.Offset != next || b.Offset+b.Length > int64(len(cdx)) {
+			c.bad("index.idx line %q: block at %d, the previous ended at %d (index.cdx.gz has %d bytes)", l, b.Offset, next, len(cdx))
+			continue
+		}
+		next = b.Offset + b.Length
+		member := cdx[b.Offset:next]
+		if sum := sha256.Sum256(member); b.Digest != "sha256:"+hex.EncodeToString(sum[:]) {
+			c.bad("index.idx line %q: digest of the block is sha256:%x", l, sum)
+		}
+		zr, err := gzip.NewReader(bytes.NewReader(member))
+		if err != nil {
+			c.bad("index.idx line %q: %v", l, err)
+			continue
+		}
+		zr.Multistream(false)
+		lines, err := io.ReadAll(zr)
+		if err != nil {
+			c.bad("index.idx line %q: %v", l, err)
+			continue
+		}
+		if !bytes.HasPrefix(lines, []byte(prefix+" ")) {
+			c.bad("index.idx line %q: its block starts %.80q", l, lines)
+		}
+		all = append(all, lines...)
+	}
+	if next != int64(len(cdx)) {
+		c.bad("index.idx names %d of the %d bytes of index.cdx.gz", next, len(cdx))
+	}
+	return all
 }
 
 // pages reads pages/pages.jsonl into w.Pages and checks its header and
