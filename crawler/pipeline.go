@@ -148,7 +148,13 @@ func (c *Crawler) process(ctx, fetchCtx context.Context, e frontier.Entry) error
 			refresh = err == nil
 		}
 	}
-	if refresh {
+	if c.sched != nil {
+		// cluster mode: the refresh and its last fetch come with the entry
+		var err error
+		if refresh, behind, prev, err = c.sched.taken(e, c.o.Store, time.Now()); err != nil {
+			return err
+		}
+	} else if refresh {
 		if r, err := c.o.Store.URLRecord(e.URL); err == nil {
 			prev = &r
 		} else if !errors.Is(err, storage.ErrNotFound) {
@@ -345,7 +351,10 @@ func (c *Crawler) sameDoc(e frontier.Entry, rec *storage.URLRecord, doc *Documen
 	if prev == nil || prev.DocID == 0 {
 		return false, nil
 	}
-	v := c.o.Dedup.CheckCanonical(e.URL, rec.Hints.Canonical, doc.Title, doc.Text)
+	if c.handedOver(e, doc, prev) {
+		return false, nil
+	}
+	v := c.checkRefreshed(e.URL, rec.Hints.Canonical, doc, prev)
 	if v.Reason != contentdedup.ReasonURL || storage.DocID(v.DocID) != prev.DocID {
 		return false, nil
 	}

@@ -1,0 +1,142 @@
+package cluster
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/redis/go-redis/v9"
+
+	"github.com/bloomcrawl/bloomcrawl/lab/redistest"
+)
+
+// waitHeld waits (5 s at most) until n holds every partition.
+func waitHeld(t *testing.T, n *Node) {
+	t.Helper()
+	for i := 0; len(n.Held()) < n.o.Partitions; i++ {
+		if i == 100 {
+			t.Fatalf("%s holds %v of %d partitions after 5 s", n.name, n.Held(), n.o.Partitions)
+		}
+		time.Sleep(50 * time.Millisecond)
+	}
+}
+
+// TestScheduleMovesWithLease: a node writes 40 URLs' next refreshes to
+// their partitions' schedules and dies (killed: nothing released) before
+// they are due; the node that takes its partitions over queues all 40
+// when they fall due, each once, with its record, while the dead node,
+// its leases gone, can queue none of them (fencing) nor anything written
+// since.
+func TestScheduleMovesWithLease(t *testing.T) { forBackends(t, testScheduleMovesWithLease) }
+
+func testScheduleMovesWithLease(t *testing.T, url string) {
+	ctx := context.Background()
+	dead, err := Open(ctx, Options{URL: url, Node: "dead", Partitions: 8, LeaseTTL: 600 * time.Millisecond, Capacity: 100_000})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer dead.rdb.Close()
+	waitHeld(t, dead)
+	due := time.Now().Add(time.Second)
+	var items []Scheduled
+	for i := range 40 {
+		items = append(items, Scheduled{URL: fmt.Sprintf("http://h%d.example.net/", i), Due: due, Record: fmt.Sprintf("rec%d", i)})
+	}
+	if _, err := dead.ScheduleAfter(nil, items).Wait(ctx); err != nil {
+		t.Fatal(err)
+	}
+	moved, next, err := dead.QueueDue(ctx, time.Now(), 100)
+	if err != nil || moved != 0 || next.UnixMilli() != due.UnixMilli() {
+		t.Fatalf("QueueDue before they are due: %d moved, next %v, %v; want 0 and %v", moved, next, err, due)
+	}
+	// Die: the lease loop stops, nothing is released.
+	close(dead.stop)
+	<-dead.loopDone
+	<-dead.commitDone
+
+	other := open(t, url, "other")
+	waitHeld(t, other)
+	for time.Now().Before(due) {
+		time.Sleep(50 * time.Millisecond)
+	}
+	// the dead node still believes it holds its partitions: fenced
+	if moved, _, err := dead.QueueDue(ctx, time.Now(), 100); err != nil || moved != 0 {
+		t.Fatalf("the dead node's QueueDue: %d moved, %v; want 0 (its leases are another's)", moved, err)
+	}
+	moved, next, err = other.QueueDue(ctx, time.Now(), 100)
+	if err != nil || moved != 40 || !next.IsZero() {
+		t.Fatalf("the new owner's QueueDue: %d moved, next %v, %v; want 40 and none left", moved, next, err)
+	}
+	got := map[string]string{}
+	for i := 0; len(got) < 40 && i < 100; i++ {
+		tasks, err := other.Take(ctx, 100)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, tk := range tasks {
+			if _, dup := got[tk.URL]; dup {
+				t.Errorf("%s handed out twice", tk.URL)
+			}
+			got[tk.URL] = tk.Referrer
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+	for i, it := range items {
+		want := fmt.Sprintf("%s%d\x00rec%d", RefreshMark, due.UnixMilli(), i)
+		if got[it.URL] != want {
+			t.Errorf("%s: referrer field %q, want %q", it.URL, got[it.URL], want)
+		}
+	}
+	// nothing is due twice
+	if moved, _, err := other.QueueDue(ctx, time.Now(), 100); err != nil || moved != 0 {
+		t.Errorf("QueueDue again: %d moved, %v; want 0", moved, err)
+	}
+}
+
+// TestScheduleBytesPerURL writes 20,000 news-article-like URLs with
+// records of a typical size (an ETag and a Last-Modified date) to the
+// schedule of 8 partitions and measures MEMORY USAGE of the schedules'
+// keys per URL.
+func TestScheduleBytesPerURL(t *testing.T) {
+	url := "redis://" + redistest.Start(t) + "/0"
+	ctx := context.Background()
+	n := open(t, url, "n")
+	const urls = 20_000
+	due := time.Now().Add(time.Hour)
+	items := make([]Scheduled, 0, 1000)
+	var recBytes, urlBytes int
+	for i := range urls {
+		u := fmt.Sprintf("https://www.news-site-%d.com/world/2026/11/27/story-%d-headline-words", i%50, i)
+		rec := strings.Join([]string{"mhx8k2l0", "3w5e8r9t1y2u", "", "1q2w3e4r5t6y7", fmt.Sprintf(`"5f3c-%08x"`, i), "Fri, 27 Nov 2026 05:44:09 GMT", "0", "node1"}, "\x1f")
+		recBytes += len(rec)
+		urlBytes += len(u)
+		items = append(items, Scheduled{URL: u, Due: due.Add(time.Duration(i) * time.Millisecond), Record: rec})
+		if len(items) == cap(items) {
+			if _, err := n.ScheduleAfter(nil, items).Wait(ctx); err != nil {
+				t.Fatal(err)
+			}
+			items = items[:0]
+		}
+	}
+	var total int64
+	for p := range n.o.Partitions {
+		for _, kind := range []string{"due", "rec"} {
+			b, err := n.rdb.MemoryUsage(ctx, n.key(p, kind), 0).Result()
+			if errors.Is(err, redis.Nil) {
+				continue // no URL in this partition
+			}
+			if err != nil {
+				t.Fatal(err)
+			}
+			total += b
+		}
+	}
+	per := float64(total) / urls
+	t.Logf("schedule: %.1f bytes per scheduled URL (URL %d bytes, record %d bytes on average)", per, urlBytes/urls, recBytes/urls)
+	if per > float64(2*urlBytes/urls+recBytes/urls+200) {
+		t.Errorf("%.1f bytes per scheduled URL: more than the URL twice, the record and 200 bytes of structure", per)
+	}
+}
