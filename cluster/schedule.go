@@ -171,7 +171,8 @@ func (n *Node) schedRound() {
 
 // moveScript moves the URLs of a partition's schedule due by now into its
 // stream (refresh entries: depth 0, the referrer field RefreshMark, the
-// due time and the record), if this node still holds the partition's
+// due time and the record; the record leaves the hash, which holds the
+// records of the URLs in the sorted set only), if this node still holds the partition's
 // lease under its token; it counts them queued. It returns the number
 // moved (-1: the lease is not this node's) and the next due time left
 // (Unix ms; -1: none).
@@ -186,6 +187,7 @@ for i = 1, #due, 2 do
   local rec = redis.call('HGET', KEYS[2], u) or ''
   redis.call('XADD', KEYS[3], '*', 'u', u, 'd', 0, 'r', ARGV[5] .. at .. '\0' .. rec)
   redis.call('ZREM', KEYS[1], u)
+  redis.call('HDEL', KEYS[2], u)
   n = n + 1
 end
 if n > 0 then redis.call('INCRBY', KEYS[4], n) end
@@ -253,7 +255,43 @@ func (n *Node) QueueDue(ctx context.Context, now time.Time, limit int) (int, tim
 	return moved, next, nil
 }
 
-// ScheduleCounts returns, summed over all partitions, the URLs on the
+// ScheduleRecords returns the schedule's record of each of urls ("" for
+// a URL not on the schedule, or queued: its record rides in its entry):
+// one pipeline, one HMGET per partition.
+func (n *Node) ScheduleRecords(ctx context.Context, urls []string) ([]string, error) {
+	byPart := map[int][]int{}
+	for i, u := range urls {
+		h, err := urlHost(u)
+		if err != nil {
+			return nil, fmt.Errorf("cluster: schedule record of %q: %w", u, err)
+		}
+		p := n.Partition(h)
+		byPart[p] = append(byPart[p], i)
+	}
+	pipe := n.rdb.Pipeline()
+	cmds := map[int]*redis.SliceCmd{}
+	for p, idx := range byPart {
+		fields := make([]string, len(idx))
+		for k, i := range idx {
+			fields[k] = urls[i]
+		}
+		cmds[p] = pipe.HMGet(ctx, n.key(p, "rec"), fields...)
+	}
+	if _, err := pipe.Exec(ctx); err != nil {
+		return nil, fmt.Errorf("cluster: read schedule records: %w", err)
+	}
+	out := make([]string, len(urls))
+	for p, idx := range byPart {
+		for k, v := range cmds[p].Val() {
+			if s, ok := v.(string); ok {
+				out[idx[k]] = s
+			}
+		}
+	}
+	return out, nil
+}
+
+// scheduleCounts returns, summed over all partitions, the URLs on the
 // refresh schedule and those of them due by now (not yet queued): one
 // pipeline.
 func scheduleCounts(ctx context.Context, rdb redis.UniversalClient, n *Node, now time.Time) (scheduled, due int64, err error) {

@@ -43,6 +43,7 @@ import (
 type scheduleNode interface {
 	ScheduleAfter(dep *cluster.Pending, items []cluster.Scheduled) *cluster.Pending
 	QueueDue(ctx context.Context, now time.Time, limit int) (int, time.Time, error)
+	ScheduleRecords(ctx context.Context, urls []string) ([]string, error)
 	Name() string
 }
 
@@ -137,14 +138,16 @@ func refreshField(field string) (time.Time, schedRecord, bool) {
 }
 
 // queueHints is entryHints for any entry of the cluster's streams: a
-// refresh entry has no referrer (a refreshed page counts as a seed), and
-// a sitemap's refresh is read as a sitemap.
+// refresh entry has no referrer (a refreshed page counts as a seed), a
+// sitemap's refresh is read as a sitemap, and the lastmod a sitemap gave
+// a URL stays with it (its record keeps it after the fetch).
 func queueHints(field string) (string, *frontier.Hints) {
 	if _, rec, ok := refreshField(field); ok {
-		if rec.sitemap {
-			return "", &frontier.Hints{Sitemap: true}
+		h := &frontier.Hints{Sitemap: rec.sitemap, LastMod: rec.lastmod}
+		if *h == (frontier.Hints{}) {
+			h = nil
 		}
-		return "", nil
+		return "", h
 	}
 	return entryHints(field)
 }
@@ -176,9 +179,6 @@ func (s *clusterSchedule) taken(e frontier.Entry, store pageStore, now time.Time
 	case err == nil:
 		if rec.fetched.After(local.FetchedAt.Add(time.Second)) {
 			local.Validators = storage.Validators{}
-		}
-		if rec.lastmod.After(local.Hints.LastMod) {
-			local.Hints.LastMod = rec.lastmod
 		}
 		return true, behind, &local, nil
 	case errors.Is(err, storage.ErrNotFound):
@@ -296,5 +296,64 @@ func (s *clusterSchedule) run(ctx context.Context) error {
 		}
 		t.Stop()
 	}
+	return nil
+}
+
+// queueModified is queueModified (sitemapcrawl.go) in cluster mode: a URL
+// of cands (a sitemap's, read by the owner of its partition) whose
+// lastmod is newer than its last fetch and than the lastmod recorded for
+// it is made due now, whatever its schedule. Its last fetch is the
+// schedule's record (a URL a rule matches), else this store's record (a
+// URL fetched once, here: the owner of a partition fetches its URLs); a
+// URL fetched by another node and on no schedule is not compared. One
+// read of the schedule's records per sitemap, one write of the due ones.
+func (s *clusterSchedule) queueModified(ctx context.Context, c *Crawler, cands []frontier.Candidate) error {
+	var urls []string
+	var lms []time.Time
+	for _, cand := range cands {
+		if cand.Hints == nil || cand.Hints.Sitemap || cand.Hints.LastMod.IsZero() {
+			continue
+		}
+		urls, lms = append(urls, cand.URL), append(lms, cand.Hints.LastMod)
+	}
+	if len(urls) == 0 {
+		return nil
+	}
+	recs, err := s.node.ScheduleRecords(ctx, urls)
+	if err != nil {
+		return fmt.Errorf("crawler: %w", err)
+	}
+	now := time.Now()
+	var due []cluster.Scheduled
+	for i, u := range urls {
+		lm := lms[i]
+		r, ok := decodeSchedRecord(recs[i])
+		if !ok {
+			local, err := c.o.Store.URLRecord(u)
+			if errors.Is(err, storage.ErrNotFound) {
+				continue // not fetched here (or not yet)
+			}
+			if err != nil {
+				return fmt.Errorf("crawler: lastmod of %s: %w", u, err)
+			}
+			if local.Hints.Sitemap || local.FetchedAt.IsZero() {
+				continue
+			}
+			r = schedRecord{fetched: local.FetchedAt, docID: local.DocID, dup: local.Duplicate, validators: local.Validators,
+				lastmod: local.Hints.LastMod, node: s.node.Name()}
+		}
+		if r.sitemap || !lm.After(r.fetched) || !lm.After(r.lastmod) {
+			continue
+		}
+		r.lastmod = lm
+		due = append(due, cluster.Scheduled{URL: u, Due: now, Record: r.encode()})
+	}
+	if len(due) == 0 {
+		return nil
+	}
+	if _, err := s.node.ScheduleAfter(nil, due).Wait(ctx); err != nil {
+		return fmt.Errorf("crawler: %w", err)
+	}
+	c.lastmodDue.Add(int64(len(due)))
 	return nil
 }

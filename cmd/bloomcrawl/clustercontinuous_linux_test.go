@@ -159,7 +159,9 @@ func TestClusterContinuousKill(t *testing.T) {
 		}
 	}
 
-	// The cluster's refresh counters, while the survivors run.
+	// The cluster's refresh counters, while the survivors run (each
+	// node publishes its counters every lease round, TTL/3).
+	time.Sleep(1500 * time.Millisecond)
 	out, stderr, code := runQ(t, "--cluster", url, "stats", "--json")
 	var rep cluster.Report
 	if err := json.Unmarshal([]byte(out), &rep); code != 0 || err != nil {
@@ -225,6 +227,8 @@ func TestClusterContinuousKill(t *testing.T) {
 
 	// Syndicated copies: mapped to their original as on one node.
 	docOf := map[string]storage.DocID{}
+	hubDocs := map[string]map[storage.DocID]bool{} // a hub's docIds in all the stores
+	hubStores := map[string]int{}                    // the stores holding a hub's page
 	for n, dir := range stores {
 		var db *storage.DB
 		if n == victim {
@@ -235,16 +239,49 @@ func TestClusterContinuousKill(t *testing.T) {
 		if err != nil {
 			t.Fatalf("open node%d's store: %v", n, err)
 		}
+		hubs := map[string]storage.DocID{}
 		err = db.ForEachURL(ctx, func(r storage.URLRecord) error {
+			if strings.HasSuffix(r.URL, "/") && r.DocID != 0 {
+				hubs[r.URL] = r.DocID
+			}
 			if r.DocID != 0 {
 				docOf[r.URL] = r.DocID
+				if strings.HasSuffix(r.URL, "/") {
+					if hubDocs[r.URL] == nil {
+						hubDocs[r.URL] = map[storage.DocID]bool{}
+					}
+					hubDocs[r.URL][r.DocID] = true
+				}
 			}
 			return nil
 		})
+		for u, id := range hubs {
+			if _, perr := db.Page(id); perr == nil {
+				hubStores[u]++
+			}
+		}
 		db.Close()
 		if err != nil {
 			t.Fatal(err)
 		}
+	}
+	// A hub keeps its docId whichever node refreshed it; the dead node's
+	// hubs, refreshed and changed after the hand-over, are stored by
+	// their new owners too.
+	for hub, ids := range hubDocs {
+		if len(ids) != 1 {
+			t.Errorf("hub %s has docIds %v in the nodes' stores, want one", hub, ids)
+		}
+	}
+	moved := 0
+	for _, n := range hubStores {
+		if n > 1 {
+			moved++
+		}
+	}
+	t.Logf("%d hubs stored by two nodes (the dead one's, taken over)", moved)
+	if moved == 0 {
+		t.Error("no hub stored by its new owner after the hand-over")
 	}
 	one := t.TempDir()
 	var ob, eb strings.Builder
