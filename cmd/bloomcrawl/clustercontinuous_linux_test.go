@@ -228,7 +228,7 @@ func TestClusterContinuousKill(t *testing.T) {
 	// Syndicated copies: mapped to their original as on one node.
 	docOf := map[string]storage.DocID{}
 	hubDocs := map[string]map[storage.DocID]bool{} // a hub's docIds in all the stores
-	hubStores := map[string]int{}                    // the stores holding a hub's page
+	hubStores := map[string]int{}                  // the stores holding a hub's page
 	for n, dir := range stores {
 		var db *storage.DB
 		if n == victim {
