@@ -25,7 +25,8 @@ import (
 // a newer lastmod: each of them is fetched once more (a conditional GET)
 // by the owner of its partition, and not again at the sitemaps' later
 // reads (the new lastmod is recorded); the other pages are fetched once.
-// The nodes' summaries count the 6 refreshes lastmod_due.
+// The nodes' summaries count the 6 refreshes lastmod_due. With
+// scope.max_pages set, the refreshes do not count against it.
 func TestClusterContinuousLastMod(t *testing.T) {
 	addr := redistest.Start(t)
 	const hosts, pages, nodes = 3, 10, 2
@@ -71,7 +72,9 @@ func TestClusterContinuousLastMod(t *testing.T) {
 	for _, s := range srvs {
 		fmt.Fprintf(&y, "  - %s/\n", s)
 	}
-	y.WriteString("scope:\n  sitemaps: auto\npoliteness:\n  concurrency: 4\n")
+	// max_pages leaves room for the 36 first fetches (seeds, sitemaps,
+	// pages) and not for the refreshes, which do not count against it
+	y.WriteString("scope:\n  sitemaps: auto\n  max_pages: 40\npoliteness:\n  concurrency: 4\n")
 	y.WriteString("recrawl:\n  continuous: true\n  rules:\n    - match: '/sitemap\\.xml$'\n      every: 1s\n")
 	cfg := filepath.Join(t.TempDir(), "c.yaml")
 	if err := os.WriteFile(cfg, []byte(y.String()), 0o644); err != nil {
