@@ -255,6 +255,62 @@ func (n *Node) QueueDue(ctx context.Context, now time.Time, limit int) (int, tim
 	return moved, next, nil
 }
 
+// addAbsentScript puts URLs on a partition's schedule that are not on it
+// (ZADD and HSET), and returns how many it added. KEYS: due, rec. ARGV:
+// URL, due ms, record, … .
+var addAbsentScript = redis.NewScript(`
+local n = 0
+for i = 1, #ARGV, 3 do
+  if not redis.call('ZSCORE', KEYS[1], ARGV[i]) then
+    redis.call('ZADD', KEYS[1], ARGV[i+1], ARGV[i])
+    redis.call('HSET', KEYS[2], ARGV[i], ARGV[i+2])
+    n = n + 1
+  end
+end
+return n`)
+
+// ScheduleAbsent puts items on their partitions' schedules unless they
+// are on them already (a URL another node scheduled since keeps its due
+// time and record): a node that starts a continuous crawl on a store of
+// an earlier run offers what its store says. A URL queued at that moment
+// (its record in its entry) is scheduled too, and fetched once more.
+// One pipeline per 1,000 URLs; it returns how many it added.
+func (n *Node) ScheduleAbsent(ctx context.Context, items []Scheduled) (int, error) {
+	added := 0
+	for len(items) > 0 {
+		batch := items[:min(len(items), 1000)]
+		items = items[len(batch):]
+		byPart := map[int][]any{}
+		for _, it := range batch {
+			h, err := urlHost(it.URL)
+			if err != nil {
+				return added, fmt.Errorf("cluster: schedule %q: %w", it.URL, err)
+			}
+			p := n.Partition(h)
+			byPart[p] = append(byPart[p], it.URL, it.Due.UnixMilli(), it.Record)
+		}
+		pipe := n.rdb.Pipeline()
+		cmds := map[int]*redis.Cmd{}
+		for p, args := range byPart {
+			cmds[p] = addAbsentScript.EvalSha(ctx, pipe, []string{n.key(p, "due"), n.key(p, "rec")}, args...)
+		}
+		if _, err := pipe.Exec(ctx); err != nil && !redis.HasErrorPrefix(err, "NOSCRIPT") {
+			return added, fmt.Errorf("cluster: restore refresh schedule: %w", err)
+		}
+		for p, cmd := range cmds {
+			k, err := cmd.Int()
+			if redis.HasErrorPrefix(err, "NOSCRIPT") {
+				k, err = addAbsentScript.Run(ctx, n.rdb, []string{n.key(p, "due"), n.key(p, "rec")}, byPart[p]...).Int()
+			}
+			if err != nil {
+				return added, fmt.Errorf("cluster: restore refresh schedule of partition %d: %w", p, err)
+			}
+			added += k
+		}
+	}
+	return added, nil
+}
+
 // ScheduleRecords returns the schedule's record of each of urls ("" for
 // a URL not on the schedule, or queued: its record rides in its entry):
 // one pipeline, one HMGET per partition.

@@ -32,9 +32,17 @@ func (c *Crawler) restore(ctx context.Context) error {
 		if c.refresh != nil {
 			c.refresh.restored(r)
 		}
+		if c.sched != nil {
+			c.sched.restored(r)
+		}
 	})
 	if err != nil {
 		return fmt.Errorf("crawler: %w", err)
+	}
+	if c.sched != nil {
+		if err := c.sched.offerRestored(ctx); err != nil {
+			return err
+		}
 	}
 	n, err := c.front.Resume(ctx)
 	if err != nil {

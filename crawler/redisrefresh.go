@@ -44,6 +44,7 @@ type scheduleNode interface {
 	ScheduleAfter(dep *cluster.Pending, items []cluster.Scheduled) *cluster.Pending
 	QueueDue(ctx context.Context, now time.Time, limit int) (int, time.Time, error)
 	ScheduleRecords(ctx context.Context, urls []string) ([]string, error)
+	ScheduleAbsent(ctx context.Context, items []cluster.Scheduled) (int, error)
 	Name() string
 }
 
@@ -53,6 +54,7 @@ type clusterSchedule struct {
 	node  scheduleNode
 	q     *redisQueue
 	log   *slog.Logger
+	found []cluster.Scheduled // restored: what this store schedules, until offered
 }
 
 // useClusterSchedule moves a continuous crawl's schedule to the cluster:
@@ -355,5 +357,42 @@ func (s *clusterSchedule) queueModified(ctx context.Context, c *Crawler, cands [
 		return fmt.Errorf("crawler: %w", err)
 	}
 	c.lastmodDue.Add(int64(len(due)))
+	return nil
+}
+
+// restored notes a URL record read back from this store at start (a URL
+// a rule matches, fetched, not a redirect alias): offerRestored puts it on
+// the cluster's schedule unless it is there already, so a continuous run
+// on the stores of an earlier run (one-shot, or continuous on a Redis
+// started afresh) refreshes their pages as one node would.
+func (s *clusterSchedule) restored(rec storage.URLRecord) {
+	if rec.Reason == "redirect" || rec.FetchedAt.IsZero() {
+		return
+	}
+	every := s.rules.interval(rec.URL)
+	if every <= 0 {
+		return
+	}
+	node := s.node.Name()
+	if rec.Node != "" {
+		node = rec.Node
+	}
+	r := schedRecord{fetched: rec.FetchedAt, docID: rec.DocID, dup: rec.Duplicate, sitemap: rec.Hints.Sitemap,
+		validators: rec.Validators, lastmod: rec.Hints.LastMod, node: node}
+	s.found = append(s.found, cluster.Scheduled{URL: rec.URL, Due: rec.FetchedAt.Add(every + stagger(rec.URL, every)), Record: r.encode()})
+}
+
+// offerRestored offers what restored found.
+func (s *clusterSchedule) offerRestored(ctx context.Context) error {
+	found := s.found
+	s.found = nil
+	if len(found) == 0 {
+		return nil
+	}
+	n, err := s.node.ScheduleAbsent(ctx, found)
+	if err != nil {
+		return fmt.Errorf("crawler: %w", err)
+	}
+	s.log.Info("cluster refresh schedule: this store's URLs offered", "urls", len(found), "added", n)
 	return nil
 }

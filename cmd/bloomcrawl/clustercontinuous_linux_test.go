@@ -354,3 +354,65 @@ func busiestNode(t *testing.T, rdb *redis.Client, site *newssite.Site, nodes int
 	t.Logf("hosts per node: %v", count)
 	return best
 }
+
+// TestClusterContinuousAfterOneShot: two nodes crawl a two-host news site
+// once (no --continuous: they exit when it is done), the site publishes
+// more, and the same nodes start again with --continuous: the hubs go on
+// the cluster's schedule from the nodes' stores (their seeds are seen:
+// nothing else would fetch them again), so the new articles are fetched,
+// and no article twice.
+func TestClusterContinuousAfterOneShot(t *testing.T) {
+	addr := redistest.Start(t)
+	url := "redis://" + addr + "/0"
+	site, err := newssite.Start(2)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer site.Close()
+	site.Publish()
+	site.Publish()
+	stores := []string{filepath.Join(t.TempDir(), "db"), filepath.Join(t.TempDir(), "db")}
+	start := func(n int, more ...string) *started {
+		args := []string{"crawl", "--store", stores[n], "--json", "--cluster", url, "--node", fmt.Sprintf("node%d", n), "--lease-ttl", "2s"}
+		for _, h := range site.Hosts {
+			args = append(args, "--seed", h.URL("/"))
+		}
+		return startChild(t, append(args, more...)...)
+	}
+	a, b := start(0), start(1)
+	for n, k := range []*started{a, b} {
+		if code := k.wait(t); code != 0 {
+			t.Fatalf("one-shot node%d: exit %d\n%s", n, code, tail(k.err.String(), 20))
+		}
+	}
+	before := site.Hosts[0].Articles()
+	site.Publish()
+	site.Publish()
+	a, b = start(0, "--continuous", "--refresh", "500ms"), start(1, "--continuous", "--refresh", "500ms")
+	fetchedAll := func() bool {
+		for _, h := range site.Hosts {
+			for id := 1; id <= h.Articles(); id++ {
+				if h.Hits(newssite.ArticlePath(id)) == 0 {
+					return false
+				}
+			}
+		}
+		return true
+	}
+	for deadline := time.Now().Add(20 * time.Second); !fetchedAll(); time.Sleep(50 * time.Millisecond) {
+		if time.Now().After(deadline) {
+			t.Fatalf("the articles published after the one-shot crawl were not fetched in 20 s\n%s", tail(a.err.String(), 20))
+		}
+	}
+	for _, k := range []*started{a, b} {
+		k.cmd.Process.Signal(syscall.SIGTERM)
+		k.wait(t)
+	}
+	for hi, h := range site.Hosts {
+		for id := 1; id <= h.Articles(); id++ {
+			if n := h.Hits(newssite.ArticlePath(id)); n != 1 {
+				t.Errorf("host %d article %d (of %d before the restart) fetched %d times, want 1", hi, id, before, n)
+			}
+		}
+	}
+}
