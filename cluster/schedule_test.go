@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -93,6 +94,22 @@ func testScheduleMovesWithLease(t *testing.T, url string) {
 	// nothing is due twice
 	if moved, _, err := other.QueueDue(ctx, time.Now(), 100); err != nil || moved != 0 {
 		t.Errorf("QueueDue again: %d moved, %v; want 0", moved, err)
+	}
+
+	// ScheduleAbsent adds only the URLs not on the schedule; the records
+	// of the queued ones left the hash with them
+	far := time.Now().Add(time.Hour)
+	x, y := "http://x.example.net/", "http://y.example.net/"
+	if _, err := other.ScheduleAfter(nil, []Scheduled{{URL: x, Due: far, Record: "a"}}).Wait(ctx); err != nil {
+		t.Fatal(err)
+	}
+	k, err := other.ScheduleAbsent(ctx, []Scheduled{{URL: x, Due: time.Now(), Record: "b"}, {URL: y, Due: far, Record: "c"}})
+	if err != nil || k != 1 {
+		t.Errorf("ScheduleAbsent: %d added, %v; want 1", k, err)
+	}
+	recs, err := other.ScheduleRecords(ctx, []string{x, y, items[0].URL})
+	if err != nil || !slices.Equal(recs, []string{"a", "c", ""}) {
+		t.Errorf("ScheduleRecords: %q, %v; want [a c \"\"]", recs, err)
 	}
 }
 
