@@ -210,7 +210,7 @@ func (n *Node) setup(ctx context.Context) error {
 			return fmt.Errorf("cluster: create stream %s: %w", n.key(p, "q"), err)
 		}
 	}
-	for _, s := range []*redis.Script{admitScript, ackScript, acquireScript, renewScript, releaseScript, heartbeatScript, readDocsScript, snapScript} {
+	for _, s := range []*redis.Script{admitScript, ackScript, acquireScript, renewScript, releaseScript, heartbeatScript, readDocsScript, snapScript, moveScript, addAbsentScript} {
 		if err := s.Load(ctx, n.rdb).Err(); err != nil {
 			return fmt.Errorf("cluster: load script: %w", err)
 		}
