@@ -7,6 +7,7 @@ import (
 	"log/slog"
 	"strconv"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/cespare/xxhash/v2"
@@ -55,6 +56,10 @@ type clusterSchedule struct {
 	q     *redisQueue
 	log   *slog.Logger
 	found []cluster.Scheduled // restored: what this store schedules, until offered
+	// the URLs queueModified made due, with the lastmod that did, until
+	// their refresh is committed (a URL queued or in flight has no record
+	// in the schedule: a sitemap read meanwhile must not queue it again)
+	lastmodQueued sync.Map
 }
 
 // useClusterSchedule moves a continuous crawl's schedule to the cluster:
@@ -240,6 +245,9 @@ func (q *redisQueue) rescheduled(dep *cluster.Pending, e frontier.Entry, t clust
 	if s == nil {
 		return dep
 	}
+	if strings.HasPrefix(t.Referrer, cluster.RefreshMark) {
+		s.lastmodQueued.Delete(e.URL)
+	}
 	every := s.rules.interval(e.URL)
 	if every <= 0 {
 		return dep
@@ -327,8 +335,12 @@ func (s *clusterSchedule) queueModified(ctx context.Context, c *Crawler, cands [
 	}
 	now := time.Now()
 	var due []cluster.Scheduled
+	var dueLM []time.Time
 	for i, u := range urls {
 		lm := lms[i]
+		if v, ok := s.lastmodQueued.Load(u); ok && !lm.After(v.(time.Time)) {
+			continue // queued for this lastmod, not yet fetched
+		}
 		r, ok := decodeSchedRecord(recs[i])
 		if !ok {
 			local, err := c.o.Store.URLRecord(u)
@@ -349,11 +361,18 @@ func (s *clusterSchedule) queueModified(ctx context.Context, c *Crawler, cands [
 		}
 		r.lastmod = lm
 		due = append(due, cluster.Scheduled{URL: u, Due: now, Record: r.encode()})
+		dueLM = append(dueLM, lm)
 	}
 	if len(due) == 0 {
 		return nil
 	}
+	for i := range due {
+		s.lastmodQueued.Store(due[i].URL, dueLM[i])
+	}
 	if _, err := s.node.ScheduleAfter(nil, due).Wait(ctx); err != nil {
+		for i := range due {
+			s.lastmodQueued.Delete(due[i].URL)
+		}
 		return fmt.Errorf("crawler: %w", err)
 	}
 	c.lastmodDue.Add(int64(len(due)))

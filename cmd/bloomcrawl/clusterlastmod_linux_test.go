@@ -20,7 +20,7 @@ import (
 
 // TestClusterContinuousLastMod: two nodes crawl three hosts continuously,
 // each host's /sitemap.xml (declared in robots.txt) listing pages /o/0 …
-// /o/9 with a lastmod, and a rule re-reading the sitemaps every second.
+// /o/9 with a lastmod, and a rule re-reading the sitemaps every 200 ms.
 // Once every page is fetched, the sitemaps give pages 3 and 7 of each host
 // a newer lastmod: each of them is fetched once more (a conditional GET)
 // by the owner of its partition, and not again at the sitemaps' later
@@ -75,7 +75,7 @@ func TestClusterContinuousLastMod(t *testing.T) {
 	// max_pages leaves room for the 36 first fetches (seeds, sitemaps,
 	// pages) and not for the refreshes, which do not count against it
 	y.WriteString("scope:\n  sitemaps: auto\n  max_pages: 40\npoliteness:\n  concurrency: 4\n")
-	y.WriteString("recrawl:\n  continuous: true\n  rules:\n    - match: '/sitemap\\.xml$'\n      every: 1s\n")
+	y.WriteString("recrawl:\n  continuous: true\n  rules:\n    - match: '/sitemap\\.xml$'\n      every: 200ms\n")
 	cfg := filepath.Join(t.TempDir(), "c.yaml")
 	if err := os.WriteFile(cfg, []byte(y.String()), 0o644); err != nil {
 		t.Fatal(err)
