@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"slices"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -156,4 +157,80 @@ func TestScheduleBytesPerURL(t *testing.T) {
 	if per > float64(2*urlBytes/urls+recBytes/urls+200) {
 		t.Errorf("%.1f bytes per scheduled URL: more than the URL twice, the record and 200 bytes of structure", per)
 	}
+}
+
+// BenchmarkScheduleRefresh is the schedule's Redis cost of one refresh:
+// per op, one URL's next due time written (ScheduleAfter, in batches of
+// 100, as a node's pages arrive) and, once due, moved into its partition's
+// stream (QueueDue). It reports, per URL, Redis's CPU (redis_cpu_us), the
+// commands Redis ran (scripts' inner commands included), the node's round
+// trips and the bytes sent to Redis.
+func BenchmarkScheduleRefresh(b *testing.B) {
+	bin, err := redistest.Binary()
+	if err != nil {
+		b.Skip(err)
+	}
+	srv, err := redistest.StartServer(bin, b.TempDir(), false)
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer srv.Close()
+	ctx := context.Background()
+	n, err := Open(ctx, Options{URL: "redis://" + srv.Addr + "/0", Node: "n", Partitions: 16, LeaseTTL: 3 * time.Second})
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer n.Close()
+	for i := 0; len(n.Held()) < 16; i++ {
+		if i == 200 {
+			b.Fatal("the node holds no partitions after 10 s")
+		}
+		time.Sleep(50 * time.Millisecond)
+	}
+	info := func() map[string]float64 {
+		out := map[string]float64{}
+		s, err := n.rdb.Info(ctx, "stats", "cpu").Result()
+		if err != nil {
+			b.Fatal(err)
+		}
+		for _, line := range strings.Split(s, "\r\n") {
+			k, v, ok := strings.Cut(line, ":")
+			if f, err := strconv.ParseFloat(v, 64); ok && err == nil {
+				out[k] = f
+			}
+		}
+		return out
+	}
+	rec := strings.Join([]string{"mhx8k2l0", "3w5e8r9t1y2u", "", "1q2w3e4r5t6y7", `"5f3c-6a1b2c3d"`, "Fri, 27 Nov 2026 05:44:09 GMT", "0", "node1"}, "\x1f")
+	before, trips := info(), n.RoundTrips()
+	b.ResetTimer()
+	due := time.Now()
+	batch := make([]Scheduled, 0, 100)
+	var pend []*Pending
+	for i := range b.N {
+		batch = append(batch, Scheduled{URL: fmt.Sprintf("https://www.news-site-%d.com/section-%d/", i%200, i), Due: due, Record: rec})
+		if len(batch) == cap(batch) || i == b.N-1 {
+			pend = append(pend, n.ScheduleAfter(nil, batch))
+			batch = make([]Scheduled, 0, 100)
+		}
+	}
+	for _, p := range pend {
+		if _, err := p.Wait(ctx); err != nil {
+			b.Fatal(err)
+		}
+	}
+	for moved := 0; moved < b.N; {
+		k, _, err := n.QueueDue(ctx, time.Now(), 1000)
+		if err != nil {
+			b.Fatal(err)
+		}
+		moved += k
+	}
+	b.StopTimer()
+	after := info()
+	d := func(k string) float64 { return (after[k] - before[k]) / float64(b.N) }
+	b.ReportMetric(d("used_cpu_user")*1e6+d("used_cpu_sys")*1e6, "redis_cpu_us/op")
+	b.ReportMetric(d("total_commands_processed"), "commands/op")
+	b.ReportMetric(d("total_net_input_bytes"), "bytes_in/op")
+	b.ReportMetric(float64(n.RoundTrips()-trips)/float64(b.N), "round_trips/op")
 }
