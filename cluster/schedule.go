@@ -40,11 +40,12 @@ const RefreshMark = "\x00refresh"
 
 // schedQueue is the node's schedule writes waiting for the next round.
 type schedQueue struct {
-	once sync.Once
-	mu   sync.Mutex
-	reqs []*schedReq
-	kick chan struct{}
-	done chan struct{} // closed when the loop ended
+	once   sync.Once
+	mu     sync.Mutex
+	reqs   []*schedReq
+	closed bool // the loop has ended: nothing more is written
+	kick   chan struct{}
+	done   chan struct{} // closed when the loop ended
 }
 
 type schedReq struct {
@@ -84,6 +85,12 @@ func (n *Node) ScheduleAfter(dep *Pending, items []Scheduled) *Pending {
 		go n.schedLoop()
 	})
 	q.mu.Lock()
+	if q.closed {
+		q.mu.Unlock()
+		p.err = errClosed
+		close(p.done)
+		return p
+	}
 	q.reqs = append(q.reqs, req)
 	q.mu.Unlock()
 	select {
@@ -109,6 +116,9 @@ func (n *Node) schedLoop() {
 		select {
 		case <-q.kick:
 		case <-n.stop:
+			q.mu.Lock()
+			q.closed = true // what is queued now is the last round's
+			q.mu.Unlock()
 			n.schedRound()
 			return
 		}
@@ -118,7 +128,7 @@ func (n *Node) schedLoop() {
 		case <-n.stop:
 		}
 		t.Stop()
-		n.schedRound()
+		n.schedRound() // on stop, the loop's next turn closes it
 	}
 }
 
