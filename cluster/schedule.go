@@ -105,6 +105,9 @@ func (n *Node) ScheduleAfter(dep *Pending, items []Scheduled) *Pending {
 func (q *schedQueue) wait() {
 	q.once.Do(func() { q.done = make(chan struct{}); close(q.done) })
 	<-q.done
+	q.mu.Lock()
+	q.closed = true // never started: nothing more is written either
+	q.mu.Unlock()
 }
 
 // schedLoop writes the queued due times, a round at most every
