@@ -45,21 +45,14 @@ func TestClusterContinuousLastMod(t *testing.T) {
 		case r.URL.Path == "/robots.txt":
 			fmt.Fprintf(w, "User-agent: *\nAllow: /\nSitemap: %s/sitemap.xml\n", base)
 		case r.URL.Path == "/sitemap.xml":
-			var b strings.Builder
-			b.WriteString(`<?xml version="1.0"?><urlset xmlns="http://www.sitemaps.org/schemas/sitemap/0.9">`)
-			for i := range pages {
-				lm := "2026-01-01T00:00:00Z"
+			writeURLSet(w, base, 0, pages, func(i int) string {
 				if (i == 3 || i == 7) && !newer.IsZero() {
-					lm = newer.Format(time.RFC3339)
+					return newer.Format(time.RFC3339)
 				}
-				fmt.Fprintf(&b, "<url><loc>%s/o/%d</loc><lastmod>%s</lastmod></url>", base, i, lm)
-			}
-			b.WriteString("</urlset>")
-			w.Header().Set("Content-Type", "application/xml")
-			w.Write([]byte(b.String()))
+				return "2026-01-01T00:00:00Z"
+			})
 		case r.URL.Path == "/" || strings.HasPrefix(r.URL.Path, "/o/"):
-			w.Header().Set("Content-Type", "text/html; charset=utf-8")
-			fmt.Fprintf(w, "<html><head><title>host %d %s</title></head><body><p>Host %d page %s.</p></body></html>", h, r.URL.Path, h, r.URL.Path)
+			writeHostPage(w, h, r.URL.Path)
 		default:
 			http.NotFound(w, r)
 		}
@@ -159,4 +152,23 @@ func TestClusterContinuousLastMod(t *testing.T) {
 	if lastmodDue != 2*hosts {
 		t.Errorf("lastmod_due %d in all, want %d", lastmodDue, 2*hosts)
 	}
+}
+
+// writeURLSet writes a sitemap listing base/o/lo … base/o/(hi-1), each with
+// lastmod(i).
+func writeURLSet(w http.ResponseWriter, base string, lo, hi int, lastmod func(i int) string) {
+	var b strings.Builder
+	b.WriteString(`<?xml version="1.0"?><urlset xmlns="http://www.sitemaps.org/schemas/sitemap/0.9">`)
+	for i := lo; i < hi; i++ {
+		fmt.Fprintf(&b, "<url><loc>%s/o/%d</loc><lastmod>%s</lastmod></url>", base, i, lastmod(i))
+	}
+	b.WriteString("</urlset>")
+	w.Header().Set("Content-Type", "application/xml")
+	w.Write([]byte(b.String()))
+}
+
+// writeHostPage writes the small page host h serves at path.
+func writeHostPage(w http.ResponseWriter, h int, path string) {
+	w.Header().Set("Content-Type", "text/html; charset=utf-8")
+	fmt.Fprintf(w, "<html><head><title>host %d %s</title></head><body><p>Host %d page %s.</p></body></html>", h, path, h, path)
 }
