@@ -119,6 +119,8 @@ type Node struct {
 	loopDone   chan struct{}
 	commitDone chan struct{}
 	closeOnce  sync.Once
+
+	sched schedQueue // refresh schedule writes (schedule.go)
 }
 
 // MaxPartitions is the most partitions a crawl may have (Open refuses
@@ -208,7 +210,7 @@ func (n *Node) setup(ctx context.Context) error {
 			return fmt.Errorf("cluster: create stream %s: %w", n.key(p, "q"), err)
 		}
 	}
-	for _, s := range []*redis.Script{admitScript, ackScript, acquireScript, renewScript, releaseScript, heartbeatScript, readDocsScript, snapScript} {
+	for _, s := range []*redis.Script{admitScript, ackScript, acquireScript, renewScript, releaseScript, heartbeatScript, readDocsScript, snapScript, moveScript, addAbsentScript} {
 		if err := s.Load(ctx, n.rdb).Err(); err != nil {
 			return fmt.Errorf("cluster: load script: %w", err)
 		}
@@ -230,7 +232,11 @@ func (n *Node) Name() string { return n.name }
 // registrable domain (publicsuffix), so one site's hosts share a
 // partition and one owner; an IP address or a name without a public
 // suffix stands for itself.
-func (n *Node) Partition(host string) int {
+func (n *Node) Partition(host string) int { return PartitionOf(host, n.o.Partitions) }
+
+// PartitionOf is the partition of host among partitions, as every node
+// of a crawl with that many partitions computes it (Node.Partition).
+func PartitionOf(host string, partitions int) int {
 	if h, _, err := net.SplitHostPort(host); err == nil {
 		host = h
 	}
@@ -241,7 +247,7 @@ func (n *Node) Partition(host string) int {
 			dom = d
 		}
 	}
-	return int(xxhash.Sum64String(dom) % uint64(n.o.Partitions))
+	return int(xxhash.Sum64String(dom) % uint64(partitions))
 }
 
 // ackScript acknowledges stream entries, deletes them and counts them
@@ -683,6 +689,7 @@ func (n *Node) Close() error {
 	n.closeOnce.Do(func() { close(n.stop) })
 	<-n.loopDone
 	<-n.commitDone
+	n.sched.wait()
 	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
 	defer cancel()
 	for _, p := range n.Held() {

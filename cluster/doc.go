@@ -52,6 +52,14 @@
 // that starts late reads the snapshot, then the tail. The package
 // carries the entries; the crawler decides.
 //
+// A continuous crawl's refresh schedule (schedule.go) is the partitions':
+// a sorted set per partition (URL → next due time) and a hash of the
+// crawler's records of the URLs' last fetches. A node writes a URL's next
+// refresh before acknowledging its entry (ScheduleAfter, batched like the
+// group commit); the owner of a partition moves the due URLs into its
+// stream in one fenced script (QueueDue), so the schedule moves with the
+// lease and a dead node loses none of it.
+//
 // The crawl is over (Finished) when every partition's count of URLs
 // acknowledged equals its count of URLs queued.
 //

@@ -17,6 +17,14 @@ func (r *Report) WriteText(w io.Writer) error {
 	fmt.Fprintf(tw, "duplicates\t%d\n", r.Total.Duplicates)
 	fmt.Fprintf(tw, "errors\t%d\n", r.Total.Errors)
 	fmt.Fprintf(tw, "urls\t%d queued cluster-wide, %d done\n", r.URLs, r.URLsDone)
+	if r.RefreshScheduled > 0 || r.Total.Refreshed > 0 {
+		// a continuous crawl
+		fmt.Fprintf(tw, "refresh schedule\t%d URLs, %d due\n", r.RefreshScheduled, r.RefreshDue)
+		fmt.Fprintf(tw, "refreshed\t%d\n", r.Total.Refreshed)
+		fmt.Fprintf(tw, "not_modified\t%d\n", r.Total.NotModified)
+		fmt.Fprintf(tw, "changed\t%d\n", r.Total.Changed)
+		fmt.Fprintf(tw, "behind_schedule\t%d\n", r.Total.BehindSchedule)
+	}
 	fmt.Fprintf(tw, "\nNODE\tSTATE\tPAGES\tSTORED\tDUPLICATES\tERRORS\tURLS\tPARTITIONS\n")
 	for _, n := range r.Nodes {
 		state := n.State

@@ -8,6 +8,7 @@ import (
 	"strconv"
 	"strings"
 	"sync/atomic"
+	"time"
 
 	"github.com/redis/go-redis/v9"
 )
@@ -19,6 +20,24 @@ type Counters struct {
 	Stored     int64 `json:"stored"`     // new documents stored
 	Duplicates int64 `json:"duplicates"` // pages mapped to a stored document
 	Errors     int64 `json:"errors"`     // fetches or pages that failed
+	// a continuous crawl's refreshes (schedule.go): fetched (any answer),
+	// answered 304, found changed, fetched over an interval late
+	Refreshed      int64 `json:"refreshed"`
+	NotModified    int64 `json:"not_modified"`
+	Changed        int64 `json:"changed"`
+	BehindSchedule int64 `json:"behind_schedule"`
+}
+
+// add adds o's counts to c.
+func (c *Counters) add(o Counters) {
+	c.Pages += o.Pages
+	c.Stored += o.Stored
+	c.Duplicates += o.Duplicates
+	c.Errors += o.Errors
+	c.Refreshed += o.Refreshed
+	c.NotModified += o.NotModified
+	c.Changed += o.Changed
+	c.BehindSchedule += o.BehindSchedule
 }
 
 // PartitionQueue is one partition's stream as a lease round last read it.
@@ -88,7 +107,8 @@ func (n *Node) publish(ctx context.Context, state string) error {
 	}
 	pipe := n.rdb.Pipeline()
 	pipe.HSet(ctx, n.nodeKey(n.name), "pages", c.Pages, "stored", c.Stored, "duplicates", c.Duplicates,
-		"errors", c.Errors, "urls", admitted, "round_trips", n.trips.n.Load()+1, // +1: this pipeline
+		"errors", c.Errors, "refreshed", c.Refreshed, "not_modified", c.NotModified, "changed", c.Changed,
+		"behind_schedule", c.BehindSchedule, "urls", admitted, "round_trips", n.trips.n.Load()+1, // +1: this pipeline
 		"partitions", strings.Join(parts, ","), "state", state, "lease_ttl_ms", n.o.LeaseTTL.Milliseconds())
 	pipe.SAdd(ctx, n.o.Prefix+":nodeset", n.name)
 	lens := make([]*redis.IntCmd, len(held))
@@ -147,6 +167,11 @@ type Report struct {
 	URLs       int64             `json:"urls"`      // URLs queued cluster-wide (each once)
 	URLsDone   int64             `json:"urls_done"` // of those, acknowledged
 	Partitions []PartitionReport `json:"partitions"`
+
+	// a continuous crawl's refresh schedule (schedule.go): URLs on it,
+	// and of those due now and not yet queued
+	RefreshScheduled int64 `json:"refresh_scheduled"`
+	RefreshDue       int64 `json:"refresh_due"`
 }
 
 // nowScript returns the time of the shard holding KEYS[1] (ms).
@@ -223,7 +248,8 @@ func Inspect(ctx context.Context, url, prefix string) (*Report, error) {
 	for i, name := range names {
 		h := hashes[i].Val()
 		nr := NodeReport{Name: name, State: h["state"], URLs: num(h, "urls"), RoundTrips: num(h, "round_trips"), Partitions: []int{},
-			Counters: Counters{Pages: num(h, "pages"), Stored: num(h, "stored"), Duplicates: num(h, "duplicates"), Errors: num(h, "errors")}}
+			Counters: Counters{Pages: num(h, "pages"), Stored: num(h, "stored"), Duplicates: num(h, "duplicates"), Errors: num(h, "errors"),
+				Refreshed: num(h, "refreshed"), NotModified: num(h, "not_modified"), Changed: num(h, "changed"), BehindSchedule: num(h, "behind_schedule")}}
 		for _, f := range strings.Split(h["partitions"], ",") {
 			if p, err := strconv.Atoi(f); err == nil {
 				nr.Partitions = append(nr.Partitions, p)
@@ -235,10 +261,7 @@ func Inspect(ctx context.Context, url, prefix string) (*Report, error) {
 			nr.Live = nr.State != "exited" && nr.SilentMs < num(h, "lease_ttl_ms")
 		}
 		r.Nodes = append(r.Nodes, nr)
-		r.Total.Pages += nr.Pages
-		r.Total.Stored += nr.Stored
-		r.Total.Duplicates += nr.Duplicates
-		r.Total.Errors += nr.Errors
+		r.Total.add(nr.Counters)
 	}
 	for p, c := range pc {
 		pr := PartitionReport{Partition: p, Owner: c.owner.Val(), Length: c.length.Val()}
@@ -253,6 +276,9 @@ func Inspect(ctx context.Context, url, prefix string) (*Report, error) {
 		r.URLs += pr.Queued
 		r.URLsDone += pr.Done
 		r.Partitions = append(r.Partitions, pr)
+	}
+	if r.RefreshScheduled, r.RefreshDue, err = scheduleCounts(ctx, rdb, n, time.UnixMilli(now)); err != nil {
+		return nil, err
 	}
 	return r, nil
 }

@@ -180,10 +180,12 @@ func (c *Crawler) newRedisBackend() error {
 		return front.ReadyAt(func(host string) bool { return node.Partition(host) == p })
 	})
 	o.Cluster.Report(func() cluster.Counters {
-		return cluster.Counters{Pages: c.fetched.Load(), Stored: c.stored.Load(), Duplicates: c.dups.Load(), Errors: c.errs.Load()}
+		return cluster.Counters{Pages: c.fetched.Load(), Stored: c.stored.Load(), Duplicates: c.dups.Load(), Errors: c.errs.Load(),
+			Refreshed: c.refreshed.Load(), NotModified: c.notModified.Load(), Changed: c.changed.Load(), BehindSchedule: c.behind.Load()}
 	})
 	q := newRedisQueue(o.Cluster, front, o.Store, c.log, s.Politeness.Concurrency, s.Scope.MaxDepth)
 	q.maxPages, q.maxPagesHost = s.Scope.MaxPages, s.Scope.MaxPagesPerHost
+	q.continuous = s.Recrawl.Continuous
 	c.queue = q
 	// a page waits for the document log's verdict after its fetch: more
 	// workers than fetch slots keep politeness.concurrency requests in

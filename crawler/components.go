@@ -31,9 +31,7 @@ func NewSettings(cfg *configs.Config) Settings {
 }
 
 // CheckCluster refuses, naming the option, what cluster mode does not
-// support: it needs a schedule the cluster does not share
-// (recrawl.continuous), or the cluster's URL filter in Redis replaces it
-// (dedup.filter).
+// support: the cluster's URL filter in Redis replaces it (dedup.filter).
 func CheckCluster(cfg *configs.Config) error {
 	supports := (*redisQueue)(nil).supports
 	if err := checkFeatures(supports, NewSettings(cfg)); err != nil {

@@ -210,6 +210,7 @@ type Crawler struct {
 	// refresh is the refresh schedule of a continuous crawl (nil: none);
 	// discovery the delays from discovery to fetch.
 	refresh                   *refresher
+	sched                     *clusterSchedule // in cluster mode, instead of refresh (redisrefresh.go)
 	discovery                 delayHist
 	resumedURLs, resumedQueue int64
 	start                     time.Time
@@ -289,6 +290,11 @@ func New(o Options) (*Crawler, error) {
 		}
 		if c.refresh, err = newRefresher(s.Recrawl, seeds); err != nil {
 			return nil, fmt.Errorf("crawler: %w", err)
+		}
+		if c.o.Cluster != nil && c.refresh != nil {
+			if err := c.useClusterSchedule(); err != nil {
+				return nil, err
+			}
 		}
 	}
 	return c, nil
@@ -862,6 +868,9 @@ func (c *Crawler) Run(ctx context.Context) (Stats, error) {
 	}
 	if c.refresh != nil {
 		g.Go(func() error { return c.runRefresher(crawlCtx) })
+	}
+	if c.sched != nil {
+		g.Go(func() error { return c.sched.run(crawlCtx) })
 	}
 	progressDone := make(chan struct{})
 	var progressWG sync.WaitGroup

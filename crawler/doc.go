@@ -189,7 +189,8 @@
 //     a URL); a sitemap is read once per store too, unless a rule
 //     matches its URL: then it is read again at that interval, and a URL
 //     it lists with a lastmod newer than the URL's last fetch is refreshed
-//     at once (queueModified).
+//     at once (queueModified). In cluster mode the schedule is the
+//     partitions', in Redis (redisrefresh.go).
 //   - With politeness.obey_robots off, hosts beyond the seeds contribute
 //     no sitemaps (their robots.txt, which names them, is not read).
 package crawler

@@ -32,9 +32,17 @@ func (c *Crawler) restore(ctx context.Context) error {
 		if c.refresh != nil {
 			c.refresh.restored(r)
 		}
+		if c.sched != nil {
+			c.sched.restored(r)
+		}
 	})
 	if err != nil {
 		return fmt.Errorf("crawler: %w", err)
+	}
+	if c.sched != nil {
+		if err := c.sched.offerRestored(ctx); err != nil {
+			return err
+		}
 	}
 	n, err := c.front.Resume(ctx)
 	if err != nil {
@@ -148,7 +156,13 @@ func (c *Crawler) process(ctx, fetchCtx context.Context, e frontier.Entry) error
 			refresh = err == nil
 		}
 	}
-	if refresh {
+	if c.sched != nil {
+		// cluster mode: the refresh and its last fetch come with the entry
+		var err error
+		if refresh, behind, prev, err = c.sched.taken(e, c.o.Store, time.Now()); err != nil {
+			return err
+		}
+	} else if refresh {
 		if r, err := c.o.Store.URLRecord(e.URL); err == nil {
 			prev = &r
 		} else if !errors.Is(err, storage.ErrNotFound) {
@@ -345,7 +359,10 @@ func (c *Crawler) sameDoc(e frontier.Entry, rec *storage.URLRecord, doc *Documen
 	if prev == nil || prev.DocID == 0 {
 		return false, nil
 	}
-	v := c.o.Dedup.CheckCanonical(e.URL, rec.Hints.Canonical, doc.Title, doc.Text)
+	if c.handedOver(e, doc, prev) {
+		return false, nil
+	}
+	v := c.checkRefreshed(e.URL, rec.Hints.Canonical, doc, prev)
 	if v.Reason != contentdedup.ReasonURL || storage.DocID(v.DocID) != prev.DocID {
 		return false, nil
 	}

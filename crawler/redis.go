@@ -71,6 +71,8 @@ type redisQueue struct {
 	// (withinLimits; 0: none)
 	maxPages, maxPagesHost int
 	release                func()
+	continuous             bool             // recrawl.continuous: never finished
+	sched                  *clusterSchedule // its refresh schedule (redisrefresh.go; nil: none)
 
 	// the task of each entry fed from the cluster, by seq, and how many
 	// are not yet finished
@@ -98,7 +100,7 @@ func (q *redisQueue) hop(ctx context.Context, e frontier.Entry, host string) err
 // host's partition (clusterReferrer); what the cluster does not share
 // yet is refused.
 func (q *redisQueue) supports(f feature) bool {
-	return f == featureMaxPages || f == featureMaxPagesHost || f == featureSitemaps
+	return f == featureMaxPages || f == featureMaxPagesHost || f == featureSitemaps || f == featureContinuous
 }
 
 func (q *redisQueue) report(s *Stats) {
@@ -149,7 +151,7 @@ func (q *redisQueue) run(ctx context.Context) error {
 				idle = minIdle
 				continue
 			}
-			if out == 0 && time.Since(askedDone) >= maxIdle {
+			if out == 0 && !q.continuous && time.Since(askedDone) >= maxIdle {
 				askedDone = time.Now()
 				done, err := q.node.Finished(ctx)
 				if err != nil {
@@ -191,7 +193,7 @@ func (q *redisQueue) feed(ctx context.Context, tasks []cluster.Task) error {
 	}
 	cands := make([]frontier.Candidate, len(tasks))
 	for i, t := range tasks {
-		ref, hints := entryHints(t.Referrer)
+		ref, hints := queueHints(t.Referrer)
 		cands[i] = frontier.Candidate{URL: t.URL, Depth: t.Depth, Referrer: ref, Hints: hints}
 	}
 	fresh, _, err := q.front.Reserve(context.WithoutCancel(ctx), cands)
@@ -266,7 +268,8 @@ func (q *redisQueue) commit(ctx context.Context, e frontier.Entry, cm storage.Co
 		// the task counts against the feeder's room until its ack is
 		// sent: what a node killed -9 leaves to fetch again is bounded
 		// by that room
-		q.node.AckAfter(admitted, v.(cluster.Task), q.done)
+		t := v.(cluster.Task)
+		q.node.AckAfter(q.rescheduled(admitted, e, t, cm), t, q.done)
 	}
 	return 0, nil
 }

@@ -266,6 +266,9 @@ func (c *Crawler) sitemapCandidates(e frontier.Entry, sm *Sitemap) []frontier.Ca
 // URLs are left to the URL filter, as always. It reads one URL record per
 // candidate with a lastmod.
 func (c *Crawler) queueModified(ctx context.Context, cands []frontier.Candidate) error {
+	if c.sched != nil {
+		return c.sched.queueModified(ctx, c, cands)
+	}
 	if c.refresh == nil {
 		return nil
 	}

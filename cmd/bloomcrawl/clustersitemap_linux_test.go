@@ -55,17 +55,9 @@ func TestClusterSitemaps(t *testing.T) {
 					} else if r.URL.Path == "/sm-b.xml" {
 						lo = orphans / 2
 					}
-					var b strings.Builder
-					b.WriteString(`<?xml version="1.0"?><urlset xmlns="http://www.sitemaps.org/schemas/sitemap/0.9">`)
-					for i := lo; i < hi; i++ {
-						fmt.Fprintf(&b, "<url><loc>%s/o/%d</loc><lastmod>2026-11-01</lastmod></url>", base, i)
-					}
-					b.WriteString("</urlset>")
-					w.Header().Set("Content-Type", "application/xml")
-					w.Write([]byte(b.String()))
+					writeURLSet(w, base, lo, hi, func(int) string { return "2026-11-01" })
 				case r.URL.Path == "/" || strings.HasPrefix(r.URL.Path, "/o/"):
-					w.Header().Set("Content-Type", "text/html; charset=utf-8")
-					fmt.Fprintf(w, "<html><head><title>host %d %s</title></head><body><p>Host %d page %s.</p></body></html>", h, r.URL.Path, h, r.URL.Path)
+					writeHostPage(w, h, r.URL.Path)
 				default:
 					http.NotFound(w, r)
 				}

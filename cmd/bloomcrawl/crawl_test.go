@@ -134,8 +134,6 @@ func TestCrawlServeNeedsToken(t *testing.T) {
 // contacted (the address here answers nothing).
 func TestCrawlClusterRefusesUnsupported(t *testing.T) {
 	for _, c := range []struct{ yaml, flag, want string }{
-		{"", "--continuous", "recrawl.continuous (--continuous)"},
-		{"recrawl:\n  continuous: true\n", "", "recrawl.continuous"},
 		{"dedup:\n  filter: exact\n", "", "dedup.filter exact does not apply in cluster mode"},
 		{"", "--audit", "--audit: a cluster's seen-state is exact (64-bit URL fingerprints, not a Bloom filter), so there is no URL filter to audit"},
 		{"", "--partitions=0", "--partitions 0: want 1 to 16384"},
