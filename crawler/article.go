@@ -460,7 +460,7 @@ func (c *content) prune(n *html.Node, root bool) {
 				continue
 			}
 		}
-		if !c.whole && c.isCut(ch) {
+		if c.isCut(ch) {
 			// "Related stories", "More from…": the rest of this block is
 			// the site's, not the article's
 			rest := 0
@@ -729,7 +729,7 @@ func (c *content) dropped(n *html.Node) bool {
 		return true
 	}
 	if c.whole {
-		return false
+		return c.wholeDropped(n)
 	}
 	if n.DataAtom == atom.H1 && c.article() {
 		// the headline: the page's title, not its text (Markdown keeps it)
@@ -803,6 +803,43 @@ func (c *content) dropped(n *html.Node) bool {
 		}
 		if h == 0 && ld > 0.33 && s.chars < 200 && s.score == 0 {
 			return true
+		}
+	}
+	return false
+}
+
+// wholeDropped reports whether the element n of a page where no block
+// stands out (the whole body is kept) is left out: a block its class or id
+// names as a widget of wholeNegWords (comments, share, newsletter,
+// related…) that does not hold most of the page, and a comment section
+// whatever its size.
+func (c *content) wholeDropped(n *html.Node) bool {
+	if isInline(n.DataAtom) || hint(n) >= 0 || !namesWords(n, wholeNegWords) {
+		return false
+	}
+	s := c.stats[n]
+	return s == nil || 2*s.chars < c.rootChars || namesComments(n)
+}
+
+// wholeNegWords are the widget words of negWords that do not name a docs
+// page's content: not menu, nav, footer, toolbar… (a chapter page's
+// content can be its menu of sections; a manual's footer varies per page).
+var wholeNegWords = set("comment", "comments", "commentlist", "disqus", "respond", "replies", "related", "relatedposts", "recommended",
+	"recommendations", "recirc", "outbrain", "taboola", "share", "sharing", "sharebar", "social", "socials", "cookie", "cookies",
+	"consent", "gdpr", "newsletter", "subscribe", "subscription", "signup", "promo", "promotion", "sponsor", "sponsored",
+	"ad", "ads", "advert", "advertisement", "adslot", "adunit", "banner", "breadcrumb", "breadcrumbs",
+	"popup", "modal", "trending", "popular", "widget", "teaser", "teasers", "login")
+
+// namesWords reports whether n's class or id holds one of words.
+func namesWords(n *html.Node, words map[string]bool) bool {
+	for _, a := range n.Attr {
+		if a.Key != "class" && a.Key != "id" {
+			continue
+		}
+		for _, w := range strings.FieldsFunc(strings.ToLower(a.Val), func(r rune) bool { return !('a' <= r && r <= 'z' || '0' <= r && r <= '9') }) {
+			if words[w] {
+				return true
+			}
 		}
 	}
 	return false

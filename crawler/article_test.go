@@ -262,3 +262,34 @@ func TestPhraseGates(t *testing.T) {
 		}
 	}
 }
+
+// On a page where no block stands out (the whole body is kept), blocks
+// named as comments or a newsletter box and a link list after "Related
+// posts" are still left out; a menu of sections (a docs chapter page's
+// content) is kept.
+func TestExtractWholeBodyWidgets(t *testing.T) {
+	page := `<html><body>
+<div class="a"><div>` + para("First", 0, 3) + `</div></div>
+<div class="b"><div>` + para("Second", 1, 3) + `</div></div>
+<div class="c"><div>` + para("Third", 2, 3) + `</div></div>
+<table class="menu"><tr><td><a href="/s1">1.1 Section one</a></td></tr><tr><td><a href="/s2">1.2 Section two</a></td></tr></table>
+<div id="comments"><p>Leave a comment, readers, and say what you think of it.</p></div>
+<div class="newsletter-box"><p>Get our weekly letter in your inbox, every Friday morning.</p></div>
+<div class="d"><h3>Related posts</h3><ul><li><a href="/x">Another story about something</a></li><li><a href="/y">Yet another story here</a></li></ul></div>
+</body></html>`
+	u, _ := url.Parse("https://site.example/page")
+	d, err := Extract([]byte(page), "text/html", false, u)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, want := range []string{"First sentence a", "Second sentence a", "Third sentence a", "1.1 Section one"} {
+		if !strings.Contains(d.Text, want) {
+			t.Errorf("Text lacks %q: %q", want, d.Text)
+		}
+	}
+	for _, bad := range []string{"Leave a comment", "weekly letter", "Related posts", "Another story"} {
+		if strings.Contains(d.Text, bad) {
+			t.Errorf("Text keeps %q: %q", bad, d.Text)
+		}
+	}
+}
