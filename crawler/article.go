@@ -451,6 +451,10 @@ func (c *content) prune(n *html.Node, root bool) {
 			}
 			continue
 		}
+		if ch.DataAtom == atom.Header && !c.skip(ch) {
+			c.pruneHeader(ch)
+			continue
+		}
 		if c.dropped(ch) {
 			c.drop[ch] = true
 			// a heading named as a widget's title ("widget-title") that
@@ -487,6 +491,83 @@ func (c *content) prune(n *html.Node, root bool) {
 		}
 		c.prune(ch, false)
 	}
+}
+
+// pruneHeader marks what an article's own <header> (inside an <article>
+// or <main>) leaves out: all but its standfirst, the paragraphs and
+// subheadings of 2×headerMin characters or more, or headerMin and ending
+// as a sentence does, not mostly links (the headline goes as dropped
+// says); its dates, bylines, labels, photos and widget titles go.
+// (The header counts in no score, as the page's header does not: measure
+// leaves it out.)
+func (c *content) pruneHeader(h *html.Node) {
+	for x := h.FirstChild; x != nil; x = x.NextSibling {
+		if x.Type != html.ElementNode {
+			continue
+		}
+		if x.DataAtom == atom.H1 {
+			if c.dropped(x) {
+				c.drop[x] = true
+			}
+			continue
+		}
+		h, media := hints(x)
+		if isInline(x.DataAtom) || isBoilerplate(x) || h < 0 || media || x.DataAtom == atom.Figure || x.DataAtom == atom.Figcaption {
+			c.drop[x] = true
+			continue
+		}
+		leaf := false
+		switch x.DataAtom {
+		case atom.P, atom.H2, atom.H3, atom.H4, atom.H5, atom.H6, atom.Blockquote:
+			leaf = true
+		default:
+			leaf = !c.holdsBlock(x) // a <div> of text: a paragraph
+		}
+		if !leaf {
+			c.pruneHeader(x)
+			continue
+		}
+		k, links := textChars(x, false)
+		if k < headerMin || 2*links >= k || k < 2*headerMin && !sentence(bytes.TrimSpace(c.lowerText(x))) {
+			c.drop[x] = true
+		}
+	}
+}
+
+const headerMin = 50
+
+// textChars counts the characters of n's text other than whitespace,
+// boilerplate left out, and of them those inside links (inLink: n is in
+// one).
+func textChars(n *html.Node, inLink bool) (k, links int) {
+	if n.Type == html.TextNode {
+		k, _ = countChars(n.Data)
+		if inLink {
+			links = k
+		}
+		return k, links
+	}
+	if n.Type == html.ElementNode && isBoilerplate(n) {
+		return 0, 0
+	}
+	inLink = inLink || n.DataAtom == atom.A
+	for x := n.FirstChild; x != nil; x = x.NextSibling {
+		a, b := textChars(x, inLink)
+		k += a
+		links += b
+	}
+	return k, links
+}
+
+// holdsBlock reports whether n has a child that makes it more than a
+// paragraph.
+func (c *content) holdsBlock(n *html.Node) bool {
+	for x := n.FirstChild; x != nil; x = x.NextSibling {
+		if x.Type == html.ElementNode && holdsBlocks(x.DataAtom) {
+			return true
+		}
+	}
+	return false
 }
 
 // inlineMeta reports whether the inline element n (a <span>, <time>…, not
@@ -720,7 +801,20 @@ var boilerLineIntl = intlPhrases(`^(werbung|anzeige|teilen|drucken|kommentare?|s
 // a <form> with a page's worth of text (ASP.NET pages wrap the whole body in
 // one).
 func (c *content) skip(n *html.Node) bool {
+	if n.DataAtom == atom.Header && inArticle(n) {
+		return false // an article's own header: pruneHeader keeps its standfirst
+	}
 	return isBoilerplate(n) && (n.DataAtom != atom.Form || c.textOf(n) < 500)
+}
+
+// inArticle reports whether n lies inside an <article> or a <main>.
+func inArticle(n *html.Node) bool {
+	for p := n.Parent; p != nil; p = p.Parent {
+		if p.Type == html.ElementNode && (p.DataAtom == atom.Article || p.DataAtom == atom.Main) {
+			return true
+		}
+	}
+	return false
 }
 
 // dropped reports whether the element n inside the main region is left out.

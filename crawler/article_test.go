@@ -293,3 +293,28 @@ func TestExtractWholeBodyWidgets(t *testing.T) {
 		}
 	}
 }
+
+// An article's own <header> keeps its standfirst; its date, byline and
+// photo go, and the page's header stays out.
+func TestExtractArticleHeaderStandfirst(t *testing.T) {
+	page := `<html><body><header><p>Site name, the news of the town, and a motto for the readers.</p></header>
+<article><header><h1>Headline</h1><div class="meta"><time datetime="2024-01-02">2 January 2024</time> <span>Jane Doe</span></div>
+<p class="lead">The council voted on Tuesday to close the old bridge, ending a decade of debate.</p>
+<figure><img src="/b.jpg"><figcaption>The old bridge over the river, seen from the north bank at dusk.</figcaption></figure></header>
+<div class="body">` + para("Story", 0, 3) + para("Story", 1, 3) + `</div></article></body></html>`
+	u, _ := url.Parse("https://news.example/bridge")
+	d, err := Extract([]byte(page), "text/html", false, u)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, want := range []string{"The council voted on Tuesday", "Story sentence a of paragraph B"} {
+		if !strings.Contains(d.Text, want) {
+			t.Errorf("Text lacks %q: %q", want, d.Text)
+		}
+	}
+	for _, bad := range []string{"Site name", "2 January", "Jane Doe", "old bridge over the river"} {
+		if strings.Contains(d.Text, bad) {
+			t.Errorf("Text keeps %q: %q", bad, d.Text)
+		}
+	}
+}
