@@ -1056,7 +1056,7 @@ var negWords = set("comment", "comments", "commentlist", "disqus", "respond", "r
 	"breadcrumbs", "menu", "navbar", "nav", "navigation", "popup", "modal", "paywall", "tags", "tag", "trending", "popular",
 	"widget", "toolbar", "byline", "author", "credit", "credits", "hidden", "skip", "teaser", "teasers",
 	"readmore", "pagination", "pager", "timestamp", "meta", "complementary",
-	"contentinfo", "search", "login")
+	"contentinfo", "search", "login", "bio", "biography", "authorbox", "authorinfo", "disclaimer", "disclosure", "copyright")
 
 // responsiveSuffix reports whether rest, what follows a class word, is a
 // screen-size suffix ("-xs", "-sm-down", "-print").
