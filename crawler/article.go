@@ -477,12 +477,19 @@ func (c *content) prune(n *html.Node, root bool) {
 			}
 			heading := ch.DataAtom == atom.H2 || ch.DataAtom == atom.H3 || ch.DataAtom == atom.H4 || ch.DataAtom == atom.H5 || ch.DataAtom == atom.H6
 			if rest < 300 || 4*links >= rest || heading && c.article() {
-				for x := ch; x != nil; x = x.NextSibling {
+				// up to the article's next paragraph, if it goes on (a
+				// "Read also" box in the middle of a story)
+				resume := c.resumes(ch)
+				for x := ch; x != resume; x = x.NextSibling {
 					if x.Type == html.ElementNode {
 						c.drop[x] = true
 					}
 				}
-				return
+				if resume == nil {
+					return
+				}
+				ch = resume.PrevSibling
+				continue
 			}
 		}
 		switch ch.DataAtom {
@@ -569,6 +576,28 @@ func (c *content) holdsBlock(n *html.Node) bool {
 	}
 	return false
 }
+
+// resumes returns the first <p> after the cut heading cut, past a block of
+// something else, that is prose again: proseMin characters or more, few of
+// them in links, ending as a sentence; nil when there is none.
+func (c *content) resumes(cut *html.Node) *html.Node {
+	between := false
+	for x := cut.NextSibling; x != nil; x = x.NextSibling {
+		if x.Type != html.ElementNode {
+			continue
+		}
+		s := c.stats[x]
+		if x.DataAtom == atom.P && between && s != nil && s.chars >= proseMin && linkDensity(s) < 0.2 && sentence(bytes.TrimSpace(c.lowerText(x))) {
+			return x
+		}
+		if s != nil && s.chars > 0 {
+			between = true
+		}
+	}
+	return nil
+}
+
+const proseMin = 100
 
 // inlineMeta reports whether the inline element n (a <span>, <time>…, not
 // a link) is a byline, dateline or photo credit of its own.

@@ -318,3 +318,28 @@ func TestExtractArticleHeaderStandfirst(t *testing.T) {
 		}
 	}
 }
+
+// A "Related posts" box in the middle of a story drops itself, not the
+// story's paragraphs after it.
+func TestExtractCutResumes(t *testing.T) {
+	page := `<html><head><meta property="og:type" content="article"></head><body><div class="story">` +
+		para("Before", 0, 3) + para("Before", 1, 3) + `
+<h3>Related posts</h3><ul><li><a href="/a">Another story about a thing</a></li><li><a href="/b">Yet another story</a></li></ul>
+<p>After the box the story goes on, with more of what happened that day and who said what about it to the reporters, until the end.</p>` +
+		para("After", 2, 3) + `</div></body></html>`
+	u, _ := url.Parse("https://news.example/story")
+	d, err := Extract([]byte(page), "text/html", false, u)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, want := range []string{"Before sentence a of paragraph B", "After the box the story goes on", "After sentence a of paragraph C"} {
+		if !strings.Contains(d.Text, want) {
+			t.Errorf("Text lacks %q: %q", want, d.Text)
+		}
+	}
+	for _, bad := range []string{"Related posts", "Another story"} {
+		if strings.Contains(d.Text, bad) {
+			t.Errorf("Text keeps %q: %q", bad, d.Text)
+		}
+	}
+}
