@@ -128,29 +128,8 @@ func docRecall(ctx context.Context, w io.Writer, dir string, maxN, worst int) er
 				// text (the body without its template elements), and against
 				// that text less the shingles repeated on the directory's
 				// pages (its menus, tables of contents, headers and footers)
-				gs := shingles(got)
 				dir := filepath.Dir(dp.path)
-				min := max(repeatedMin, int(math.Ceil(repeatedShare*float64(dirPages[dir]))))
-				var tp, all, rtp, rall int
-				for k, c := range dp.old {
-					m := c
-					if gs[k] < m {
-						m = gs[k]
-					}
-					tp += m
-					all += c
-					if df[dir][k] < min {
-						rtp += m
-						rall += c
-					}
-				}
-				r, rr := 1.0, 1.0
-				if all > 0 {
-					r = float64(tp) / float64(all)
-				}
-				if rall > 0 {
-					rr = float64(rtp) / float64(rall)
-				}
+				r, rr := recallLessRepeated(dp.old, shingles(got), df[dir], repeatedAt(dirPages[dir]))
 				sumOld += r
 				sumRep += rr
 				repPages++
@@ -180,6 +159,39 @@ func docRecall(ctx context.Context, w io.Writer, dir string, maxN, worst int) er
 		}
 	}
 	return nil
+}
+
+// repeatedAt is the number of a directory's n pages a shingle must be on
+// to be the site's template.
+func repeatedAt(n int) int {
+	return max(repeatedMin, int(math.Ceil(repeatedShare*float64(n))))
+}
+
+// recallLessRepeated returns the shingle recall of got against ref, and
+// against ref less the shingles df (pages per shingle) has on at least
+// min pages (1 when nothing is left to find).
+func recallLessRepeated(ref, got, df map[string]int, min int) (whole, less float64) {
+	var tp, all, rtp, rall int
+	for k, c := range ref {
+		m := c
+		if got[k] < m {
+			m = got[k]
+		}
+		tp += m
+		all += c
+		if df[k] < min {
+			rtp += m
+			rall += c
+		}
+	}
+	whole, less = 1, 1
+	if all > 0 {
+		whole = float64(tp) / float64(all)
+	}
+	if rall > 0 {
+		less = float64(rtp) / float64(rall)
+	}
+	return whole, less
 }
 
 // regionText is the text of the page's one <main>/[role=main], else its one
