@@ -451,6 +451,10 @@ func (c *content) prune(n *html.Node, root bool) {
 			}
 			continue
 		}
+		if ch.DataAtom == atom.Header && !c.skip(ch) {
+			c.pruneHeader(ch)
+			continue
+		}
 		if c.dropped(ch) {
 			c.drop[ch] = true
 			// a heading named as a widget's title ("widget-title") that
@@ -460,7 +464,7 @@ func (c *content) prune(n *html.Node, root bool) {
 				continue
 			}
 		}
-		if !c.whole && c.isCut(ch) {
+		if c.isCut(ch) {
 			// "Related stories", "More from…": the rest of this block is
 			// the site's, not the article's
 			rest := 0
@@ -473,12 +477,19 @@ func (c *content) prune(n *html.Node, root bool) {
 			}
 			heading := ch.DataAtom == atom.H2 || ch.DataAtom == atom.H3 || ch.DataAtom == atom.H4 || ch.DataAtom == atom.H5 || ch.DataAtom == atom.H6
 			if rest < 300 || 4*links >= rest || heading && c.article() {
-				for x := ch; x != nil; x = x.NextSibling {
+				// up to the article's next paragraph, if it goes on (a
+				// "Read also" box in the middle of a story)
+				resume := c.resumes(ch)
+				for x := ch; x != resume; x = x.NextSibling {
 					if x.Type == html.ElementNode {
 						c.drop[x] = true
 					}
 				}
-				return
+				if resume == nil {
+					return
+				}
+				ch = resume.PrevSibling
+				continue
 			}
 		}
 		switch ch.DataAtom {
@@ -488,6 +499,105 @@ func (c *content) prune(n *html.Node, root bool) {
 		c.prune(ch, false)
 	}
 }
+
+// pruneHeader marks what an article's own <header> (inside an <article>
+// or <main>) leaves out: all but its standfirst, the paragraphs and
+// subheadings of 2×headerMin characters or more, or headerMin and ending
+// as a sentence does, not mostly links (the headline goes as dropped
+// says); its dates, bylines, labels, photos and widget titles go.
+// (The header counts in no score, as the page's header does not: measure
+// leaves it out.)
+func (c *content) pruneHeader(h *html.Node) {
+	for x := h.FirstChild; x != nil; x = x.NextSibling {
+		if x.Type != html.ElementNode {
+			continue
+		}
+		if x.DataAtom == atom.H1 {
+			if c.dropped(x) {
+				c.drop[x] = true
+			}
+			continue
+		}
+		h, media := hints(x)
+		if isInline(x.DataAtom) || isBoilerplate(x) || h < 0 || media || x.DataAtom == atom.Figure || x.DataAtom == atom.Figcaption {
+			c.drop[x] = true
+			continue
+		}
+		leaf := false
+		switch x.DataAtom {
+		case atom.P, atom.H2, atom.H3, atom.H4, atom.H5, atom.H6, atom.Blockquote:
+			leaf = true
+		default:
+			leaf = !c.holdsBlock(x) // a <div> of text: a paragraph
+		}
+		if !leaf {
+			c.pruneHeader(x)
+			continue
+		}
+		k, links := textChars(x, false)
+		if k < headerMin || 2*links >= k || k < 2*headerMin && !sentence(bytes.TrimSpace(c.lowerText(x))) {
+			c.drop[x] = true
+		}
+	}
+}
+
+const headerMin = 50
+
+// textChars counts the characters of n's text other than whitespace,
+// boilerplate left out, and of them those inside links (inLink: n is in
+// one).
+func textChars(n *html.Node, inLink bool) (k, links int) {
+	if n.Type == html.TextNode {
+		k, _ = countChars(n.Data)
+		if inLink {
+			links = k
+		}
+		return k, links
+	}
+	if n.Type == html.ElementNode && isBoilerplate(n) {
+		return 0, 0
+	}
+	inLink = inLink || n.DataAtom == atom.A
+	for x := n.FirstChild; x != nil; x = x.NextSibling {
+		a, b := textChars(x, inLink)
+		k += a
+		links += b
+	}
+	return k, links
+}
+
+// holdsBlock reports whether n has a child that makes it more than a
+// paragraph.
+func (c *content) holdsBlock(n *html.Node) bool {
+	for x := n.FirstChild; x != nil; x = x.NextSibling {
+		if x.Type == html.ElementNode && holdsBlocks(x.DataAtom) {
+			return true
+		}
+	}
+	return false
+}
+
+// resumes returns the first <p> after the cut heading cut, past a block of
+// something else, that is prose again: proseMin characters or more, few of
+// them in links, ending as a sentence; nil when there is none.
+func (c *content) resumes(cut *html.Node) *html.Node {
+	between := false
+	for x := cut.NextSibling; x != nil; x = x.NextSibling {
+		if x.Type != html.ElementNode {
+			continue
+		}
+		s := c.stats[x]
+		if x.DataAtom == atom.P && between && s != nil && s.chars >= proseMin && linkDensity(s) < 0.2 && sentence(bytes.TrimSpace(c.lowerText(x))) {
+			return x
+		}
+		if s != nil && s.chars > 0 {
+			between = true
+		}
+	}
+	return nil
+}
+
+const proseMin = 100
 
 // inlineMeta reports whether the inline element n (a <span>, <time>…, not
 // a link) is a byline, dateline or photo credit of its own.
@@ -702,7 +812,7 @@ var countLine = regexp.MustCompile(`^([\d\s.,:/|+()-]*(shares?|comments?|views?|
 
 // boilerLine matches the whole text of a short block that is a widget's
 // label, not the article's.
-var boilerLine = phrases{regexp.MustCompile(`^(advertisement|advert|ad|sponsored|share( this( article| story| post)?)?( on)?|share on .*|tags?|topics|filed under|related( topics)?|read more|continue reading|close|caption|play now|video|photo|image|back to top|previous( post| article)?|next( post| article)?|previous next|follow us|print|email|comments?|\d+ comments?|leave a (comment|reply)|post comment.*|sign up|subscribe( now)?|skip (ad|advertisement)|loading…?|loading\.\.\.|facebook|twitter|pinterest|linkedin|reddit|whatsapp|flipboard|mix|instagram|youtube|telegram|tumblr|messenger|e-?mail|sms|copy link|sharing is caring|all sharing options|share via .*|share on .*|share this on .*|tweet|pin( it)?)[:.!]*$`), set("advertisement", "advert", "ad", "sponsored", "share", "tags", "tag", "topics", "filed",
+var boilerLine = phrases{regexp.MustCompile(`^(advertisement|advert|ad|sponsored|share( this( article| story| post)?)?( on)?|share on .*|tags?|topics|filed under|related( topics)?|read more|continue reading|close|caption|play now|video|photo|image|back to top|previous( post| article)?|next( post| article)?|previous next|follow us|print|email|comments?|\d+ comments?|leave a (comment|reply)|no comments( yet)?|comments are closed|share this page|post comment.*|sign up|subscribe( now)?|skip (ad|advertisement)|loading…?|loading\.\.\.|facebook|twitter|pinterest|linkedin|reddit|whatsapp|flipboard|mix|instagram|youtube|telegram|tumblr|messenger|e-?mail|sms|copy link|sharing is caring|all sharing options|share via .*|share on .*|share this on .*|tweet|pin( it)?)[:.!]*$`), set("advertisement", "advert", "ad", "sponsored", "share", "tags", "tag", "topics", "filed", "no",
 	"related", "read", "continue", "close", "caption", "play", "video", "photo", "image", "back", "previous", "next", "follow", "print",
 	"email", "e", "comments", "comment", "", "leave", "post", "sign", "subscribe", "skip", "loading", "facebook", "twitter", "pinterest",
 	"linkedin", "reddit", "whatsapp", "flipboard", "mix", "instagram", "youtube", "telegram", "tumblr", "messenger", "sms", "copy",
@@ -710,17 +820,30 @@ var boilerLine = phrases{regexp.MustCompile(`^(advertisement|advert|ad|sponsored
 
 // boilerLineIntl is boilerLine in German, French, Spanish, Italian,
 // Polish and Dutch (tried as cutPhraseIntl is).
-var boilerLineIntl = intlPhrases(`^(werbung|anzeige|teilen|drucken|kommentare?|schlagw[öo]rter?|zur[üÜ]ck( zur [üÜ]bersicht| nach oben| zum anfang)?|nach oben|(abonniere|abonnieren sie) (unseren|den) newsletter|newsletter (abonnieren|bestellen)|zum newsletter anmelden|(n[äÄ]chster|vorheriger) (artikel|beitrag)|(war|ist) (der|dieser) (artikel|beitrag) (n[üÜ]tzlich|hilfreich)\??`+
+var boilerLineIntl = intlPhrases(`^(werbung|anzeige|teilen|drucken|kommentare?|(diesen artikel|diese seite|artikel|seite|beitrag|news) teilen|(bisher |noch )?keine kommentare|kommentare (sind )?geschlossen|kommentare? schreiben|kommentieren|hinterlasse (einen kommentar|eine antwort)|zur[üÜ]ck zu[rm]? .{1,25}|schlagw[öo]rter?|zur[üÜ]ck( zur [üÜ]bersicht| nach oben| zum anfang)?|nach oben|(abonniere|abonnieren sie) (unseren|den) newsletter|newsletter (abonnieren|bestellen)|zum newsletter anmelden|(n[äÄ]chster|vorheriger) (artikel|beitrag)|(war|ist) (der|dieser) (artikel|beitrag) (n[üÜ]tzlich|hilfreich)\??`+
 	`|`+otherPointers+`|partager|imprimer|publicit[ée]|compartir|imprimir|publicidad|condividi|stampa|pubblicit[àa]|udost[ęĘ]pnij|drukuj|reklama|delen)[:.!]*$`,
 	append([]string{"werbung", "anzeige", "teilen", "drucken", "kommentar", "kommentare", "schlagwort", "schlagworte", "schlagwörter", "schlagworter",
-		"zurück", "zurÜck", "nach", "abonniere", "abonnieren", "newsletter", "zum", "partager", "imprimer", "publicité", "publicite", "compartir",
+		"zurück", "zurÜck", "nach", "abonniere", "diesen", "diese", "artikel", "seite", "beitrag", "news", "bisher", "noch", "keine", "kommentieren", "hinterlasse", "abonnieren", "newsletter", "zum", "partager", "imprimer", "publicité", "publicite", "compartir",
 		"nächster", "nÄchster", "vorheriger", "war", "ist", "imprimir", "publicidad", "condividi", "stampa", "pubblicità", "pubblicita", "udostępnij", "udostĘpnij", "drukuj", "reklama", "delen"}, otherPointerFirst...)...)
 
 // skip reports whether the element n is boilerplate: isBoilerplate, except
 // a <form> with a page's worth of text (ASP.NET pages wrap the whole body in
 // one).
 func (c *content) skip(n *html.Node) bool {
+	if n.DataAtom == atom.Header && inArticle(n) {
+		return false // an article's own header: pruneHeader keeps its standfirst
+	}
 	return isBoilerplate(n) && (n.DataAtom != atom.Form || c.textOf(n) < 500)
+}
+
+// inArticle reports whether n lies inside an <article> or a <main>.
+func inArticle(n *html.Node) bool {
+	for p := n.Parent; p != nil; p = p.Parent {
+		if p.Type == html.ElementNode && (p.DataAtom == atom.Article || p.DataAtom == atom.Main) {
+			return true
+		}
+	}
+	return false
 }
 
 // dropped reports whether the element n inside the main region is left out.
@@ -729,7 +852,7 @@ func (c *content) dropped(n *html.Node) bool {
 		return true
 	}
 	if c.whole {
-		return false
+		return c.wholeDropped(n)
 	}
 	if n.DataAtom == atom.H1 && c.article() {
 		// the headline: the page's title, not its text (Markdown keeps it)
@@ -803,6 +926,43 @@ func (c *content) dropped(n *html.Node) bool {
 		}
 		if h == 0 && ld > 0.33 && s.chars < 200 && s.score == 0 {
 			return true
+		}
+	}
+	return false
+}
+
+// wholeDropped reports whether the element n of a page where no block
+// stands out (the whole body is kept) is left out: a block its class or id
+// names as a widget of wholeNegWords (comments, share, newsletter,
+// related…) that does not hold most of the page, and a comment section
+// whatever its size.
+func (c *content) wholeDropped(n *html.Node) bool {
+	if isInline(n.DataAtom) || hint(n) >= 0 || !namesWords(n, wholeNegWords) {
+		return false
+	}
+	s := c.stats[n]
+	return s == nil || 2*s.chars < c.rootChars || namesComments(n)
+}
+
+// wholeNegWords are the widget words of negWords that do not name a docs
+// page's content: not menu, nav, footer, toolbar… (a chapter page's
+// content can be its menu of sections; a manual's footer varies per page).
+var wholeNegWords = set("comment", "comments", "commentlist", "disqus", "respond", "replies", "related", "relatedposts", "recommended",
+	"recommendations", "recirc", "outbrain", "taboola", "share", "sharing", "sharebar", "social", "socials", "cookie", "cookies",
+	"consent", "gdpr", "newsletter", "subscribe", "subscription", "signup", "promo", "promotion", "sponsor", "sponsored",
+	"ad", "ads", "advert", "advertisement", "adslot", "adunit", "banner", "breadcrumb", "breadcrumbs",
+	"popup", "modal", "trending", "popular", "widget", "teaser", "teasers", "login")
+
+// namesWords reports whether n's class or id holds one of words.
+func namesWords(n *html.Node, words map[string]bool) bool {
+	for _, a := range n.Attr {
+		if a.Key != "class" && a.Key != "id" {
+			continue
+		}
+		for _, w := range strings.FieldsFunc(strings.ToLower(a.Val), func(r rune) bool { return !('a' <= r && r <= 'z' || '0' <= r && r <= '9') }) {
+			if words[w] {
+				return true
+			}
 		}
 	}
 	return false
@@ -925,7 +1085,7 @@ var negWords = set("comment", "comments", "commentlist", "disqus", "respond", "r
 	"breadcrumbs", "menu", "navbar", "nav", "navigation", "popup", "modal", "paywall", "tags", "tag", "trending", "popular",
 	"widget", "toolbar", "byline", "author", "credit", "credits", "hidden", "skip", "teaser", "teasers",
 	"readmore", "pagination", "pager", "timestamp", "meta", "complementary",
-	"contentinfo", "search", "login")
+	"contentinfo", "search", "login", "bio", "biography", "authorbox", "authorinfo", "disclaimer", "disclosure", "copyright")
 
 // responsiveSuffix reports whether rest, what follows a class word, is a
 // screen-size suffix ("-xs", "-sm-down", "-print").

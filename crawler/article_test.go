@@ -262,3 +262,84 @@ func TestPhraseGates(t *testing.T) {
 		}
 	}
 }
+
+// On a page where no block stands out (the whole body is kept), blocks
+// named as comments or a newsletter box and a link list after "Related
+// posts" are still left out; a menu of sections (a docs chapter page's
+// content) is kept.
+func TestExtractWholeBodyWidgets(t *testing.T) {
+	page := `<html><body>
+<div class="a"><div>` + para("First", 0, 3) + `</div></div>
+<div class="b"><div>` + para("Second", 1, 3) + `</div></div>
+<div class="c"><div>` + para("Third", 2, 3) + `</div></div>
+<table class="menu"><tr><td><a href="/s1">1.1 Section one</a></td></tr><tr><td><a href="/s2">1.2 Section two</a></td></tr></table>
+<div id="comments"><p>Leave a comment, readers, and say what you think of it.</p></div>
+<div class="newsletter-box"><p>Get our weekly letter in your inbox, every Friday morning.</p></div>
+<div class="d"><h3>Related posts</h3><ul><li><a href="/x">Another story about something</a></li><li><a href="/y">Yet another story here</a></li></ul></div>
+</body></html>`
+	u, _ := url.Parse("https://site.example/page")
+	d, err := Extract([]byte(page), "text/html", false, u)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, want := range []string{"First sentence a", "Second sentence a", "Third sentence a", "1.1 Section one"} {
+		if !strings.Contains(d.Text, want) {
+			t.Errorf("Text lacks %q: %q", want, d.Text)
+		}
+	}
+	for _, bad := range []string{"Leave a comment", "weekly letter", "Related posts", "Another story"} {
+		if strings.Contains(d.Text, bad) {
+			t.Errorf("Text keeps %q: %q", bad, d.Text)
+		}
+	}
+}
+
+// An article's own <header> keeps its standfirst; its date, byline and
+// photo go, and the page's header stays out.
+func TestExtractArticleHeaderStandfirst(t *testing.T) {
+	page := `<html><body><header><p>Site name, the news of the town, and a motto for the readers.</p></header>
+<article><header><h1>Headline</h1><div class="meta"><time datetime="2024-01-02">2 January 2024</time> <span>Jane Doe</span></div>
+<p class="lead">The council voted on Tuesday to close the old bridge, ending a decade of debate.</p>
+<figure><img src="/b.jpg"><figcaption>The old bridge over the river, seen from the north bank at dusk.</figcaption></figure></header>
+<div class="body">` + para("Story", 0, 3) + para("Story", 1, 3) + `</div></article></body></html>`
+	u, _ := url.Parse("https://news.example/bridge")
+	d, err := Extract([]byte(page), "text/html", false, u)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, want := range []string{"The council voted on Tuesday", "Story sentence a of paragraph B"} {
+		if !strings.Contains(d.Text, want) {
+			t.Errorf("Text lacks %q: %q", want, d.Text)
+		}
+	}
+	for _, bad := range []string{"Site name", "2 January", "Jane Doe", "old bridge over the river"} {
+		if strings.Contains(d.Text, bad) {
+			t.Errorf("Text keeps %q: %q", bad, d.Text)
+		}
+	}
+}
+
+// A "Related posts" box in the middle of a story drops itself, not the
+// story's paragraphs after it.
+func TestExtractCutResumes(t *testing.T) {
+	page := `<html><head><meta property="og:type" content="article"></head><body><div class="story">` +
+		para("Before", 0, 3) + para("Before", 1, 3) + `
+<h3>Related posts</h3><ul><li><a href="/a">Another story about a thing</a></li><li><a href="/b">Yet another story</a></li></ul>
+<p>After the box the story goes on, with more of what happened that day and who said what about it to the reporters, until the end.</p>` +
+		para("After", 2, 3) + `</div></body></html>`
+	u, _ := url.Parse("https://news.example/story")
+	d, err := Extract([]byte(page), "text/html", false, u)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, want := range []string{"Before sentence a of paragraph B", "After the box the story goes on", "After sentence a of paragraph C"} {
+		if !strings.Contains(d.Text, want) {
+			t.Errorf("Text lacks %q: %q", want, d.Text)
+		}
+	}
+	for _, bad := range []string{"Related posts", "Another story"} {
+		if strings.Contains(d.Text, bad) {
+			t.Errorf("Text keeps %q: %q", bad, d.Text)
+		}
+	}
+}

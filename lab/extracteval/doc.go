@@ -22,4 +22,12 @@
 // kept; found "with" snippets are TPs, missed ones FNs, found "without"
 // snippets FPs, absent ones TNs, summed over all pages into precision,
 // recall, accuracy and F1.
+//
+// Documentation pages (-docs DIR) are scored by shingle recall: against
+// the text of the page's one <main>/[role=main] (else its one <article>)
+// where it has one; where it has none, against the previous extractor's
+// text less the shingles on a fifth or more of the pages of the page's
+// directory (3 at least: the site's menus, tables of contents, headers and
+// footers), reported apart, with the recall of that text whole as a lower
+// bound.
 package extracteval

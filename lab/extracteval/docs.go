@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io"
 	"io/fs"
+	"math"
 	"net/url"
 	"os"
 	"path/filepath"
@@ -17,15 +18,28 @@ import (
 	"golang.org/x/net/html/atom"
 )
 
+// A shingle on at least repeatedShare of the pages of a directory, and on
+// repeatedMin pages or more, is the site's template (menus, tables of
+// contents, headers, footers): the reference for pages without a marked
+// region leaves it out.
+const (
+	repeatedShare = 0.2
+	repeatedMin   = 3
+)
+
 // docRecall measures, for every corpus directory under dir (or dir itself
 // when it holds .html files directly and no subdirectories), the
 // main-text recall of the crawler's extractor on the pages that mark a
 // region: the shingle recall of the new text against the text of the
 // page's one <main>/[role=main] (else its one <article>), with the
 // elements the crawler always drops (script, style, nav, header, footer,
-// aside, forms, hidden) left out of that reference. On pages without such
-// a region it measures the recall of the previous extractor's text (the
-// body without those elements) instead, reported apart.
+// aside, forms, hidden) left out of that reference. Pages without such a
+// region are reported apart: the recall of the previous extractor's text
+// (the body without those elements) less the text the site repeats (the
+// shingles on a fifth of the pages of the page's directory, 3 or more: its
+// menus, tables of contents, headers and footers), and of that text whole
+// (a lower bound: it counts the template the new text drops). The list of
+// worst pages uses the first for them.
 func docRecall(ctx context.Context, w io.Writer, dir string, maxN, worst int) error {
 	ents, err := os.ReadDir(dir)
 	if err != nil {
@@ -65,9 +79,20 @@ func docRecall(ctx context.Context, w io.Writer, dir string, maxN, worst int) er
 			}
 			files = s
 		}
-		var sum, sumOld float64
-		n, withRegion := 0, 0
+		var sum, sumOld, sumRep float64
+		n, withRegion, repPages := 0, 0, 0
 		var lows []low
+		// the previous extractor's text of every page, and in how many
+		// pages of each directory (a manual, a language) each shingle
+		// occurs: the text a site repeats is its template
+		type docPage struct {
+			path, region string
+			html         []byte
+			old          map[string]int
+		}
+		var dps []docPage
+		df := map[string]map[string]int{}
+		dirPages := map[string]int{}
 		for _, p := range files {
 			if err := ctx.Err(); err != nil {
 				return err
@@ -76,40 +101,97 @@ func docRecall(ctx context.Context, w io.Writer, dir string, maxN, worst int) er
 			if err != nil {
 				continue
 			}
+			dp := docPage{path: p, html: b, region: regionText(b)}
+			if strings.TrimSpace(dp.region) == "" {
+				dp.old = shingles(baselineText(b))
+			}
+			dir := filepath.Dir(p)
+			dirPages[dir]++
+			if df[dir] == nil {
+				df[dir] = map[string]int{}
+			}
+			seen := dp.old
+			if seen == nil {
+				seen = shingles(baselineText(b))
+			}
+			for k := range seen {
+				df[dir][k]++
+			}
+			dps = append(dps, dp)
+		}
+		for _, dp := range dps {
 			n++
-			ref := regionText(b)
-			u := &url.URL{Scheme: "http", Host: "127.0.0.1", Path: "/" + filepath.ToSlash(p)}
-			got := newText(page{url: u, html: b})
-			if strings.TrimSpace(ref) == "" {
+			u := &url.URL{Scheme: "http", Host: "127.0.0.1", Path: "/" + filepath.ToSlash(dp.path)}
+			got := newText(page{url: u, html: dp.html})
+			if dp.old != nil {
 				// no marked region: recall against the previous extractor's
-				// text (the body without its template elements)
-				s := match(baselineText(b), got)
-				sumOld += s.recall()
-				lows = append(lows, low{p, s.recall()})
+				// text (the body without its template elements), and against
+				// that text less the shingles repeated on the directory's
+				// pages (its menus, tables of contents, headers and footers)
+				dir := filepath.Dir(dp.path)
+				r, rr := recallLessRepeated(dp.old, shingles(got), df[dir], repeatedAt(dirPages[dir]))
+				sumOld += r
+				sumRep += rr
+				repPages++
+				lows = append(lows, low{dp.path, rr})
 				continue
 			}
 			withRegion++
-			s := match(ref, got)
+			s := match(dp.region, got)
 			r := s.recall()
 			sum += r
-			lows = append(lows, low{p, r})
+			lows = append(lows, low{dp.path, r})
 		}
 		mean := 0.0
 		if withRegion > 0 {
 			mean = sum / float64(withRegion)
 		}
-		meanOld := 0.0
-		if n > withRegion {
-			meanOld = sumOld / float64(n-withRegion)
+		meanOld, meanRep := 0.0, 0.0
+		if repPages > 0 {
+			meanOld = sumOld / float64(repPages)
+			meanRep = sumRep / float64(repPages)
 		}
-		fmt.Fprintf(w, "docs %s: %d pages; %d with a marked region: mean main-text recall %.4f; %d without: mean recall of the previous extractor's text %.4f\n",
-			filepath.Base(root), n, withRegion, mean, n-withRegion, meanOld)
+		fmt.Fprintf(w, "docs %s: %d pages; %d with a marked region: mean main-text recall %.4f; %d without: mean recall of the previous extractor's text less the site's repeated text %.4f (of its whole text %.4f)\n",
+			filepath.Base(root), n, withRegion, mean, n-withRegion, meanRep, meanOld)
 		sort.Slice(lows, func(i, j int) bool { return lows[i].r < lows[j].r })
 		for i := 0; i < worst && i < len(lows) && lows[i].r < 0.98; i++ {
 			fmt.Fprintf(w, "    recall %.3f  %s\n", lows[i].r, lows[i].path)
 		}
 	}
 	return nil
+}
+
+// repeatedAt is the number of a directory's n pages a shingle must be on
+// to be the site's template.
+func repeatedAt(n int) int {
+	return max(repeatedMin, int(math.Ceil(repeatedShare*float64(n))))
+}
+
+// recallLessRepeated returns the shingle recall of got against ref, and
+// against ref less the shingles df (pages per shingle) has on at least
+// min pages (1 when nothing is left to find).
+func recallLessRepeated(ref, got, df map[string]int, min int) (whole, less float64) {
+	var tp, all, rtp, rall int
+	for k, c := range ref {
+		m := c
+		if got[k] < m {
+			m = got[k]
+		}
+		tp += m
+		all += c
+		if df[k] < min {
+			rtp += m
+			rall += c
+		}
+	}
+	whole, less = 1, 1
+	if all > 0 {
+		whole = float64(tp) / float64(all)
+	}
+	if rall > 0 {
+		less = float64(rtp) / float64(rall)
+	}
+	return whole, less
 }
 
 // regionText is the text of the page's one <main>/[role=main], else its one

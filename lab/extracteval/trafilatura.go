@@ -206,7 +206,7 @@ func snippets(w io.Writer, pages []snippetPage, worst int) []snippetResult {
 	fmt.Fprintf(w, "set trafilatura: %d pages, %d sites, %d text & %d boilerplate snippets (substring matching)\n", len(pages), len(sites), chunks[0], chunks[1])
 	for _, r := range res {
 		p, rc, acc, f := r.c.scores()
-		fmt.Fprintf(w, "  %-9s precision %.3f  recall %.3f  accuracy %.3f  F1 %.3f\n", r.name, p, rc, acc, f)
+		fmt.Fprintf(w, "  %-9s precision %.3f  recall %.3f  accuracy %.3f  F1 %.3f  (TP %d FP %d FN %d TN %d)\n", r.name, p, rc, acc, f, r.c.tp, r.c.fp, r.c.fn, r.c.tn)
 	}
 	sort.SliceStable(per, func(i, j int) bool {
 		return per[i].c.fp+per[i].c.fn > per[j].c.fp+per[j].c.fn
