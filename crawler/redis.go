@@ -93,6 +93,11 @@ func (q *redisQueue) hop(ctx context.Context, e frontier.Entry, host string) err
 	return q.front.Hop(ctx, e, host)
 }
 
+// fetched releases e's host in the frontier once its fetch is over: a
+// page then waits for its document-log verdict without holding one of its
+// host's per_host_parallelism slots.
+func (q *redisQueue) fetched(e frontier.Entry) { q.front.Fetched(e) }
+
 // supports: the page limits are counted cluster-wide (withinLimits);
 // sitemaps are queue entries like pages, read by the owner of their
 // host's partition (clusterReferrer); what the cluster does not share
