@@ -1,6 +1,11 @@
 package cluster
 
-import "testing"
+import (
+	"bytes"
+	"fmt"
+	"slices"
+	"testing"
+)
 
 // TestSnapshotKeepsMalformedEntries: a stream entry whose packed
 // documents do not decode (written by something other than a node) is
@@ -39,5 +44,61 @@ func TestSnapshotKeepsMalformedEntries(t *testing.T) {
 	// the same in the log itself
 	if es := docMessage("4-0", map[string]any{"n": "intruder", "u": "http://old.example/"}); len(es) != 1 || es[0].URL != "" {
 		t.Errorf("log entry without documents: %+v; want one malformed entry", es)
+	}
+}
+
+// TestSnapshotChunks: records split into chunks of at most the given
+// packed size read back in order from their compressed chunks; a chunk
+// APPENDed by an earlier version (packed records, uncompressed) reads as
+// before; a chunk cut short is an error, not records made up.
+func TestSnapshotChunks(t *testing.T) {
+	var recs [][]byte
+	var want []string
+	for i := range 50 {
+		id := fmt.Sprintf("%d-0", 1000+i)
+		d := packDocs([]DocEntry{{URL: fmt.Sprintf("http://a.example/p/%d", i), Sig: bytes.Repeat([]byte{byte(i)}, 145)}})
+		b := appendString(nil, id)
+		b = appendString(b, "n1")
+		recs = append(recs, appendString(b, d))
+		want = append(want, id)
+	}
+	pieces := splitRecords(recs, 1000)
+	if len(pieces) < 5 {
+		t.Fatalf("%d pieces of at most 1000 bytes for %d records of ~190", len(pieces), len(recs))
+	}
+	var got []string
+	packed, stored := 0, 0
+	for _, p := range pieces {
+		if len(p) > 1000 {
+			t.Errorf("piece of %d bytes", len(p))
+		}
+		c := encodeChunk(p)
+		packed, stored = packed+len(p), stored+len(c)
+		es, err := decodeChunk(c)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, e := range es {
+			got = append(got, e.ID)
+			if e.Node != "n1" || len(e.Sig) != 145 {
+				t.Errorf("record %s: %+v", e.ID, e)
+			}
+		}
+		if _, err := decodeChunk(c[:len(c)-3]); err == nil {
+			t.Error("a compressed chunk cut short decoded")
+		}
+	}
+	if !slices.Equal(got, want) {
+		t.Errorf("read back %v, want %v", got, want)
+	}
+	if stored >= packed {
+		t.Errorf("compressed chunks %d bytes, packed %d", stored, packed)
+	}
+	old := bytes.Join(recs[:3], nil) // an uncompressed chunk
+	if es, err := decodeChunk(old); err != nil || len(es) != 3 || es[2].ID != want[2] {
+		t.Errorf("uncompressed chunk: %v, %v", es, err)
+	}
+	if _, err := decodeChunk(old[:len(old)-1]); err == nil {
+		t.Error("an uncompressed chunk cut short decoded")
 	}
 }

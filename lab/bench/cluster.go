@@ -567,10 +567,13 @@ func (cr *clusterRun) logMemory(row ClusterRow, usedDelta float64, kinds, stats 
 		}
 	}
 	fmt.Fprintf(&b, " (all keys %.1f); MEMORY STATS (whole server, bytes):", float64(sum)/urls)
-	for _, k := range []string{"overhead.total", "startup.allocated", "clients.normal", "functions.caches", "lua.caches", "overhead.hashtable.main", "overhead.db.hashtable.lut", "dataset.bytes", "keys.count", "fragmentation.bytes"} {
-		if v, ok := stats[k]; ok {
-			fmt.Fprintf(&b, " %s=%d", k, v)
-		}
+	ks := make([]string, 0, len(stats))
+	for k := range stats {
+		ks = append(ks, k)
+	}
+	sort.Strings(ks)
+	for _, k := range ks {
+		fmt.Fprintf(&b, " %s=%d", k, stats[k])
 	}
 	fmt.Fprintln(cr.o.Log, b.String())
 }
