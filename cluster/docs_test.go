@@ -2,9 +2,16 @@ package cluster
 
 import (
 	"bytes"
+	"context"
 	"fmt"
 	"slices"
+	"sync"
 	"testing"
+	"time"
+
+	"github.com/redis/go-redis/v9"
+
+	"github.com/bloomcrawl/bloomcrawl/lab/redistest"
 )
 
 // TestSnapshotKeepsMalformedEntries: a stream entry whose packed
@@ -100,5 +107,60 @@ func TestSnapshotChunks(t *testing.T) {
 	}
 	if _, err := decodeChunk(old[:len(old)-1]); err == nil {
 		t.Error("an uncompressed chunk cut short decoded")
+	}
+}
+
+// TestDocLogEmptiedAtExit: a node that exits normally moves what every
+// live node applied into the snapshot first, so the last node out leaves
+// no log tail behind (no lease round trims within the test: TTL 1 min),
+// and the documents read back from the snapshot in order.
+func TestDocLogEmptiedAtExit(t *testing.T) {
+	addr := redistest.Start(t)
+	ctx := context.Background()
+	url := "redis://" + addr + "/0"
+	n, err := Open(ctx, Options{URL: url, Node: "a", Partitions: 4, LeaseTTL: time.Minute, Prefix: "ex"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var wg sync.WaitGroup
+	for i := range 50 {
+		wg.Go(func() {
+			if _, err := n.AppendDoc(ctx, DocEntry{URL: fmt.Sprintf("http://e.example/%d", i), Sig: []byte{byte(i)}}); err != nil {
+				t.Error(err)
+			}
+		})
+	}
+	wg.Wait()
+	after := ""
+	for {
+		es, err := n.ReadDocs(ctx, after, 100)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if len(es) == 0 {
+			break
+		}
+		after = es[len(es)-1].ID
+	}
+	n.DocsApplied(after)
+	rdb := redis.NewClient(&redis.Options{Addr: addr})
+	defer rdb.Close()
+	if l, _ := rdb.XLen(ctx, "ex:{docs}:log").Result(); l == 0 {
+		t.Fatal("the log is empty before the node exits: nothing to test")
+	}
+	if err := n.Close(); err != nil {
+		t.Fatal(err)
+	}
+	if l, err := rdb.XLen(ctx, "ex:{docs}:log").Result(); err != nil || l != 0 {
+		t.Errorf("the log holds %d entries after its last node exited (%v), want 0", l, err)
+	}
+	docs, err := ReadDocLog(ctx, rdb, "ex", 1000)
+	if err != nil || len(docs) != 50 {
+		t.Fatalf("read back %d documents (%v), want 50", len(docs), err)
+	}
+	for i := 1; i < len(docs); i++ {
+		if cmpID(docs[i].ID, docs[i-1].ID) < 0 || docs[i].ID == docs[i-1].ID && docs[i].Index != docs[i-1].Index+1 {
+			t.Fatalf("documents out of order at %d: %+v after %+v", i, docs[i], docs[i-1])
+		}
 	}
 }
