@@ -656,7 +656,7 @@ func (n *Node) balance(ctx context.Context) error {
 			n.mu.Unlock()
 		}
 	}
-	if err := n.trimDocs(ctx); err != nil {
+	if _, err := n.trimDocs(ctx); err != nil {
 		return err
 	}
 	return n.publish(ctx, "running")
@@ -697,6 +697,13 @@ func (n *Node) Close() error {
 		n.drop(p)
 	}
 	n.publish(ctx, "exited") // best effort: the final counters
+	// best effort: what every live node has applied leaves the log for
+	// the snapshot now (the last node out leaves no tail behind)
+	for range 100 {
+		if moved, err := n.trimDocs(ctx); !moved || err != nil {
+			break
+		}
+	}
 	n.rdb.HDel(ctx, n.docKey("applied"), n.name)
 	n.rdb.ZRem(ctx, n.o.Prefix+":nodes", n.name)
 	return n.rdb.Close()

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"math/rand/v2"
 	"os"
 	"slices"
 	"strings"
@@ -602,7 +603,12 @@ func TestDocLogBoundedLateJoiner(t *testing.T) {
 		var wg sync.WaitGroup
 		for i := from; i < to; i++ {
 			wg.Go(func() {
-				sig := strings.Repeat(fmt.Sprintf("%03d", i%1000), 48) // 144 bytes, like a signature
+				// 145 bytes of hashes, like a signature with its sketch
+				sig := make([]byte, 145)
+				r := rand.New(rand.NewPCG(uint64(i), 1))
+				for k := range sig {
+					sig[k] = byte(r.Uint32())
+				}
 				if _, err := n.AppendDoc(ctx, DocEntry{URL: fmt.Sprintf("http://d.example/%d", i), Sig: []byte(sig)}); err != nil {
 					t.Error(err)
 				}

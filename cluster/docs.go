@@ -36,7 +36,8 @@ import (
 // its last entry), in one script. A node that starts (late, or on an
 // empty store) reads the snapshot and then the log's tail (ReadDocs does
 // both, each reply atomic). The snapshot is a sequence of strings
-// (PREFIX:{docs}:snap:K, K < PREFIX:{docs}:snap), each up to about 64 MB.
+// (PREFIX:{docs}:snap:K, K < PREFIX:{docs}:snap), each written once,
+// compressed (snapchunk.go), holding up to snapChunkMax packed bytes.
 
 // DocEntry is one page's entry in the document log.
 type DocEntry struct {
@@ -78,9 +79,8 @@ type docState struct {
 	buf       []DocEntry // entries after from, in order
 	applied   string     // last entry applied (DocsApplied)
 	published string     // applied as last written to Redis
-	snapAt    string     // the snapshot entry read last (ReadDocs)
-	snapChunk int64      // its chunk
-	snapPos   int64      // and the byte after it there
+	snapAt    string     // the snapshot entry read last (ReadDocs), the last of its chunk
+	snapChunk int64      // the chunk after it
 }
 
 // fetchFrom is where the group commit reads the log on from.
@@ -228,12 +228,14 @@ func (n *Node) ReadDocs(ctx context.Context, after string, limit int) ([]DocEntr
 		return out, nil
 	}
 	n.docs.mu.Lock()
-	chunk, pos := int64(0), int64(0)
+	chunk := int64(0)
 	if n.docs.snapAt == after {
-		chunk, pos = n.docs.snapChunk, n.docs.snapPos
+		chunk = n.docs.snapChunk // the chunk after the one that ended at after
 	}
 	n.docs.mu.Unlock()
+	var buf []byte // the chunk read so far
 	for {
+		pos := int64(len(buf))
 		res, err := readDocsScript.Run(ctx, n.rdb, []string{n.docKey("log"), n.docKey("snapid"), n.docKey("snap")}, after, limit, chunk, pos, snapChunk).Slice()
 		if err != nil {
 			return nil, fmt.Errorf("cluster: read document log %s: %w", n.docKey("log"), err)
@@ -247,18 +249,19 @@ func (n *Node) ReadDocs(ctx context.Context, after string, limit int) ([]DocEntr
 		data, _ := res[1].(string)
 		chunkLen, _ := res[2].(int64)
 		chunks, _ := res[3].(int64)
-		if data == "" {
-			if pos >= chunkLen && chunk+1 < chunks {
-				chunk, pos = chunk+1, 0 // on to the next chunk
-				continue
-			}
-			return nil, fmt.Errorf("cluster: document snapshot %s: entry %s not found", n.docKey("snap"), after)
+		if chunk >= chunks || chunkLen == 0 {
+			return nil, fmt.Errorf("cluster: document snapshot %s: entry %s not found (chunk %d of %d)", n.docKey("snap"), after, chunk, chunks)
 		}
-		recs, used := unpackSnap([]byte(data))
-		if used == 0 {
-			return nil, fmt.Errorf("cluster: document snapshot %s: a record at byte %d longer than %d bytes", n.docKey("snap"), pos, snapChunk)
+		buf = append(buf, data...)
+		if int64(len(buf)) < chunkLen {
+			continue // the rest of the chunk (snapChunk bytes a read)
 		}
-		pos += int64(used)
+		recs, err := decodeChunk(buf)
+		if err != nil || len(recs) == 0 {
+			return nil, fmt.Errorf("cluster: document snapshot %s: chunk %d: %v", n.docKey("snap"), chunk, err)
+		}
+		buf = nil
+		chunk++
 		var out []DocEntry
 		for _, e := range recs {
 			if cmpID(e.ID, after) > 0 {
@@ -266,7 +269,7 @@ func (n *Node) ReadDocs(ctx context.Context, after string, limit int) ([]DocEntr
 			}
 		}
 		n.docs.mu.Lock()
-		n.docs.snapAt, n.docs.snapChunk, n.docs.snapPos = recs[len(recs)-1].ID, chunk, pos
+		n.docs.snapAt, n.docs.snapChunk = recs[len(recs)-1].ID, chunk
 		n.docs.mu.Unlock()
 		if len(out) > 0 {
 			return out, nil
@@ -308,41 +311,41 @@ func (n *Node) logEntries(after string, limit int, reply any) ([]DocEntry, error
 }
 
 // snapScript moves log entries into the snapshot: if the snapshot ends at
-// ARGV[1] ("" for none), it appends ARGV[3] (the entries up to ARGV[2],
-// packed) to its last chunk (a new one once that holds ARGV[5] bytes: a
-// Redis string stops at 512 MB), records ARGV[2] as its end and trims the
-// log below ARGV[4] (the ID after ARGV[2]). KEYS: log, snapshot's last
-// ID, its chunk count (chunk k: KEYS[3] .. ':' .. k). Returns 1, or 0
-// when another node moved them first.
+// ARGV[1] ("" for none), it writes ARGV[4…] (the entries up to ARGV[2],
+// packed and compressed: encodeChunk) as its next chunks, records ARGV[2]
+// as its end and trims the log below ARGV[3] (the ID after ARGV[2]). KEYS:
+// log, snapshot's last ID, its chunk count (chunk k: KEYS[3] .. ':' .. k).
+// Returns 1, or 0 when another node moved them first.
 var snapScript = redis.NewScript(`
 if (redis.call('GET', KEYS[2]) or '') ~= ARGV[1] then return 0 end
 local n = tonumber(redis.call('GET', KEYS[3]) or '0')
-if n == 0 or redis.call('STRLEN', KEYS[3] .. ':' .. (n - 1)) >= tonumber(ARGV[5]) then
+for i = 4, #ARGV do
+  redis.call('SET', KEYS[3] .. ':' .. n, ARGV[i])
   n = n + 1
-  redis.call('SET', KEYS[3], n)
 end
-redis.call('APPEND', KEYS[3] .. ':' .. (n - 1), ARGV[3])
+redis.call('SET', KEYS[3], n)
 redis.call('SET', KEYS[2], ARGV[2])
-redis.call('XTRIM', KEYS[1], 'MINID', ARGV[4])
+redis.call('XTRIM', KEYS[1], 'MINID', ARGV[3])
 return 1`)
 
-// snapChunkMax is the bytes after which the snapshot starts a new chunk
-// (a variable for tests).
-var snapChunkMax = 64 << 20
+// snapChunkMax is the most packed bytes (before compression) a snapshot
+// chunk holds, but for a single larger record (a variable for tests).
+var snapChunkMax = 8 << 20
 
 // trimDocs publishes the node's applied position and moves the entries
 // every live node has applied from the log to the snapshot (at most
-// docBatch stream entries a call; called every lease round).
-func (n *Node) trimDocs(ctx context.Context) error {
+// docBatch stream entries a call; called every lease round and at Close).
+// moved says it moved some.
+func (n *Node) trimDocs(ctx context.Context) (moved bool, err error) {
 	n.docs.mu.Lock()
 	applied, published := n.docs.applied, n.docs.published
 	n.docs.mu.Unlock()
 	if applied == "" {
-		return nil // this node keeps no document log
+		return false, nil // this node keeps no document log
 	}
 	if applied != published {
 		if err := n.rdb.HSet(ctx, n.docKey("applied"), n.name, applied).Err(); err != nil {
-			return fmt.Errorf("cluster: %w", err)
+			return false, fmt.Errorf("cluster: %w", err)
 		}
 		n.docs.mu.Lock()
 		n.docs.published = applied
@@ -350,17 +353,17 @@ func (n *Node) trimDocs(ctx context.Context) error {
 	}
 	all, err := n.rdb.HGetAll(ctx, n.docKey("applied")).Result()
 	if err != nil {
-		return fmt.Errorf("cluster: %w", err)
+		return false, fmt.Errorf("cluster: %w", err)
 	}
 	live, err := n.rdb.ZRange(ctx, n.o.Prefix+":nodes", 0, -1).Result()
 	if err != nil {
-		return fmt.Errorf("cluster: %w", err)
+		return false, fmt.Errorf("cluster: %w", err)
 	}
 	low := ""
 	for _, name := range live {
 		a, ok := all[name]
 		if !ok {
-			return nil // a live node that has not applied anything yet (catching up)
+			return false, nil // a live node that has not applied anything yet (catching up)
 		}
 		if low == "" || cmpID(a, low) < 0 {
 			low = a
@@ -368,29 +371,34 @@ func (n *Node) trimDocs(ctx context.Context) error {
 	}
 	snapid, err := n.rdb.Get(ctx, n.docKey("snapid")).Result()
 	if err != nil && !errors.Is(err, redis.Nil) {
-		return fmt.Errorf("cluster: %w", err)
+		return false, fmt.Errorf("cluster: %w", err)
 	}
 	from := snapid
 	if from == "" {
 		from = "0-0"
 	}
 	if low == "" || cmpID(low, from) <= 0 {
-		return nil
+		return false, nil
 	}
 	msgs, err := n.rdb.XRangeN(ctx, n.docKey("log"), "("+from, low, docBatch).Result()
 	if err != nil || len(msgs) == 0 {
-		return err
+		return false, err
 	}
-	var b []byte
-	for _, m := range msgs {
+	recs := make([][]byte, len(msgs))
+	for i, m := range msgs {
 		node, _ := m.Values["n"].(string)
 		d, _ := m.Values["d"].(string)
-		b = appendString(b, m.ID)
+		b := appendString(nil, m.ID)
 		b = appendString(b, node)
-		b = appendString(b, d)
+		recs[i] = appendString(b, d)
 	}
 	last := msgs[len(msgs)-1].ID
-	return snapScript.Run(ctx, n.rdb, []string{n.docKey("log"), n.docKey("snapid"), n.docKey("snap")}, snapid, last, b, nextID(last), snapChunkMax).Err()
+	args := []any{snapid, last, nextID(last)}
+	for _, piece := range splitRecords(recs, snapChunkMax) {
+		args = append(args, encodeChunk(piece))
+	}
+	ok, err := snapScript.Run(ctx, n.rdb, []string{n.docKey("log"), n.docKey("snapid"), n.docKey("snap")}, args...).Int()
+	return ok == 1, err
 }
 
 // cmpID compares two stream IDs (MS-SEQ).

@@ -50,6 +50,9 @@ type urlQueue interface {
 	// parallelism) lets e send it a request (frontier.Hop); ctx's error
 	// when ctx ends first. finish or wait release host.
 	hop(ctx context.Context, e frontier.Entry, host string) error
+	// fetched says e's requests are over: its host may be sent the next
+	// request while e is decided and committed (finish still follows).
+	fetched(e frontier.Entry)
 	// run moves work to this node until the queue is finished or ctx
 	// ends; the local queue has nothing to move and returns at once.
 	run(ctx context.Context) error

@@ -68,6 +68,10 @@ func (q *localQueue) run(context.Context) error              { return nil }
 func (q *localQueue) hop(ctx context.Context, e frontier.Entry, host string) error {
 	return q.front.Hop(ctx, e, host)
 }
+
+// fetched: one node holds a host until the page is committed.
+func (q *localQueue) fetched(frontier.Entry) {}
+
 func (q *localQueue) supports(feature) bool { return true }
 func (q *localQueue) report(*Stats)         {}
 

@@ -185,6 +185,9 @@ func (c *Crawler) process(ctx, fetchCtx context.Context, e frontier.Entry) error
 		// stopping: leave it queued for the next run.
 		return nil
 	}
+	if c.render == nil {
+		c.queue.fetched(e) // (a render makes more requests to the host)
+	}
 	c.countFetch(j)
 	if refresh {
 		j.refresh = true

@@ -818,6 +818,25 @@ func (f *Frontier) host(name string) *hostQueue {
 	return h
 }
 
+// Fetched ends e's request to the host it holds, as Hop does before it
+// waits (its Crawl-delay counted from now), while e stays handed out
+// until Done: the host may be sent its next request while e's result is
+// still being decided and committed. It does nothing when e holds no
+// host.
+func (f *Frontier) Fetched(e Entry) {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	host, ok := f.inflight[e.Seq]
+	if !ok || host == "" {
+		return
+	}
+	h := f.host(host)
+	h.active--
+	f.inflight[e.Seq] = ""
+	f.endRequest(h, time.Now())
+	f.broadcast()
+}
+
 // Hop moves e, handed out by Next, to host for the next request of its
 // fetch (a redirect to host): the host e holds is released as Done
 // releases it (its Crawl-delay counted from now), then Hop blocks until

@@ -707,3 +707,36 @@ func TestHop(t *testing.T) {
 		t.Errorf("stats %+v after the run", s)
 	}
 }
+
+func TestFetchedReleasesHost(t *testing.T) {
+	f := mustNew(t, Options{MaxDepth: -1, PerHostParallelism: 1})
+	add(f, nil, 0, "", "http://a/1", "http://a/2", "http://a/3")
+	ctx := context.Background()
+	a1, _ := f.Next(ctx)
+	short, cancel := context.WithTimeout(ctx, 30*time.Millisecond)
+	defer cancel()
+	if e, err := f.Next(short); err == nil {
+		t.Fatalf("Next gave %s while a/1 holds a (parallelism 1)", e.URL)
+	}
+	// a/1's request is over: a may be sent a/2 while a/1 is still handed out
+	f.Fetched(a1)
+	f.Fetched(a1) // again: nothing more released
+	a2, err := f.Next(ctx)
+	if err != nil || a2.URL != "http://a/2" {
+		t.Fatalf("Next = %s, %v; want a/2 once a/1 was fetched", a2.URL, err)
+	}
+	if s := f.Stats(); s.InFlight != 2 {
+		t.Errorf("in flight %d, want 2 (a/1 until Done)", s.InFlight)
+	}
+	// a/1's Done releases no host: a/2 still holds a
+	f.Done(a1)
+	short2, cancel2 := context.WithTimeout(ctx, 30*time.Millisecond)
+	defer cancel2()
+	if e, err := f.Next(short2); err == nil {
+		t.Fatalf("Next gave %s while a/2 holds a", e.URL)
+	}
+	f.Done(a2)
+	if a3, err := f.Next(ctx); err != nil || a3.URL != "http://a/3" {
+		t.Fatalf("Next = %s, %v; want a/3", a3.URL, err)
+	}
+}

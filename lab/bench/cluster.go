@@ -447,10 +447,15 @@ func (cr *clusterRun) redisCosts(ctx context.Context, before map[string]float64,
 	}
 	row.RoundTrips = float64(trips) / pages
 	row.URLs = rep.URLs
-	seen, docs, err := keyMemory(ctx, cr.addrs)
+	seen, docs, kinds, err := keyMemory(ctx, cr.addrs)
 	if err != nil {
 		return err
 	}
+	stats, err := memoryStats(ctx, cr.addrs)
+	if err != nil {
+		return err
+	}
+	cr.logMemory(*row, usedDelta, kinds, stats)
 	if row.URLs > 0 {
 		row.SeenPerURL = float64(seen) / float64(row.URLs)
 		row.MemPerURL = usedDelta / float64(row.URLs)
@@ -462,7 +467,11 @@ func (cr *clusterRun) redisCosts(ctx context.Context, before map[string]float64,
 // keyMemory sums MEMORY USAGE over every key of the servers: the seen-
 // state's (partition keys PREFIX:{p:N}:KIND… of kind bloom, urls or s…)
 // and the document log's (keys with {docs}).
-func keyMemory(ctx context.Context, addrs []string) (seen, docs int64, err error) {
+// kinds sums every key's MEMORY USAGE by kind: the part of its name after
+// the hash tag up to the next colon (seen-state buckets "s…" as one kind
+// "s"), or the name itself for a key without one.
+func keyMemory(ctx context.Context, addrs []string) (seen, docs int64, kinds map[string]int64, err error) {
+	kinds = map[string]int64{}
 
 	for _, a := range addrs {
 		c := redis.NewClient(&redis.Options{Addr: a})
@@ -473,7 +482,7 @@ func keyMemory(ctx context.Context, addrs []string) (seen, docs int64, err error
 		}
 		if err := it.Err(); err != nil {
 			c.Close()
-			return 0, 0, fmt.Errorf("SCAN %s: %w", a, err)
+			return 0, 0, nil, fmt.Errorf("SCAN %s: %w", a, err)
 		}
 		pipe := c.Pipeline()
 		cmds := make([]*redis.IntCmd, len(keys))
@@ -482,11 +491,12 @@ func keyMemory(ctx context.Context, addrs []string) (seen, docs int64, err error
 		}
 		if _, err := pipe.Exec(ctx); err != nil && !errors.Is(err, redis.Nil) {
 			c.Close()
-			return 0, 0, fmt.Errorf("MEMORY USAGE on %s: %w", a, err)
+			return 0, 0, nil, fmt.Errorf("MEMORY USAGE on %s: %w", a, err)
 		}
 		c.Close()
 		for i, k := range keys {
 			b := cmds[i].Val()
+			kinds[keyKind(k)] += b
 			if strings.Contains(k, "{docs}") {
 				docs += b
 				continue
@@ -499,7 +509,73 @@ func keyMemory(ctx context.Context, addrs []string) (seen, docs int64, err error
 			}
 		}
 	}
-	return seen, docs, nil
+	return seen, docs, kinds, nil
+}
+
+// keyKind names what a key holds (keyMemory).
+func keyKind(k string) string {
+	_, rest, ok := strings.Cut(k, "}:")
+	if !ok {
+		return k
+	}
+	kind, _, _ := strings.Cut(rest, ":")
+	if strings.HasPrefix(k[strings.Index(k, "{"):], "{docs}") {
+		return "docs:" + kind
+	}
+	if strings.HasPrefix(kind, "s") && kind != "snap" && kind != "seen" {
+		return "s"
+	}
+	return kind
+}
+
+// memoryStats sums the numeric fields of MEMORY STATS over the servers.
+func memoryStats(ctx context.Context, addrs []string) (map[string]int64, error) {
+	out := map[string]int64{}
+	for _, a := range addrs {
+		c := redis.NewClient(&redis.Options{Addr: a, Protocol: 2}) // a flat reply
+		v, err := c.Do(ctx, "MEMORY", "STATS").Slice()
+		c.Close()
+		if err != nil {
+			return nil, fmt.Errorf("MEMORY STATS on %s: %w", a, err)
+		}
+		for i := 0; i+1 < len(v); i += 2 {
+			k, _ := v[i].(string)
+			if n, ok := v[i+1].(int64); ok {
+				out[k] += n
+			}
+		}
+	}
+	return out, nil
+}
+
+// logMemory writes where Redis' memory at the end of a crawl went, per
+// URL: MEMORY USAGE by kind of key, and MEMORY STATS' overheads.
+func (cr *clusterRun) logMemory(row ClusterRow, usedDelta float64, kinds, stats map[string]int64) {
+	urls := float64(max(row.URLs, 1))
+	var b strings.Builder
+	fmt.Fprintf(&b, "%d nodes: Redis memory per URL at the end: used_memory grew %.1f; by key (MEMORY USAGE):", row.Nodes, usedDelta/urls)
+	names := make([]string, 0, len(kinds))
+	var sum int64
+	for k, v := range kinds {
+		names = append(names, k)
+		sum += v
+	}
+	sort.Slice(names, func(i, j int) bool { return kinds[names[i]] > kinds[names[j]] })
+	for _, k := range names {
+		if v := float64(kinds[k]) / urls; v >= 0.05 {
+			fmt.Fprintf(&b, " %s %.1f", k, v)
+		}
+	}
+	fmt.Fprintf(&b, " (all keys %.1f); MEMORY STATS (whole server, bytes):", float64(sum)/urls)
+	ks := make([]string, 0, len(stats))
+	for k := range stats {
+		ks = append(ks, k)
+	}
+	sort.Strings(ks)
+	for _, k := range ks {
+		fmt.Fprintf(&b, " %s=%d", k, stats[k])
+	}
+	fmt.Fprintln(cr.o.Log, b.String())
 }
 
 // WriteClusterTable prints the runs, then per node count the medians over
