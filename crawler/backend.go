@@ -56,8 +56,6 @@ type urlQueue interface {
 	// run moves work to this node until the queue is finished or ctx
 	// ends; the local queue has nothing to move and returns at once.
 	run(ctx context.Context) error
-	// supports reports whether the queue supports a feature.
-	supports(f feature) bool
 	// report adds the queue's own state to s.
 	report(s *Stats)
 }
@@ -93,33 +91,6 @@ type documents interface {
 	judge(ctx context.Context, e frontier.Entry, j *job, rec *storage.URLRecord, doc *Document) (contentdedup.Verdict, error)
 	// alias maps a redirect alias to its page's document.
 	alias(url string, docID uint64)
-}
-
-// feature is a crawl feature that a backend may not support yet.
-type feature int
-
-const (
-	featureContinuous    feature = iota // recrawl.continuous
-	featureMaxPages                     // scope.max_pages
-	featureMaxPagesHost                 // scope.max_pages_per_host
-	featureSitemaps                     // scope.sitemaps
-	featureFilterVariant                // dedup.filter other than the default
-)
-
-// checkFeatures refuses, naming the option, what s asks for and a
-// backend does not support (supports: its urlQueue.supports).
-func checkFeatures(supports func(feature) bool, s Settings) error {
-	switch {
-	case s.Recrawl.Continuous && !supports(featureContinuous):
-		return errors.New("recrawl.continuous (--continuous) is not supported in cluster mode yet: the refresh schedule and each page's last fetch (its validators for a conditional GET, its text for versions) live in the store of the node that fetched it, so they would not move with a partition's lease")
-	case s.Scope.MaxPages > 0 && !supports(featureMaxPages):
-		return errors.New("scope.max_pages is not supported in cluster mode yet (each node would count only its own pages)")
-	case s.Scope.MaxPagesPerHost > 0 && !supports(featureMaxPagesHost):
-		return errors.New("scope.max_pages_per_host is not supported in cluster mode yet (the count is not shared by the nodes)")
-	case len(s.Scope.Sitemaps.URLs) > 0 && !supports(featureSitemaps):
-		return errors.New("scope.sitemaps: sitemaps are not read in cluster mode yet: set it to off (auto reads none in cluster mode)")
-	}
-	return nil
 }
 
 // commitPage writes cm to store; a page too large to store with its HTML
@@ -160,13 +131,9 @@ func (c *Crawler) newLocalBackend() error {
 }
 
 // newRedisBackend: the cluster is the queue and the URL filter (URLFilter
-// and FalsePositives are ignored); the settings cluster mode does not
-// support are refused (checkFeatures).
+// and FalsePositives are ignored).
 func (c *Crawler) newRedisBackend() error {
 	o, s := &c.o, c.settings
-	if err := checkFeatures((*redisQueue)(nil).supports, s); err != nil {
-		return fmt.Errorf("crawler: %w", err)
-	}
 	// the page limits are the cluster's (redisQueue.withinLimits), not
 	// this node's frontier's
 	fs := s

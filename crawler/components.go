@@ -31,14 +31,11 @@ func NewSettings(cfg *configs.Config) Settings {
 }
 
 // CheckCluster refuses, naming the option, what cluster mode does not
-// support: the cluster's URL filter in Redis replaces it (dedup.filter).
+// support: the cluster's exact seen-state in Redis replaces the URL
+// filter (dedup.filter).
 func CheckCluster(cfg *configs.Config) error {
-	supports := (*redisQueue)(nil).supports
-	if err := checkFeatures(supports, NewSettings(cfg)); err != nil {
-		return err
-	}
-	if cfg.Dedup.Filter != configs.DefaultFilter && !supports(featureFilterVariant) {
-		return fmt.Errorf("dedup.filter %s does not apply in cluster mode: the URL filter is Bloom bits in Redis (sized by dedup.capacity and dedup.target_fp); remove dedup.filter", cfg.Dedup.Filter)
+	if cfg.Dedup.Filter != configs.DefaultFilter {
+		return fmt.Errorf("dedup.filter %s does not apply in cluster mode: the cluster's seen-state is exact (64-bit URL fingerprints in Redis, docs/cluster.md); remove dedup.filter", cfg.Dedup.Filter)
 	}
 	return nil
 }

@@ -140,11 +140,9 @@
 //     store.
 //
 // Crawler.process owns a queue entry's life and finishes it in one place,
-// whatever the outcome. What a backend does not support yet is its own
-// answer (urlQueue.supports): the Redis backend refuses page limits,
-// recrawl.continuous, listed sitemaps and dedup.filter (CheckCluster names
-// the option) and reads no sitemaps with scope.sitemaps auto, of the seed
-// hosts or any other.
+// whatever the outcome. Both backends support every crawl option but
+// dedup.filter, which a cluster refuses (CheckCluster): its seen-state is
+// exact.
 //
 // # Access and adaptive politeness
 //

@@ -72,8 +72,7 @@ func (q *localQueue) hop(ctx context.Context, e frontier.Entry, host string) err
 // fetched: one node holds a host until the page is committed.
 func (q *localQueue) fetched(frontier.Entry) {}
 
-func (q *localQueue) supports(feature) bool { return true }
-func (q *localQueue) report(*Stats)         {}
+func (q *localQueue) report(*Stats) {}
 
 // localFilter is the URL filter of a crawl on one node: the frontier's
 // (Options.URLFilter), its answers confirmed against the store with

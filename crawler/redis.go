@@ -108,14 +108,6 @@ func (q *redisQueue) hop(ctx context.Context, e frontier.Entry, host string) err
 // host's per_host_parallelism slots.
 func (q *redisQueue) fetched(e frontier.Entry) { q.front.Fetched(e) }
 
-// supports: the page limits are counted cluster-wide (withinLimits);
-// sitemaps are queue entries like pages, read by the owner of their
-// host's partition (clusterReferrer); what the cluster does not share
-// yet is refused.
-func (q *redisQueue) supports(f feature) bool {
-	return f == featureMaxPages || f == featureMaxPagesHost || f == featureSitemaps || f == featureContinuous
-}
-
 func (q *redisQueue) report(s *Stats) {
 	ls := q.node.State()
 	s.ClusterPartitions, s.ClusterLease = ls.Held, &ls

@@ -48,7 +48,7 @@ func (c *Crawler) sitemapSeeds(ctx context.Context) []frontier.Candidate {
 			c.sitemapHosts.Store(u.Scheme+"://"+u.Host, true)
 		}
 	}
-	if c.resumedURLs > 0 || c.resumedQueue > 0 || !c.queue.supports(featureSitemaps) {
+	if c.resumedURLs > 0 || c.resumedQueue > 0 {
 		return nil
 	}
 	sm := c.settings.Scope.Sitemaps
@@ -124,11 +124,10 @@ func (c *Crawler) sitemapList(raw []string, probe map[string]bool) []frontier.Ca
 // /sitemap.xml, once per host and run (sitemapHosts), at depth 0 like the
 // seeds' and tested against the URL filter like any URL, so a sitemap is
 // still read once per store; a resumed run offers them again and only a
-// guessed /sitemap.xml that was missing is requested again. A backend
-// that does not support sitemaps reads none.
+// guessed /sitemap.xml that was missing is requested again.
 func (c *Crawler) hostSitemaps(ctx context.Context, u *url.URL, rules *robots.Rules) {
 	sm := c.settings.Scope.Sitemaps
-	if sm.Off || len(sm.URLs) > 0 || !c.queue.supports(featureSitemaps) {
+	if sm.Off || len(sm.URLs) > 0 {
 		return
 	}
 	origin := u.Scheme + "://" + u.Host
