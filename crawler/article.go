@@ -216,7 +216,7 @@ func (c *content) measure(n *html.Node, inLink bool) stat {
 	if n.Type == html.ElementNode && isBoilerplate(n) && n.DataAtom != atom.Form {
 		return s
 	}
-	if n.DataAtom == atom.A {
+	if isLink(n) {
 		inLink = true
 	}
 	blocks := false
@@ -396,9 +396,28 @@ func (c *content) best(top *html.Node) []*html.Node {
 			roots = append(roots, sib)
 		case isParagraph(sib.DataAtom) && s.chars > 0 && ld == 0 && strings.Contains(nodeTextCheap(sib), "."):
 			roots = append(roots, sib)
+		case s.psum > 0 && ld < sameKindLD && sameKind(sib, cand):
+			// the next section of a chapter (DocBook's div.section
+			// after div.section): the best block's kind, and prose
+			roots = append(roots, sib)
 		}
 	}
 	return roots
+}
+
+// sameKindLD is the link density under which a sibling of the best
+// block's tag and class is the same text's next part.
+const sameKindLD = 0.25
+
+// sameKind reports whether a and b are elements of one tag and one
+// non-empty class (readability's sibling bonus for the candidate's class).
+func sameKind(a, b *html.Node) bool {
+	if a.DataAtom != b.DataAtom {
+		return false
+	}
+	ca, _ := attr(a, "class")
+	cb, _ := attr(b, "class")
+	return ca != "" && ca == cb
 }
 
 // teaserCut returns the heading such as "You may also like" that comes
@@ -557,13 +576,25 @@ func textChars(n *html.Node, inLink bool) (k, links int) {
 	if n.Type == html.ElementNode && isBoilerplate(n) {
 		return 0, 0
 	}
-	inLink = inLink || n.DataAtom == atom.A
+	inLink = inLink || isLink(n)
 	for x := n.FirstChild; x != nil; x = x.NextSibling {
 		a, b := textChars(x, inLink)
 		k += a
 		links += b
 	}
 	return k, links
+}
+
+// isLink reports whether n is a link: an <a href>. An <a id>/<a name>
+// is an anchor; XHTML pages served as HTML write it <a id="x"/>, which
+// the HTML parser leaves open, so that it wraps the rest of the section
+// (DocBook's headings), and it is not link text.
+func isLink(n *html.Node) bool {
+	if n.DataAtom != atom.A {
+		return false
+	}
+	_, ok := attr(n, "href")
+	return ok
 }
 
 // holdsBlock reports whether n has a child that makes it more than a
