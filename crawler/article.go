@@ -370,13 +370,41 @@ func (c *content) best(top *html.Node) []*html.Node {
 		}
 		cand = cand.Parent
 	}
-	par := cand.Parent
-	if par == nil {
-		return []*html.Node{cand}
-	}
 	threshold := max(10, bestScore*0.2)
+	for {
+		par := cand.Parent
+		if par == nil {
+			return []*html.Node{cand}
+		}
+		roots := c.siblings(cand, threshold)
+		// the block and its like siblings that are nearly all of their
+		// parent are the parent's text: the parent is the block, and its
+		// own siblings are looked at (a DocBook subsection's list and
+		// paragraphs, then the next subsections)
+		if par == top || par.Type != html.ElementNode || hint(par) < 0 || len(roots) < 2 {
+			return roots
+		}
+		k := 0
+		for _, r := range roots {
+			k += c.textOf(r)
+		}
+		if float64(k) < coverShare*float64(c.textOf(par)) {
+			return roots
+		}
+		cand = par
+	}
+}
+
+// coverShare is the share of its parent's text the best block and its
+// siblings must hold to stand for the parent.
+const coverShare = 0.9
+
+// siblings returns cand and those of its siblings that are the same
+// text's: blocks scoring threshold or more, prose paragraphs, blocks of
+// cand's kind, the table of contents of the page's sections.
+func (c *content) siblings(cand *html.Node, threshold float64) []*html.Node {
 	var roots []*html.Node
-	for sib := par.FirstChild; sib != nil; sib = sib.NextSibling {
+	for sib := cand.Parent.FirstChild; sib != nil; sib = sib.NextSibling {
 		if sib == cand {
 			roots = append(roots, sib)
 			continue
@@ -389,16 +417,21 @@ func (c *content) best(top *html.Node) []*html.Node {
 			continue
 		}
 		ld := linkDensity(s)
+		// a <div> of text without blocks is a paragraph (DocBook's div.para)
+		para := isParagraph(sib.DataAtom) || sib.DataAtom == atom.Div && !c.holdsBlock(sib)
 		switch {
 		case s.score*(1-ld) >= threshold:
 			roots = append(roots, sib)
-		case isParagraph(sib.DataAtom) && s.chars > 80 && ld < 0.25:
+		case para && s.chars > 80 && ld < 0.25:
 			roots = append(roots, sib)
-		case isParagraph(sib.DataAtom) && s.chars > 0 && ld == 0 && strings.Contains(nodeTextCheap(sib), "."):
+		case para && ld == 0 && strings.Contains(nodeTextCheap(sib), "."):
 			roots = append(roots, sib)
 		case s.psum > 0 && ld < sameKindLD && sameKind(sib, cand):
 			// the next section of a chapter (DocBook's div.section
 			// after div.section): the best block's kind, and prose
+			roots = append(roots, sib)
+		case ld > 0.5 && inPageTOC(sib):
+			// the table of contents of the sections kept
 			roots = append(roots, sib)
 		}
 	}
@@ -514,6 +547,9 @@ func (c *content) prune(n *html.Node, root bool) {
 		switch ch.DataAtom {
 		case atom.P, atom.Pre, atom.H1, atom.H2, atom.H3, atom.H4, atom.H5, atom.H6:
 			continue // kept whole
+		}
+		if s := c.stats[ch]; s != nil && linkDensity(s) > 0.5 && inPageTOC(ch) {
+			continue // the page's table of contents, kept whole
 		}
 		c.prune(ch, false)
 	}
@@ -904,7 +940,7 @@ func (c *content) dropped(n *html.Node) bool {
 				return true
 			}
 		}
-		if c.article() && linkDensity(s) >= 0.5 {
+		if c.article() && linkDensity(s) >= 0.5 && !inPageTOC(n) {
 			// "Related: <a>…</a>", "Tags: <a>…</a>": a pointer to other pages
 			if t == nil {
 				t = c.lowerText(n)
@@ -952,14 +988,42 @@ func (c *content) dropped(n *html.Node) bool {
 	}
 	switch n.DataAtom {
 	case atom.Ul, atom.Ol, atom.Dl, atom.Div, atom.Section, atom.Table, atom.Figure:
-		if h == 0 && ld > 0.5 && s.score < 3 && !c.holdsBest(n) {
-			return true
-		}
-		if h == 0 && ld > 0.33 && s.chars < 200 && s.score == 0 {
+		if h == 0 && (ld > 0.5 && s.score < 3 && !c.holdsBest(n) || ld > 0.33 && s.chars < 200 && s.score == 0) && !inPageTOC(n) {
 			return true
 		}
 	}
 	return false
+}
+
+// inPageTOC reports whether n's links (two or more) all lead into one
+// document, each to a section of it ("#intro", "page.html#intro"): the
+// table of contents of the page's own sections, which is its content,
+// not a list of other pages.
+func inPageTOC(n *html.Node) bool {
+	doc, k := "", 0
+	ok := true
+	var walk func(*html.Node)
+	walk = func(x *html.Node) {
+		if !ok {
+			return
+		}
+		if x.Type == html.ElementNode && x.DataAtom == atom.A {
+			if href, has := attr(x, "href"); has {
+				d, frag, hasFrag := strings.Cut(strings.TrimSpace(href), "#")
+				if !hasFrag || frag == "" || k > 0 && d != doc {
+					ok = false
+					return
+				}
+				doc = d
+				k++
+			}
+		}
+		for ch := x.FirstChild; ch != nil; ch = ch.NextSibling {
+			walk(ch)
+		}
+	}
+	walk(n)
+	return ok && k >= 2
 }
 
 // wholeDropped reports whether the element n of a page where no block

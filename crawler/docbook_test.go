@@ -1,6 +1,7 @@
 package crawler
 
 import (
+	"golang.org/x/net/html"
 	"net/url"
 	"strings"
 	"testing"
@@ -94,5 +95,86 @@ func TestAnchorIsNotLinkText(t *testing.T) {
 	}
 	if b.linkChars != b.chars || b.chars == 0 {
 		t.Errorf("<a href> block: %d of %d characters counted as links, want all", b.linkChars, b.chars)
+	}
+}
+
+// A chapter's table of contents, whose links lead to its own sections,
+// is kept with the chapter; a list of links to other pages is not
+// (inPageTOC).
+func TestExtractInPageTOCKept(t *testing.T) {
+	u, _ := url.Parse("http://docs.example/maint-guide/upload.en.html")
+	d, err := Extract([]byte(docbookPage), "text/html", true, u)
+	if err != nil {
+		t.Fatal(err)
+	}
+	toc := strings.Index(d.Text, "Table of Contents")
+	intro := strings.Index(d.Text, "Now that you have tested")
+	if toc < 0 || intro < toc || !strings.Contains(d.Text[toc:intro], "9.1. Uploading to the Debian archive") {
+		t.Errorf("the chapter's table of contents is not kept before its introduction:\n%s", d.Text)
+	}
+	for _, tc := range []struct {
+		html string
+		want bool
+	}{
+		{`<dl class="toc"><dt><a href="upload.en.html#upload-debian">9.1</a></dt><dt><a href="upload.en.html#option-sa">9.2</a></dt></dl>`, true},
+		{`<ul><li><a href="#intro">Intro</a></li><li><a href="#usage">Usage</a></li></ul>`, true},
+		{`<ul><li><a href="/news/a.html">A story</a></li><li><a href="/news/b.html">Another story</a></li></ul>`, false},
+		{`<ul><li><a href="a.html#x">A</a></li><li><a href="b.html#y">B</a></li></ul>`, false},
+		{`<ul><li><a href="#top">Top</a></li></ul>`, false},
+	} {
+		doc, err := Extract([]byte("<html><body>"+tc.html+"</body></html>"), "text/html", true, u)
+		if err != nil {
+			t.Fatal(err)
+		}
+		list := doc.root.LastChild.LastChild.FirstChild // <body>'s first element
+		if list == nil || list.Type != html.ElementNode {
+			t.Fatalf("no list in %s", tc.html)
+		}
+		if got := inPageTOC(list); got != tc.want {
+			t.Errorf("inPageTOC(%s) = %v, want %v", tc.html, got, tc.want)
+		}
+	}
+}
+
+// A DocBook subsection whose long list outscores its paragraphs (the
+// Debian Administrator's Handbook, sect.filesystem-hierarchy, shortened):
+// the list's div.para siblings are its text, and with them it is all of
+// its subsection, which then stands for it, so the next subsection is
+// kept too.
+func TestExtractDocBookListAmongParagraphs(t *testing.T) {
+	var b strings.Builder
+	b.WriteString(`<html><body><div id="banner"><a href="http://debian-handbook.info/get/"><span class="text">Download the ebook</span></a></div>
+<ul class="docnav top"><li class="previous"><a accesskey="p" href="short-remedial-course.html"><strong>Prev</strong></a></li><li class="home">The Debian Administrator's Handbook</li><li class="next"><a accesskey="n" href="sect.computer-layers.html"><strong>Next</strong></a></li></ul>
+<div class="section"><div class="titlepage"><div><div><h2 class="title"><a id="sect.filesystem-hierarchy"></a>B.2. Organization of the Filesystem Hierarchy</h2></div></div></div>
+<div class="section"><div class="titlepage"><div><div><h3 class="title"><a id="id-1.21.5.3"></a>B.2.1. The Root Directory</h3></div></div></div>
+<div class="para">A Debian system is organized along the File Hierarchy Standard (FHS). This standard defines the purpose of each directory.</div>
+<div class="itemizedlist"><ul>`)
+	for _, d := range []string{"/bin/: basic programs;", "/boot/: Linux kernel and other files required for its early boot process;", "/dev/: device files;", "/etc/: configuration files;", "/home/: users' personal files;", "/lib/: basic libraries;", "/media/*: mount points for removable devices (CD-ROM, USB keys, and so on);", "/mnt/: temporary mount point;", "/opt/: extra applications provided by third parties;", "/root/: administrator's (root's) personal files;", "/run/: volatile runtime data that does not persist across reboots;", "/sbin/: system programs;", "/srv/: data used by servers hosted on this system;", "/tmp/: temporary files; this directory is often emptied at boot;", "/var/: variable data handled by daemons. This includes log files, queues, spools, caches and so on."} {
+		b.WriteString(`<li class="listitem"><div class="para">` + d + `</div></li>`)
+	}
+	b.WriteString(`</ul></div>
+<div class="para">/proc/ and /sys/ are specific to the Linux kernel (and not part of the FHS). They are used by the kernel for exporting data to user space.</div></div>
+<div class="section"><div class="titlepage"><div><div><h3 class="title"><a id="id-1.21.5.4"></a>B.2.2. The User's Home Directory</h3></div></div></div>
+<div class="para">The contents of a user's directory is not standardized, but there are still a few noteworthy conventions.</div>
+<div class="para">Graphical desktops usually have shortcuts to display the contents of the Desktop directory, or use it as a desktop.</div></div>
+</div><ul class="docnav"><li class="previous"><a accesskey="p" href="short-remedial-course.html"><strong>Prev</strong></a></li><li class="next"><a accesskey="n" href="sect.computer-layers.html"><strong>Next</strong></a></li></ul></body></html>`)
+	u, _ := url.Parse("http://docs.example/handbook/en-US/sect.filesystem-hierarchy.html")
+	d, err := Extract([]byte(b.String()), "text/html", true, u)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, want := range []string{
+		"A Debian system is organized along the File Hierarchy Standard",
+		"/var/: variable data handled by daemons.",
+		"/proc/ and /sys/ are specific to the Linux kernel",
+		"B.2.2. The User's Home Directory",
+		"there are still a few noteworthy conventions",
+	} {
+		if !strings.Contains(d.Text, want) {
+			t.Errorf("Text lacks %q:\n%s", want, d.Text)
+		}
+	}
+	if strings.Contains(d.Text, "Download the ebook") {
+		t.Errorf("Text keeps the banner:\n%s", d.Text)
 	}
 }
