@@ -157,6 +157,9 @@ func TestExtractDocBookListAmongParagraphs(t *testing.T) {
 <div class="section"><div class="titlepage"><div><div><h3 class="title"><a id="id-1.21.5.4"></a>B.2.2. The User's Home Directory</h3></div></div></div>
 <div class="para">The contents of a user's directory is not standardized, but there are still a few noteworthy conventions.</div>
 <div class="para">Graphical desktops usually have shortcuts to display the contents of the Desktop directory, or use it as a desktop.</div></div>
+<div class="section"><div class="titlepage"><div><div><h3 class="title"><a id="id-1.21.5.5"></a>B.2.3. Configuration Files</h3></div></div></div>
+<div class="para">Applications keep their configuration in files or directories whose names start with a dot, so that the listing of a home directory does not show them.</div>
+<div class="para">Some programs also use multiple configuration files organized in one directory, such as the one of the mail client, the browser or the editor.</div></div>
 </div><ul class="docnav"><li class="previous"><a accesskey="p" href="short-remedial-course.html"><strong>Prev</strong></a></li><li class="next"><a accesskey="n" href="sect.computer-layers.html"><strong>Next</strong></a></li></ul></body></html>`)
 	u, _ := url.Parse("http://docs.example/handbook/en-US/sect.filesystem-hierarchy.html")
 	d, err := Extract([]byte(b.String()), "text/html", true, u)
