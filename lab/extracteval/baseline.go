@@ -11,7 +11,11 @@ import (
 // baselineText is the crawler's main text before issue 34 (commit 7af057c):
 // the one <main>/[role=main], else the one <article>, else <body>, without
 // script, style, nav, header, footer, aside, forms and hidden elements.
-func baselineText(page []byte) string {
+func baselineText(page []byte) string { return baselineTextLess(page, nil) }
+
+// baselineTextLess is baselineText less the elements skip (when not nil)
+// reports.
+func baselineTextLess(page []byte, skip func(*html.Node) bool) string {
 	doc, err := goquery.NewDocumentFromReader(strings.NewReader(string(page)))
 	if err != nil {
 		return ""
@@ -59,7 +63,7 @@ func baselineText(page []byte) string {
 			b.WriteString(n.Data)
 			return
 		case html.ElementNode:
-			if baselineBoilerplate(n) {
+			if baselineBoilerplate(n) || skip != nil && skip(n) {
 				return
 			}
 		case html.DocumentNode:
