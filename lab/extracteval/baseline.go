@@ -11,11 +11,7 @@ import (
 // baselineText is the crawler's main text before issue 34 (commit 7af057c):
 // the one <main>/[role=main], else the one <article>, else <body>, without
 // script, style, nav, header, footer, aside, forms and hidden elements.
-func baselineText(page []byte) string { return baselineTextLess(page, nil) }
-
-// baselineTextLess is baselineText less the elements skip (when not nil)
-// reports.
-func baselineTextLess(page []byte, skip func(*html.Node) bool) string {
+func baselineText(page []byte) string {
 	doc, err := goquery.NewDocumentFromReader(strings.NewReader(string(page)))
 	if err != nil {
 		return ""
@@ -63,7 +59,7 @@ func baselineTextLess(page []byte, skip func(*html.Node) bool) string {
 			b.WriteString(n.Data)
 			return
 		case html.ElementNode:
-			if baselineBoilerplate(n) || skip != nil && skip(n) {
+			if baselineBoilerplate(n) {
 				return
 			}
 		case html.DocumentNode:

@@ -103,7 +103,7 @@ func docRecall(ctx context.Context, w io.Writer, dir string, maxN, worst int) er
 			}
 			dp := docPage{path: p, html: b, region: regionText(b)}
 			if strings.TrimSpace(dp.region) == "" {
-				dp.old = shingles(baselineTextLess(b, navBar))
+				dp.old = shingles(baselineText(b))
 			}
 			dir := filepath.Dir(p)
 			dirPages[dir]++
@@ -112,7 +112,7 @@ func docRecall(ctx context.Context, w io.Writer, dir string, maxN, worst int) er
 			}
 			seen := dp.old
 			if seen == nil {
-				seen = shingles(baselineTextLess(b, navBar))
+				seen = shingles(baselineText(b))
 			}
 			for k := range seen {
 				df[dir][k]++
@@ -159,47 +159,6 @@ func docRecall(ctx context.Context, w io.Writer, dir string, maxN, worst int) er
 		}
 	}
 	return nil
-}
-
-// navBar reports whether n is a page's previous/next bar (DocBook's
-// navheader and navfooter tables, Publican's docnav, Texinfo's nav
-// panels): a table, list or block of two or more links, most of them
-// marked as the document's navigation (an accesskey, or rel prev, next,
-// up, home, start, contents, index). The reference for pages without a
-// marked region leaves it out, as it leaves out <nav>: it names the
-// neighbouring pages, not the page's content, and differs on every page,
-// so the repeated-text rule does not catch it.
-func navBar(n *html.Node) bool {
-	switch n.DataAtom {
-	case atom.Table, atom.Ul, atom.Ol, atom.Div, atom.P:
-	default:
-		return false
-	}
-	links, marked := 0, 0
-	var walk func(*html.Node)
-	walk = func(x *html.Node) {
-		if x.Type == html.ElementNode && x.DataAtom == atom.A && attrOf(x, "href") != "" {
-			links++
-			if attrOf(x, "accesskey") != "" || navRel(attrOf(x, "rel")) {
-				marked++
-			}
-		}
-		for c := x.FirstChild; c != nil; c = c.NextSibling {
-			walk(c)
-		}
-	}
-	walk(n)
-	return links >= 2 && 2*marked > links
-}
-
-func navRel(rel string) bool {
-	for _, r := range strings.Fields(strings.ToLower(rel)) {
-		switch r {
-		case "prev", "previous", "next", "up", "home", "start", "contents", "index", "top":
-			return true
-		}
-	}
-	return false
 }
 
 // repeatedAt is the number of a directory's n pages a shingle must be on

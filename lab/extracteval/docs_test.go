@@ -1,9 +1,7 @@
 package extracteval
 
 import (
-	"golang.org/x/net/html"
 	"math"
-	"strings"
 	"testing"
 )
 
@@ -39,29 +37,5 @@ func TestRecallLessRepeated(t *testing.T) {
 	}
 	if _, less := recallLessRepeated(ref, shingles(nav), df, min); less != 0 {
 		t.Errorf("template only: recall less the repeated text %.3f, want 0", less)
-	}
-}
-
-// A previous/next bar (DocBook's navfooter, marked by accesskeys; a
-// Texinfo panel, by rel) is navigation; a list of links to other pages,
-// or a bar of one link, is not.
-func TestNavBar(t *testing.T) {
-	for _, tc := range []struct {
-		html string
-		want bool
-	}{
-		{`<table summary="Navigation footer"><tr><td><a accesskey="p" href="uptodate.html">Prev</a></td><td><a accesskey="h" href="index.html">Home</a></td><td><a accesskey="n" href="customizing.html">Next</a></td></tr><tr><td>Chapter 9. Keeping your Debian system up-to-date</td><td></td><td>Chapter 11. Customizing</td></tr></table>`, true},
-		{`<ul class="docnav"><li><a rel="prev" href="a.html">A.12. PureOS</a></li><li><a rel="next" href="b.html">A.14. And Many More</a></li></ul>`, true},
-		{`<ul><li><a href="a.html">Installing</a></li><li><a href="b.html">Upgrading</a></li><li><a accesskey="n" href="c.html">Next</a></li></ul>`, false},
-		{`<p><a accesskey="n" href="c.html">Next</a> chapter</p>`, false},
-	} {
-		doc, err := html.Parse(strings.NewReader("<html><body>" + tc.html + "</body></html>"))
-		if err != nil {
-			t.Fatal(err)
-		}
-		n := doc.LastChild.LastChild.FirstChild // <body>'s first element
-		if got := navBar(n); got != tc.want {
-			t.Errorf("navBar(%.60s…) = %v, want %v", tc.html, got, tc.want)
-		}
 	}
 }
