@@ -417,8 +417,9 @@ func (c *content) siblings(cand *html.Node, threshold float64) []*html.Node {
 			continue
 		}
 		ld := linkDensity(s)
-		// a <div> of text without blocks is a paragraph (DocBook's div.para)
-		para := isParagraph(sib.DataAtom) || sib.DataAtom == atom.Div && !c.holdsBlock(sib)
+		// a <div> of text without blocks, or of one <p>, is a paragraph
+		// (DocBook's div.para, Asciidoctor's div.paragraph)
+		para := isParagraph(sib.DataAtom) || sib.DataAtom == atom.Div && (!c.holdsBlock(sib) || onlyP(sib))
 		switch {
 		case s.score*(1-ld) >= threshold:
 			roots = append(roots, sib)
@@ -436,6 +437,20 @@ func (c *content) siblings(cand *html.Node, threshold float64) []*html.Node {
 		}
 	}
 	return roots
+}
+
+// onlyP reports whether n's one element child is a <p>.
+func onlyP(n *html.Node) bool {
+	var p *html.Node
+	for x := n.FirstChild; x != nil; x = x.NextSibling {
+		if x.Type == html.ElementNode {
+			if p != nil || x.DataAtom != atom.P {
+				return false
+			}
+			p = x
+		}
+	}
+	return p != nil
 }
 
 // sameKindLD is the link density under which a sibling of the best

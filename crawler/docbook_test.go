@@ -181,3 +181,41 @@ func TestExtractDocBookListAmongParagraphs(t *testing.T) {
 		t.Errorf("Text keeps the banner:\n%s", d.Text)
 	}
 }
+
+// An Asciidoctor section (KiCad's pcb_calculator manual, shortened): its
+// paragraphs are div.paragraph wrappers of one <p>, prose beside the long
+// list that outscores each of them, and are kept with it, as is the next
+// section.
+func TestExtractAsciidoctorParagraphWrappers(t *testing.T) {
+	var b strings.Builder
+	b.WriteString(`<html><body class="article toc2 toc-left"><div id="header"><h1>Calculator Tools</h1></div>
+<div id="content"><div class="sect1"><h2 id="calculators">2. Calculators</h2><div class="sectionbody">
+<div class="sect2"><h3 id="board-classes">2.9. Board-Classes</h3>
+<div class="paragraph"><p>The Board Classes tab gives the track and clearance widths of the six classes of boards, from the coarsest to the finest.</p></div>
+<div class="ulist"><ul>`)
+	for _, c := range []string{"one", "two", "three", "four", "five", "six"} {
+		b.WriteString(`<li><p>Class ` + c + `: lines, clearances and via pads for boards of class ` + c + `, in millimetres and in mils, for the outer and the inner layers.</p></li>`)
+	}
+	b.WriteString(`</ul></div>
+<div class="paragraph"><p>The values are those of the standard; your board house may have its own.</p></div>
+</div>
+<div class="sect2"><h3 id="via-size">2.10. Via Size</h3>
+<div class="paragraph"><p>The Via Size tool computes the electrical and thermal properties of a given plated through hole pad or via.</p></div>
+</div></div></div></div></body></html>`)
+	u, _ := url.Parse("http://docs.example/kicad/en/pcb_calculator.html")
+	d, err := Extract([]byte(b.String()), "text/html", true, u)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, want := range []string{
+		"The Board Classes tab gives the track and clearance widths",
+		"Class six: lines, clearances",
+		"your board house may have its own",
+		"2.10. Via Size",
+		"The Via Size tool computes",
+	} {
+		if !strings.Contains(d.Text, want) {
+			t.Errorf("Text lacks %q:\n%s", want, d.Text)
+		}
+	}
+}
