@@ -216,7 +216,7 @@ func (c *content) measure(n *html.Node, inLink bool) stat {
 	if n.Type == html.ElementNode && isBoilerplate(n) && n.DataAtom != atom.Form {
 		return s
 	}
-	if n.DataAtom == atom.A {
+	if isLink(n) {
 		inLink = true
 	}
 	blocks := false
@@ -370,13 +370,41 @@ func (c *content) best(top *html.Node) []*html.Node {
 		}
 		cand = cand.Parent
 	}
-	par := cand.Parent
-	if par == nil {
-		return []*html.Node{cand}
-	}
 	threshold := max(10, bestScore*0.2)
+	for {
+		par := cand.Parent
+		if par == nil {
+			return []*html.Node{cand}
+		}
+		roots := c.siblings(cand, threshold)
+		// the block and its like siblings that are nearly all of their
+		// parent are the parent's text: the parent is the block, and its
+		// own siblings are looked at (a DocBook subsection's list and
+		// paragraphs, then the next subsections)
+		if par == top || par.Type != html.ElementNode || hint(par) < 0 || len(roots) < 2 {
+			return roots
+		}
+		k := 0
+		for _, r := range roots {
+			k += c.textOf(r)
+		}
+		if float64(k) < coverShare*float64(c.textOf(par)) {
+			return roots
+		}
+		cand = par
+	}
+}
+
+// coverShare is the share of its parent's text the best block and its
+// siblings must hold to stand for the parent.
+const coverShare = 0.9
+
+// siblings returns cand and those of its siblings that are the same
+// text's: blocks scoring threshold or more, prose paragraphs, blocks of
+// cand's kind, the table of contents of the page's sections.
+func (c *content) siblings(cand *html.Node, threshold float64) []*html.Node {
 	var roots []*html.Node
-	for sib := par.FirstChild; sib != nil; sib = sib.NextSibling {
+	for sib := cand.Parent.FirstChild; sib != nil; sib = sib.NextSibling {
 		if sib == cand {
 			roots = append(roots, sib)
 			continue
@@ -389,16 +417,55 @@ func (c *content) best(top *html.Node) []*html.Node {
 			continue
 		}
 		ld := linkDensity(s)
+		// a <div> of text without blocks, or of one <p>, is a paragraph
+		// (DocBook's div.para, Asciidoctor's div.paragraph)
+		para := isParagraph(sib.DataAtom) || sib.DataAtom == atom.Div && (!c.holdsBlock(sib) || onlyP(sib))
 		switch {
 		case s.score*(1-ld) >= threshold:
 			roots = append(roots, sib)
-		case isParagraph(sib.DataAtom) && s.chars > 80 && ld < 0.25:
+		case para && s.chars > 80 && ld < 0.25:
 			roots = append(roots, sib)
-		case isParagraph(sib.DataAtom) && s.chars > 0 && ld == 0 && strings.Contains(nodeTextCheap(sib), "."):
+		case para && ld == 0 && strings.Contains(nodeTextCheap(sib), "."):
+			roots = append(roots, sib)
+		case s.psum > 0 && ld < sameKindLD && sameKind(sib, cand):
+			// the next section of a chapter (DocBook's div.section
+			// after div.section): the best block's kind, and prose
+			roots = append(roots, sib)
+		case ld > 0.5 && inPageTOC(sib):
+			// the table of contents of the sections kept
 			roots = append(roots, sib)
 		}
 	}
 	return roots
+}
+
+// onlyP reports whether n's one element child is a <p>.
+func onlyP(n *html.Node) bool {
+	var p *html.Node
+	for x := n.FirstChild; x != nil; x = x.NextSibling {
+		if x.Type == html.ElementNode {
+			if p != nil || x.DataAtom != atom.P {
+				return false
+			}
+			p = x
+		}
+	}
+	return p != nil
+}
+
+// sameKindLD is the link density under which a sibling of the best
+// block's tag and class is the same text's next part.
+const sameKindLD = 0.25
+
+// sameKind reports whether a and b are elements of one tag and one
+// non-empty class (readability's sibling bonus for the candidate's class).
+func sameKind(a, b *html.Node) bool {
+	if a.DataAtom != b.DataAtom {
+		return false
+	}
+	ca, _ := attr(a, "class")
+	cb, _ := attr(b, "class")
+	return ca != "" && ca == cb
 }
 
 // teaserCut returns the heading such as "You may also like" that comes
@@ -496,6 +563,9 @@ func (c *content) prune(n *html.Node, root bool) {
 		case atom.P, atom.Pre, atom.H1, atom.H2, atom.H3, atom.H4, atom.H5, atom.H6:
 			continue // kept whole
 		}
+		if s := c.stats[ch]; s != nil && linkDensity(s) > 0.5 && inPageTOC(ch) {
+			continue // the page's table of contents, kept whole
+		}
 		c.prune(ch, false)
 	}
 }
@@ -557,13 +627,25 @@ func textChars(n *html.Node, inLink bool) (k, links int) {
 	if n.Type == html.ElementNode && isBoilerplate(n) {
 		return 0, 0
 	}
-	inLink = inLink || n.DataAtom == atom.A
+	inLink = inLink || isLink(n)
 	for x := n.FirstChild; x != nil; x = x.NextSibling {
 		a, b := textChars(x, inLink)
 		k += a
 		links += b
 	}
 	return k, links
+}
+
+// isLink reports whether n is a link: an <a href>. An <a id>/<a name>
+// is an anchor; XHTML pages served as HTML write it <a id="x"/>, which
+// the HTML parser leaves open, so that it wraps the rest of the section
+// (DocBook's headings), and it is not link text.
+func isLink(n *html.Node) bool {
+	if n.DataAtom != atom.A {
+		return false
+	}
+	_, ok := attr(n, "href")
+	return ok
 }
 
 // holdsBlock reports whether n has a child that makes it more than a
@@ -873,7 +955,7 @@ func (c *content) dropped(n *html.Node) bool {
 				return true
 			}
 		}
-		if c.article() && linkDensity(s) >= 0.5 {
+		if c.article() && linkDensity(s) >= 0.5 && !inPageTOC(n) {
 			// "Related: <a>…</a>", "Tags: <a>…</a>": a pointer to other pages
 			if t == nil {
 				t = c.lowerText(n)
@@ -921,14 +1003,42 @@ func (c *content) dropped(n *html.Node) bool {
 	}
 	switch n.DataAtom {
 	case atom.Ul, atom.Ol, atom.Dl, atom.Div, atom.Section, atom.Table, atom.Figure:
-		if h == 0 && ld > 0.5 && s.score < 3 && !c.holdsBest(n) {
-			return true
-		}
-		if h == 0 && ld > 0.33 && s.chars < 200 && s.score == 0 {
+		if h == 0 && (ld > 0.5 && s.score < 3 && !c.holdsBest(n) || ld > 0.33 && s.chars < 200 && s.score == 0) && !inPageTOC(n) {
 			return true
 		}
 	}
 	return false
+}
+
+// inPageTOC reports whether n's links (two or more) all lead into one
+// document, each to a section of it ("#intro", "page.html#intro"): the
+// table of contents of the page's own sections, which is its content,
+// not a list of other pages.
+func inPageTOC(n *html.Node) bool {
+	doc, k := "", 0
+	ok := true
+	var walk func(*html.Node)
+	walk = func(x *html.Node) {
+		if !ok {
+			return
+		}
+		if x.Type == html.ElementNode && x.DataAtom == atom.A {
+			if href, has := attr(x, "href"); has {
+				d, frag, hasFrag := strings.Cut(strings.TrimSpace(href), "#")
+				if !hasFrag || frag == "" || k > 0 && d != doc {
+					ok = false
+					return
+				}
+				doc = d
+				k++
+			}
+		}
+		for ch := x.FirstChild; ch != nil; ch = ch.NextSibling {
+			walk(ch)
+		}
+	}
+	walk(n)
+	return ok && k >= 2
 }
 
 // wholeDropped reports whether the element n of a page where no block
