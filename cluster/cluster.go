@@ -274,18 +274,41 @@ return {n, #ARGV - 2 - #ids}`)
 
 // acquireScript takes a free lease for this node and gives it a fencing
 // token: the partition's fence counter, incremented at each acquisition,
-// so that a lease this node lost and took again is not the one it held.
-// It returns the token, or 0 when the lease is someone's.
-// KEYS: lease, fence. ARGV: node, TTL ms.
+// so that a lease this node lost and took again is not the one it held;
+// the holder key records who took it last (renewScript). It returns the
+// token, or 0 when the lease is someone's, or when Redis started less
+// than ARGV[3] ms ago (a restart: the lease keys had expired meanwhile)
+// and the partition had an owner, who may take its lease back first
+// (renewScript) before anyone else claims the entries it has in flight.
+// KEYS: lease, fence, holder. ARGV: node, TTL ms, grace ms.
 var acquireScript = redis.NewScript(`
-if not redis.call('SET', KEYS[1], ARGV[1], 'NX', 'PX', ARGV[2]) then return 0 end
+if redis.call('EXISTS', KEYS[1]) == 1 then return 0 end
+if redis.call('EXISTS', KEYS[2]) == 1 then
+  local up = string.match(redis.call('INFO', 'server'), 'uptime_in_seconds:(%d+)')
+  if up and tonumber(up) * 1000 < tonumber(ARGV[3]) then return 0 end
+end
+redis.call('SET', KEYS[1], ARGV[1], 'PX', ARGV[2])
+redis.call('SET', KEYS[3], ARGV[1])
 return redis.call('INCR', KEYS[2])`)
 
 // renewScript extends a lease if this node still owns it under the same
-// fencing token. KEYS: lease, fence. ARGV: node, TTL ms, token.
+// fencing token. A lease key gone (expired while Redis was down or this
+// node could not reach it) is taken again under the same token when the
+// fence counter and holder say nobody took the lease since: the
+// partition stayed this node's, so what it has in flight is still its
+// own. With appendfsync everysec a restarted Redis may have lost its last
+// second, acquisitions included, but an acquisition writes the counter
+// and the holder in one script, so (token, holder) still name one
+// acquisition: a node whose acquisition was lost finds another token or
+// holder there and loses the lease.
+// KEYS: lease, fence, holder. ARGV: node, TTL ms, token.
 var renewScript = redis.NewScript(`
-if redis.call('GET', KEYS[1]) == ARGV[1] and redis.call('GET', KEYS[2]) == ARGV[3] then
-  return redis.call('PEXPIRE', KEYS[1], ARGV[2])
+local owner = redis.call('GET', KEYS[1])
+if redis.call('GET', KEYS[2]) ~= ARGV[3] then return 0 end
+if owner == ARGV[1] then return redis.call('PEXPIRE', KEYS[1], ARGV[2]) end
+if not owner and redis.call('GET', KEYS[3]) == ARGV[1] then
+  redis.call('SET', KEYS[1], ARGV[1], 'PX', ARGV[2])
+  return 1
 end
 return 0`)
 
@@ -297,8 +320,16 @@ if redis.call('GET', KEYS[1]) == ARGV[1] and redis.call('GET', KEYS[2]) == ARGV[
 end
 return 0`)
 
-// leaseKeys are partition p's lease and fence counter keys.
-func (n *Node) leaseKeys(p int) []string { return []string{n.key(p, "lease"), n.key(p, "fence")} }
+// leaseKeys are partition p's lease, fence counter and holder keys.
+func (n *Node) leaseKeys(p int) []string {
+	return []string{n.key(p, "lease"), n.key(p, "fence"), n.key(p, "holder")}
+}
+
+// restartGrace is how long after Redis started a partition that had an
+// owner is not acquired (acquireScript): a lease round every LeaseTTL/3
+// plus a retry backoff of at most 1 s (retryOptions) lets its owner take
+// its lease back first.
+func (n *Node) restartGrace() time.Duration { return n.o.LeaseTTL + time.Second }
 
 // leaseMargin is how long before the TTL, counted from the moment it
 // sent the renewal, a node stops taking its lease for granted (Confirm).
@@ -643,7 +674,7 @@ func (n *Node) balance(ctx context.Context) error {
 			continue
 		}
 		sent := time.Now()
-		token, err := acquireScript.Run(ctx, n.rdb, n.leaseKeys(p), n.name, ttl).Int64()
+		token, err := acquireScript.Run(ctx, n.rdb, n.leaseKeys(p), n.name, ttl, n.restartGrace().Milliseconds()).Int64()
 		if err != nil {
 			return fmt.Errorf("cluster: acquire lease %d: %w", p, err)
 		}

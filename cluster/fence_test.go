@@ -98,3 +98,95 @@ func TestFencing(t *testing.T) {
 		t.Errorf("ack of a's own entry: acked %d→%d, want +1", n0, v)
 	}
 }
+
+// TestLeaseBackAfterRedisRestart: Redis (appendfsync always) is killed
+// and started again once the leases have expired: the node that held
+// them takes them back under the same tokens and still confirms its task
+// in flight, while for LeaseTTL+1s after the restart another node cannot
+// acquire a partition that had an owner (one that never had is free); a
+// lease whose holder key names another node is not taken back.
+func TestLeaseBackAfterRedisRestart(t *testing.T) {
+	r := redistest.StartRestartable(t, "--appendonly", "yes", "--appendfsync", "always")
+	url := "redis://" + r.Addr + "/0"
+	ctx := context.Background()
+	a, err := Open(ctx, Options{URL: url, Node: "a", Partitions: 8, LeaseTTL: 600 * time.Millisecond, Capacity: 100_000, RedisWait: 10 * time.Second})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { a.Close() })
+	var items []Item
+	for i := range 40 {
+		items = append(items, Item{URL: fmt.Sprintf("http://site%d.net/%d", i%9, i)})
+	}
+	if _, err := a.Admit(ctx, items); err != nil {
+		t.Fatal(err)
+	}
+	var tasks []Task
+	for i := 0; len(tasks) < 2; i++ {
+		if i == 200 {
+			t.Fatalf("a took %d tasks in 10 s", len(tasks))
+		}
+		tk, err := a.Take(ctx, 10)
+		if err != nil {
+			t.Fatal(err)
+		}
+		tasks = append(tasks, tk...)
+		time.Sleep(50 * time.Millisecond)
+	}
+	held := a.Held()
+	tokens := map[int]int64{}
+	for _, p := range held {
+		tokens[p] = a.token(p)
+	}
+	if err := r.Restart(1500 * time.Millisecond); err != nil {
+		t.Fatal(err)
+	}
+	raw := redis.NewClient(&redis.Options{Addr: r.Addr})
+	defer raw.Close()
+	grace := a.restartGrace().Milliseconds()
+	p0 := tasks[0].Partition
+	if tok, err := acquireScript.Run(ctx, raw, a.leaseKeys(p0), "b", 60000, grace).Int64(); err != nil || tok != 0 {
+		t.Errorf("b acquiring a's partition %d just after the restart: token %d, %v; want 0", p0, tok, err)
+	}
+	if tok, err := acquireScript.Run(ctx, raw, a.leaseKeys(100), "b", 60000, grace).Int64(); err != nil || tok != 1 {
+		t.Errorf("b acquiring a partition nobody had just after the restart: token %d, %v; want 1", tok, err)
+	}
+	for i := 0; ; i++ {
+		back := 0
+		for _, p := range held {
+			if v, _ := raw.Get(ctx, a.key(p, "lease")).Result(); v == "a" {
+				back++
+			}
+		}
+		if back == len(held) {
+			break
+		}
+		if i == 100 {
+			t.Fatalf("a has %d of its %d leases back 5 s after the restart", back, len(held))
+		}
+		time.Sleep(50 * time.Millisecond)
+	}
+	for _, p := range held {
+		if tok := a.token(p); tok != tokens[p] {
+			t.Errorf("partition %d: token %d after the restart, %d before", p, tok, tokens[p])
+		}
+	}
+	if ok, err := a.Confirm(ctx, tasks[0]); !ok || err != nil {
+		t.Errorf("Confirm of a's task in flight across the restart: %v, %v", ok, err)
+	}
+	if lost := a.State().LeasesLost; lost != 0 {
+		t.Errorf("a lost %d leases across the restart", lost)
+	}
+	// the holder key names another node: the expired lease is not a's to take back
+	t1 := tasks[1]
+	if err := raw.Set(ctx, a.key(t1.Partition, "holder"), "b", 0).Err(); err != nil {
+		t.Fatal(err)
+	}
+	raw.Del(ctx, a.key(t1.Partition, "lease"))
+	a.mu.Lock()
+	a.until[t1.Partition] = time.Now().Add(-time.Second)
+	a.mu.Unlock()
+	if ok, err := a.Confirm(ctx, t1); ok || err != nil {
+		t.Errorf("Confirm of a lease whose holder is b: %v, %v; want false", ok, err)
+	}
+}
