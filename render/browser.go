@@ -218,14 +218,14 @@ func (b *Browser) instance() (*instance, error) {
 	return inst, nil
 }
 
-// start launches Chromium: headless, no sandbox when running as root (the
-// sandbox refuses root), no GPU, QUIC or background networking (the
-// browser fetches nothing by itself: every page request is answered
-// through Page.Fetch), in a fresh temporary profile that chromedp removes
-// when the browser stops.
-func (b *Browser) start() (*instance, error) {
+// ExecOptions are the options Chromium is started with, at exe: headless,
+// no sandbox when running as root (the sandbox refuses root), no GPU,
+// QUIC or background networking (the browser fetches nothing by itself),
+// chromedp's defaults otherwise (a fresh temporary profile that chromedp
+// removes when the browser stops, unless the caller names one).
+func ExecOptions(exe string) []chromedp.ExecAllocatorOption {
 	opts := append(chromedp.DefaultExecAllocatorOptions[:],
-		chromedp.ExecPath(b.exe),
+		chromedp.ExecPath(exe),
 		chromedp.Flag("headless", true),
 		chromedp.Flag("disable-gpu", true),
 		chromedp.Flag("disable-quic", true),
@@ -237,10 +237,16 @@ func (b *Browser) start() (*instance, error) {
 		chromedp.Flag("mute-audio", true),
 		chromedp.Flag("no-default-browser-check", true),
 	)
-	opts = append(opts, chromedp.ModifyCmdFunc(ownGroup))
 	if os.Geteuid() == 0 {
 		opts = append(opts, chromedp.NoSandbox)
 	}
+	return opts
+}
+
+// start launches Chromium with ExecOptions, in its own process group;
+// every page request is answered through Page.Fetch.
+func (b *Browser) start() (*instance, error) {
+	opts := append(ExecOptions(b.exe), chromedp.ModifyCmdFunc(ownGroup))
 	if !b.o.LoadMedia {
 		opts = append(opts, chromedp.Flag("blink-settings", "imagesEnabled=false"))
 	}
