@@ -20,25 +20,7 @@ func TestFencing(t *testing.T) {
 	url := "redis://" + redistest.Start(t) + "/0"
 	ctx := context.Background()
 	a := open(t, url, "a")
-	var items []Item
-	for i := range 40 {
-		items = append(items, Item{URL: fmt.Sprintf("http://site%d.net/%d", i%9, i)})
-	}
-	if _, err := a.Admit(ctx, items); err != nil {
-		t.Fatal(err)
-	}
-	var tasks []Task
-	for i := 0; len(tasks) < 4; i++ {
-		if i == 200 {
-			t.Fatalf("a took %d tasks in 10 s", len(tasks))
-		}
-		tk, err := a.Take(ctx, 10)
-		if err != nil {
-			t.Fatal(err)
-		}
-		tasks = append(tasks, tk...)
-		time.Sleep(50 * time.Millisecond)
-	}
+	tasks := admitAndTake(t, a, 4)
 	t0, p := tasks[0], tasks[0].Partition
 	if t0.fence <= 0 {
 		t.Fatalf("task of partition %d has fencing token %d", p, t0.fence)
@@ -114,25 +96,7 @@ func TestLeaseBackAfterRedisRestart(t *testing.T) {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { a.Close() })
-	var items []Item
-	for i := range 40 {
-		items = append(items, Item{URL: fmt.Sprintf("http://site%d.net/%d", i%9, i)})
-	}
-	if _, err := a.Admit(ctx, items); err != nil {
-		t.Fatal(err)
-	}
-	var tasks []Task
-	for i := 0; len(tasks) < 2; i++ {
-		if i == 200 {
-			t.Fatalf("a took %d tasks in 10 s", len(tasks))
-		}
-		tk, err := a.Take(ctx, 10)
-		if err != nil {
-			t.Fatal(err)
-		}
-		tasks = append(tasks, tk...)
-		time.Sleep(50 * time.Millisecond)
-	}
+	tasks := admitAndTake(t, a, 2)
 	held := a.Held()
 	tokens := map[int]int64{}
 	for _, p := range held {
@@ -189,4 +153,31 @@ func TestLeaseBackAfterRedisRestart(t *testing.T) {
 	if ok, err := a.Confirm(ctx, t1); ok || err != nil {
 		t.Errorf("Confirm of a lease whose holder is b: %v, %v; want false", ok, err)
 	}
+}
+
+// admitAndTake admits 40 URLs over 9 hosts to a and takes tasks until it
+// holds at least n (within 10 s).
+func admitAndTake(t *testing.T, a *Node, n int) []Task {
+	t.Helper()
+	ctx := context.Background()
+	var items []Item
+	for i := range 40 {
+		items = append(items, Item{URL: fmt.Sprintf("http://site%d.net/%d", i%9, i)})
+	}
+	if _, err := a.Admit(ctx, items); err != nil {
+		t.Fatal(err)
+	}
+	var tasks []Task
+	for i := 0; len(tasks) < n; i++ {
+		if i == 200 {
+			t.Fatalf("a took %d tasks in 10 s", len(tasks))
+		}
+		tk, err := a.Take(ctx, 10)
+		if err != nil {
+			t.Fatal(err)
+		}
+		tasks = append(tasks, tk...)
+		time.Sleep(50 * time.Millisecond)
+	}
+	return tasks
 }
