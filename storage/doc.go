@@ -68,6 +68,8 @@
 //	                           HTML, FetchedAt = when that version was first fetched (Commit.Version)
 //	x <seq>                    a fetch's raw HTTP exchanges (store.keep_raw; opaque, zstd-compressed), seq =
 //	                           write time in ns, increasing: PutRaw/ForEachRaw (raw.go)
+//	l <key>                    a cluster node's copy of the crawl's document log: chunks opaque here, in key
+//	                           order; !doclog is what they cover, written with them (doclog.go)
 //
 // Every page has exactly one p, f, c, h and t entry, written in the same
 // transaction; [DB.Check] verifies that invariant.
