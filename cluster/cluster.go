@@ -61,6 +61,12 @@ type Options struct {
 	// Logger receives a warning when Redis becomes unreachable and a note
 	// when it answers again. nil discards.
 	Logger *slog.Logger
+	// History keeps the node's copy of the document log (a
+	// *storage.DB; history.go): the log in Redis is trimmed to what every
+	// live node saved there, and a node that starts again replays it.
+	// nil: the node keeps no copy, and the log is not trimmed while it
+	// is live.
+	History History
 }
 
 // Item is a URL to be crawled, as queued in a partition's stream.
@@ -121,6 +127,7 @@ type Node struct {
 	closeOnce  sync.Once
 
 	sched schedQueue // refresh schedule writes (schedule.go)
+	hist  docCopy    // saving and sending the node's copy of the document log (history.go)
 }
 
 // MaxPartitions is the most partitions a crawl may have (Open refuses
@@ -180,6 +187,10 @@ func Open(ctx context.Context, o Options) (*Node, error) {
 		n.rdb.Close()
 		return nil, err
 	}
+	if err := n.openHistory(ctx); err != nil {
+		n.rdb.Close()
+		return nil, err
+	}
 	go n.leaseLoop()
 	go n.commitLoop()
 	return n, nil
@@ -210,7 +221,7 @@ func (n *Node) setup(ctx context.Context) error {
 			return fmt.Errorf("cluster: create stream %s: %w", n.key(p, "q"), err)
 		}
 	}
-	for _, s := range []*redis.Script{admitScript, ackScript, acquireScript, renewScript, releaseScript, heartbeatScript, readDocsScript, snapScript, moveScript, addAbsentScript} {
+	for _, s := range []*redis.Script{admitScript, ackScript, acquireScript, renewScript, releaseScript, heartbeatScript, readDocsScript, trimScript, claimScript, pushScript, moveScript, addAbsentScript} {
 		if err := s.Load(ctx, n.rdb).Err(); err != nil {
 			return fmt.Errorf("cluster: load script: %w", err)
 		}
@@ -687,7 +698,12 @@ func (n *Node) balance(ctx context.Context) error {
 			n.mu.Unlock()
 		}
 	}
-	if _, err := n.trimDocs(ctx); err != nil {
+	if err := n.saveDocs(); err != nil {
+		// the position is not published past what was saved: the log
+		// keeps the rest until a later round saves it
+		n.log.Warn("cluster: save the document log to this node's store", "error", err.Error())
+	}
+	if err := n.trimDocs(ctx, true); err != nil {
 		return err
 	}
 	return n.publish(ctx, "running")
@@ -728,13 +744,19 @@ func (n *Node) Close() error {
 		n.drop(p)
 	}
 	n.publish(ctx, "exited") // best effort: the final counters
-	// best effort: what every live node has applied leaves the log for
-	// the snapshot now (the last node out leaves no tail behind)
-	for range 100 {
-		if moved, err := n.trimDocs(ctx); !moved || err != nil {
-			break
-		}
+	// best effort: what this node applied goes to its copy, and what
+	// every live node saved leaves the log now (the last node out leaves
+	// no tail behind)
+	n.hist.sending.Wait()
+	if n.docs.receiving() {
+		n.endTransfer(ctx)
 	}
+	if err := n.saveDocs(); err != nil {
+		n.log.Warn("cluster: save the document log to this node's store", "error", err.Error())
+	} else if d := n.hist.docs.Load(); d > 0 {
+		n.log.Info("cluster: document log saved to this node's store", "documents", d, "bytes", n.hist.bytes.Load())
+	}
+	n.trimDocs(ctx, false)
 	n.rdb.HDel(ctx, n.docKey("applied"), n.name)
 	n.rdb.ZRem(ctx, n.o.Prefix+":nodes", n.name)
 	return n.rdb.Close()

@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"math/rand/v2"
 	"os"
 	"slices"
 	"strings"
@@ -559,113 +558,5 @@ func TestPartitionsBounded(t *testing.T) {
 	_, err = Inspect(context.Background(), "redis://"+addr+"/0", "")
 	if err == nil || !strings.Contains(err.Error(), "bloomcrawl:meta") {
 		t.Fatalf("Inspect of a meta key claiming 2e9 partitions: %v, want an error naming the key", err)
-	}
-}
-
-// TestDocLogBoundedLateJoiner: two nodes log 600 documents (in rounds of
-// several) and replay the log; once both have applied everything, the
-// lease rounds move it into the snapshot and trim the log to nothing.
-// A third node that starts then reads the whole sequence back (snapshot,
-// then the log's tail as more is logged), identical to what the first
-// nodes read, and the log stays trimmed as all three apply. The
-// snapshot's chunks are cut to 8 KB here, so the reads cross chunks.
-func TestDocLogBoundedLateJoiner(t *testing.T) {
-	defer func(m int) { snapChunkMax = m }(snapChunkMax)
-	snapChunkMax = 8 << 10
-	addr := redistest.Start(t)
-	ctx := context.Background()
-	url := "redis://" + addr + "/0"
-	openDocs := func(name string) *Node {
-		n, err := Open(ctx, Options{URL: url, Node: name, Partitions: 4, LeaseTTL: 600 * time.Millisecond, Prefix: "dl"})
-		if err != nil {
-			t.Fatal(err)
-		}
-		t.Cleanup(func() { n.Close() })
-		return n
-	}
-	// replay reads n's log on from after and records n as having applied
-	// it, as the crawler's replay does.
-	replay := func(n *Node, after string, got *[]DocEntry) string {
-		for {
-			es, err := n.ReadDocs(ctx, after, 50)
-			if err != nil {
-				t.Fatal(err)
-			}
-			if len(es) == 0 {
-				n.DocsApplied(after)
-				return after
-			}
-			*got = append(*got, es...)
-			after = es[len(es)-1].ID
-		}
-	}
-	logSome := func(n *Node, from, to int) {
-		var wg sync.WaitGroup
-		for i := from; i < to; i++ {
-			wg.Go(func() {
-				// 145 bytes of hashes, like a signature with its sketch
-				sig := make([]byte, 145)
-				r := rand.New(rand.NewPCG(uint64(i), 1))
-				for k := range sig {
-					sig[k] = byte(r.Uint32())
-				}
-				if _, err := n.AppendDoc(ctx, DocEntry{URL: fmt.Sprintf("http://d.example/%d", i), Sig: []byte(sig)}); err != nil {
-					t.Error(err)
-				}
-			})
-		}
-		wg.Wait()
-	}
-	a, b := openDocs("a"), openDocs("b")
-	var seenA, seenB []DocEntry
-	lastA, lastB := "", ""
-	rdb := a.rdb
-	logLen := func() int64 { l, _ := rdb.XLen(ctx, a.docKey("log")).Result(); return l }
-	entries := int64(0)
-	for r := range 3 {
-		logSome(a, r*200, r*200+100)
-		logSome(b, r*200+100, r*200+200)
-		lastA, lastB = replay(a, lastA, &seenA), replay(b, lastB, &seenB)
-		entries += logLen()
-		for i := 0; logLen() > 0; i++ {
-			if i == 100 {
-				t.Fatalf("the log still holds %d entries 5 s after every node applied it", logLen())
-			}
-			time.Sleep(50 * time.Millisecond)
-		}
-	}
-	if len(seenA) != 600 || len(seenB) != 600 {
-		t.Fatalf("a read %d documents, b %d; want 600", len(seenA), len(seenB))
-	}
-	chunks, _ := rdb.Get(ctx, a.docKey("snap")).Int()
-	var snapBytes int64
-	for k := range chunks {
-		b, _ := rdb.MemoryUsage(ctx, fmt.Sprintf("%s:%d", a.docKey("snap"), k)).Result()
-		snapBytes += b
-	}
-	if chunks < 2 {
-		t.Errorf("snapshot in %d chunks, want several (8 KB each)", chunks)
-	}
-	t.Logf("600 documents in %d log entries, all applied: log trimmed to 0 entries, snapshot %d bytes in %d chunks (%.0f per document)", entries, snapBytes, chunks, float64(snapBytes)/600)
-
-	c := openDocs("c")
-	var seenC []DocEntry
-	lastC := replay(c, "", &seenC)
-	logSome(a, 600, 700)
-	lastA, lastB, lastC = replay(a, lastA, &seenA), replay(b, lastB, &seenB), replay(c, lastC, &seenC)
-	if len(seenA) != 700 || len(seenC) != 700 {
-		t.Fatalf("a read %d documents, c (late) %d; want 700", len(seenA), len(seenC))
-	}
-	for i := range seenA {
-		x, y := seenA[i], seenC[i]
-		if x.ID != y.ID || x.Index != y.Index || x.URL != y.URL || x.Node != y.Node || string(x.Sig) != string(y.Sig) {
-			t.Fatalf("document %d: a read %+v, the late node %+v", i, x, y)
-		}
-	}
-	for i := 0; logLen() > 0; i++ {
-		if i == 100 {
-			t.Fatalf("the log still holds %d entries 5 s after all three applied it", logLen())
-		}
-		time.Sleep(50 * time.Millisecond)
 	}
 }

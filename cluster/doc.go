@@ -47,10 +47,12 @@
 // crawl: every page a node judges is appended with its signature, and
 // every node replays the log in order through its own deduper, so that
 // near-duplicates fetched by different nodes get one docId and one
-// stored page (first in the log wins). Entries every live node has
-// applied move to a packed snapshot and are trimmed from the log; a node
-// that starts late reads the snapshot, then the tail. The package
-// carries the entries; the crawler decides.
+// stored page (first in the log wins). Each node saves the entries it
+// applied to its own store (Options.History, history.go) and the log is
+// trimmed to what every live node saved, so Redis holds only its tail; a
+// node that starts replays its own copy, then the tail, and gets history
+// trimmed past its copy from a live node through Redis (transfer.go).
+// The package carries the entries; the crawler decides.
 //
 // A continuous crawl's refresh schedule (schedule.go) is the partitions':
 // a sorted set per partition (URL → next due time) and a hash of the

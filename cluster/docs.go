@@ -3,7 +3,6 @@ package cluster
 import (
 	"context"
 	"encoding/binary"
-	"errors"
 	"fmt"
 	"strconv"
 	"strings"
@@ -29,15 +28,18 @@ import (
 // from where the node last read, so replaying costs no round trip of its
 // own.
 //
-// The log is bounded: each node records the last entry it applied (hash
-// PREFIX:{docs}:applied, every lease round); a node trims the entries
-// every live node has applied (XTRIM MINID) after appending them, packed,
-// to the snapshot (strings PREFIX:{docs}:snap:K; PREFIX:{docs}:snapid is
-// its last entry), in one script. A node that starts (late, or on an
-// empty store) reads the snapshot and then the log's tail (ReadDocs does
-// both, each reply atomic). The snapshot is a sequence of strings
-// (PREFIX:{docs}:snap:K, K < PREFIX:{docs}:snap), each written once,
-// compressed (snapchunk.go), holding up to snapChunkMax packed bytes.
+// The log is bounded: Redis holds only its tail. Every lease round, each
+// node saves the entries it applied to its own store (Options.History,
+// history.go: packed and compressed, with the last entry saved, in one
+// write), publishes that last entry (hash PREFIX:{docs}:applied) and
+// trims the log to what every live node has saved (XTRIM MINID;
+// PREFIX:{docs}:trimmed is the last entry trimmed). A node that starts
+// replays its own copy (ReadDocs reads it first), then reads the log on
+// from where its copy ends; where the log was trimmed past that point (a
+// node on an empty store, or one that was down while the others trimmed)
+// it gets the missing history from a live node's copy, through Redis
+// (transfer.go). A node without a History publishes no position, so the
+// log is not trimmed while it is live.
 
 // DocEntry is one page's entry in the document log.
 type DocEntry struct {
@@ -64,13 +66,10 @@ func (n *Node) docKey(kind string) string { return n.o.Prefix + ":{docs}:" + kin
 // docBatch is the most stream entries one read of the log returns.
 const docBatch = 10_000
 
-// snapChunk is the most snapshot bytes one read returns.
-const snapChunk = 4 << 20
-
 // docState is the node's read position in the log: entries the group
 // commit read back and not yet handed out by ReadDocs (contiguous after
-// from), and the last entry the node applied (published every lease
-// round).
+// from), the last entry the node applied, and its copy of the log
+// (history.go, transfer.go).
 type docState struct {
 	mu        sync.Mutex
 	batch     int
@@ -78,9 +77,13 @@ type docState struct {
 	from      string     // the entry before buf[0]
 	buf       []DocEntry // entries after from, in order
 	applied   string     // last entry applied (DocsApplied)
-	published string     // applied as last written to Redis
-	snapAt    string     // the snapshot entry read last (ReadDocs), the last of its chunk
-	snapChunk int64      // the chunk after it
+	published string     // the position last written to Redis (PREFIX:{docs}:applied)
+
+	localLast string     // the end of the node's copy when it opened: ReadDocs replays the copy up to it first
+	saved     string     // the last entry in the node's copy ("" none)
+	unsaved   []DocEntry // entries handed out by ReadDocs after saved, in order, not yet in the copy
+	keeps     bool       // the node keeps a copy (Options.History)
+	xfer      *transfer  // the history being received from a live node (nil: none)
 }
 
 // fetchFrom is where the group commit reads the log on from.
@@ -182,21 +185,27 @@ func (n *Node) AppendDoc(ctx context.Context, e DocEntry) (DocRef, error) {
 	return d.ref, nil
 }
 
-// DocsApplied records the last log entry this node applied: published
-// every lease round, it lets the log be trimmed up to the entries every
-// live node applied.
+// DocsApplied records the last log entry this node applied: saved to its
+// copy of the log every lease round (history.go), the position published
+// then lets the log be trimmed up to the entries every live node saved.
 func (n *Node) DocsApplied(id string) {
 	n.docs.mu.Lock()
 	n.docs.applied = id
+	big := len(n.docs.unsaved) >= saveEvery
 	n.docs.mu.Unlock()
+	if big {
+		// catching up fast (a transfer): save now, not at the next round
+		if err := n.saveDocs(); err != nil {
+			n.log.Warn("cluster: save the document log to this node's store", "error", err.Error())
+		}
+	}
 }
 
 // readDocsScript reads the document log after ARGV[1] (up to ARGV[2]
-// stream entries) or, when that part is trimmed, the snapshot: chunk
-// ARGV[3] from byte ARGV[4] (up to ARGV[5] bytes), in one atomic step.
-// KEYS: log, snapshot's last ID, its chunk count; chunk k is the key
-// KEYS[3] .. ':' .. k (same slot). Returns {'x', entries} or {'s', bytes,
-// chunk length, chunk count}.
+// stream entries) in one atomic step, unless the log was trimmed past
+// ARGV[1]. KEYS: log, the last entry trimmed, the last entry of an
+// earlier version's snapshot. Returns {'x', entries}, {'t', last
+// trimmed} or {'o', the snapshot's last entry}.
 var readDocsScript = redis.NewScript(`
 local function cmp(a, b)
   local am, as = string.match(a, '^(%d+)-(%d+)$')
@@ -206,75 +215,116 @@ local function cmp(a, b)
   if as ~= bs then return as < bs and -1 or 1 end
   return 0
 end
-local snapid = redis.call('GET', KEYS[2])
-if snapid and cmp(ARGV[1], snapid) < 0 then
-  local key, pos = KEYS[3] .. ':' .. ARGV[3], tonumber(ARGV[4])
-  return {'s', redis.call('GETRANGE', key, pos, pos + tonumber(ARGV[5]) - 1), redis.call('STRLEN', key),
-    tonumber(redis.call('GET', KEYS[3]) or '0')}
+local t = redis.call('GET', KEYS[2])
+if t and cmp(ARGV[1], t) < 0 then return {'t', t} end
+if not t then
+  local s = redis.call('GET', KEYS[3])
+  if s and cmp(ARGV[1], s) < 0 then return {'o', s} end
 end
 return {'x', redis.call('XRANGE', KEYS[1], '(' .. ARGV[1], '+', 'COUNT', ARGV[2])}`)
 
+// maxTransfers is the most transfers of history one ReadDocs asks for
+// (a transfer that ends short of the log's tail asks again).
+const maxTransfers = 3
+
 // ReadDocs returns the document log's entries after the stream entry
 // after ("" for the log's start), in log order: up to limit stream
-// entries (every document of each), fewer meaning the end of the log for
-// now. Entries a group-commit round read back are handed out without a
-// round trip; entries trimmed from the log are read from the snapshot
-// (then more than limit may come back at once).
+// entries (every document of each; more may come at once from the
+// node's copy or a transfer, which come in chunks), fewer meaning the end
+// of the log for now. The node's own copy of the log (history.go) is
+// read first, up to where it ended when the node opened; then entries a
+// group-commit round read back, without a round trip; then the log in
+// Redis. Where the log was trimmed past after, the history is asked of a
+// live node and received through Redis (transfer.go); ReadDocs fails
+// with an error saying what to do when no live node serves it.
 func (n *Node) ReadDocs(ctx context.Context, after string, limit int) ([]DocEntry, error) {
 	if after == "" {
 		after = "0-0"
 	}
-	if out, ok := n.docs.fromBuffer(after, limit); ok {
-		return out, nil
-	}
-	n.docs.mu.Lock()
-	chunk := int64(0)
-	if n.docs.snapAt == after {
-		chunk = n.docs.snapChunk // the chunk after the one that ended at after
-	}
-	n.docs.mu.Unlock()
-	var buf []byte // the chunk read so far
-	for {
-		pos := int64(len(buf))
-		res, err := readDocsScript.Run(ctx, n.rdb, []string{n.docKey("log"), n.docKey("snapid"), n.docKey("snap")}, after, limit, chunk, pos, snapChunk).Slice()
-		if err != nil {
-			return nil, fmt.Errorf("cluster: read document log %s: %w", n.docKey("log"), err)
-		}
-		if len(res) >= 2 && res[0] == "x" {
-			return n.logEntries(after, limit, res[1])
-		}
-		if len(res) != 4 || res[0] != "s" {
-			return nil, fmt.Errorf("cluster: read document log %s: reply %v", n.docKey("log"), res)
-		}
-		data, _ := res[1].(string)
-		chunkLen, _ := res[2].(int64)
-		chunks, _ := res[3].(int64)
-		if chunk >= chunks || chunkLen == 0 {
-			return nil, fmt.Errorf("cluster: document snapshot %s: entry %s not found (chunk %d of %d)", n.docKey("snap"), after, chunk, chunks)
-		}
-		buf = append(buf, data...)
-		if int64(len(buf)) < chunkLen {
-			continue // the rest of the chunk (snapChunk bytes a read)
-		}
-		recs, err := decodeChunk(buf)
-		if err != nil || len(recs) == 0 {
-			return nil, fmt.Errorf("cluster: document snapshot %s: chunk %d: %v", n.docKey("snap"), chunk, err)
-		}
-		buf = nil
-		chunk++
-		var out []DocEntry
-		for _, e := range recs {
-			if cmpID(e.ID, after) > 0 {
-				out = append(out, e)
+	var out []DocEntry
+	count, transfers := 0, 0
+	for count < limit {
+		var es []DocEntry
+		var err error
+		end, local := false, false // end: the log's own reply, short at its end
+		switch {
+		case n.docs.inLocal(after):
+			es, err = n.readLocal(after)
+			local = true
+		case n.docs.receiving():
+			es, err = n.receive(ctx, after)
+		default:
+			if b, ok := n.docs.fromBuffer(after, limit-count); ok {
+				es, end = b, true
+				break
 			}
+			var trimmed string
+			es, trimmed, err = n.readLog(ctx, after, limit-count)
+			if err == nil && trimmed != "" {
+				if transfers++; transfers > maxTransfers {
+					err = fmt.Errorf("cluster: document log %s: trimmed past entry %s again after %d transfers of its history", n.docKey("log"), after, maxTransfers)
+				} else {
+					err = n.requestHistory(ctx, after, trimmed)
+				}
+				if err != nil {
+					return nil, err
+				}
+				continue
+			}
+			end = true
 		}
-		n.docs.mu.Lock()
-		n.docs.snapAt, n.docs.snapChunk = recs[len(recs)-1].ID, chunk
-		n.docs.mu.Unlock()
-		if len(out) > 0 {
-			return out, nil
+		if err != nil {
+			return nil, err
+		}
+		if !local {
+			n.docs.keep(es)
+		}
+		if len(es) > 0 {
+			out = append(out, es...)
+			after = es[len(es)-1].ID
+			count += countEntries(es)
+		}
+		if end {
+			break
 		}
 	}
+	return out, nil
+}
+
+// countEntries counts the stream entries documents came in.
+func countEntries(es []DocEntry) int {
+	k := 0
+	for i, e := range es {
+		if i == 0 || e.ID != es[i-1].ID {
+			k++
+		}
+	}
+	return k
+}
+
+// readLog reads up to limit stream entries of the log in Redis after
+// after, or returns the last entry trimmed when the log was trimmed past
+// after.
+func (n *Node) readLog(ctx context.Context, after string, limit int) ([]DocEntry, string, error) {
+	res, err := readDocsScript.Run(ctx, n.rdb, []string{n.docKey("log"), n.docKey("trimmed"), n.docKey("snapid")}, after, limit).Slice()
+	if err != nil {
+		return nil, "", fmt.Errorf("cluster: read document log %s: %w", n.docKey("log"), err)
+	}
+	if len(res) != 2 {
+		return nil, "", fmt.Errorf("cluster: read document log %s: reply %v", n.docKey("log"), res)
+	}
+	switch res[0] {
+	case "x":
+		es, err := n.logEntries(after, limit, res[1])
+		return es, "", err
+	case "t":
+		t, _ := res[1].(string)
+		return nil, t, nil
+	case "o":
+		return nil, "", fmt.Errorf("cluster: this crawl's document log up to entry %v was moved to a snapshot in Redis (%s) by an earlier version of bloomcrawl, "+
+			"which this version does not read: finish the crawl with that version, or crawl again with a new --store on an empty Redis", res[1], n.docKey("snap"))
+	}
+	return nil, "", fmt.Errorf("cluster: read document log %s: reply %v", n.docKey("log"), res)
 }
 
 // logEntries decodes a readDocsScript reply of log entries (read after
@@ -308,97 +358,6 @@ func (n *Node) logEntries(after string, limit int, reply any) ([]DocEntry, error
 		n.docs.mu.Unlock()
 	}
 	return out, nil
-}
-
-// snapScript moves log entries into the snapshot: if the snapshot ends at
-// ARGV[1] ("" for none), it writes ARGV[4…] (the entries up to ARGV[2],
-// packed and compressed: encodeChunk) as its next chunks, records ARGV[2]
-// as its end and trims the log below ARGV[3] (the ID after ARGV[2]). KEYS:
-// log, snapshot's last ID, its chunk count (chunk k: KEYS[3] .. ':' .. k).
-// Returns 1, or 0 when another node moved them first.
-var snapScript = redis.NewScript(`
-if (redis.call('GET', KEYS[2]) or '') ~= ARGV[1] then return 0 end
-local n = tonumber(redis.call('GET', KEYS[3]) or '0')
-for i = 4, #ARGV do
-  redis.call('SET', KEYS[3] .. ':' .. n, ARGV[i])
-  n = n + 1
-end
-redis.call('SET', KEYS[3], n)
-redis.call('SET', KEYS[2], ARGV[2])
-redis.call('XTRIM', KEYS[1], 'MINID', ARGV[3])
-return 1`)
-
-// snapChunkMax is the most packed bytes (before compression) a snapshot
-// chunk holds, but for a single larger record (a variable for tests).
-var snapChunkMax = 8 << 20
-
-// trimDocs publishes the node's applied position and moves the entries
-// every live node has applied from the log to the snapshot (at most
-// docBatch stream entries a call; called every lease round and at Close).
-// moved says it moved some.
-func (n *Node) trimDocs(ctx context.Context) (moved bool, err error) {
-	n.docs.mu.Lock()
-	applied, published := n.docs.applied, n.docs.published
-	n.docs.mu.Unlock()
-	if applied == "" {
-		return false, nil // this node keeps no document log
-	}
-	if applied != published {
-		if err := n.rdb.HSet(ctx, n.docKey("applied"), n.name, applied).Err(); err != nil {
-			return false, fmt.Errorf("cluster: %w", err)
-		}
-		n.docs.mu.Lock()
-		n.docs.published = applied
-		n.docs.mu.Unlock()
-	}
-	all, err := n.rdb.HGetAll(ctx, n.docKey("applied")).Result()
-	if err != nil {
-		return false, fmt.Errorf("cluster: %w", err)
-	}
-	live, err := n.rdb.ZRange(ctx, n.o.Prefix+":nodes", 0, -1).Result()
-	if err != nil {
-		return false, fmt.Errorf("cluster: %w", err)
-	}
-	low := ""
-	for _, name := range live {
-		a, ok := all[name]
-		if !ok {
-			return false, nil // a live node that has not applied anything yet (catching up)
-		}
-		if low == "" || cmpID(a, low) < 0 {
-			low = a
-		}
-	}
-	snapid, err := n.rdb.Get(ctx, n.docKey("snapid")).Result()
-	if err != nil && !errors.Is(err, redis.Nil) {
-		return false, fmt.Errorf("cluster: %w", err)
-	}
-	from := snapid
-	if from == "" {
-		from = "0-0"
-	}
-	if low == "" || cmpID(low, from) <= 0 {
-		return false, nil
-	}
-	msgs, err := n.rdb.XRangeN(ctx, n.docKey("log"), "("+from, low, docBatch).Result()
-	if err != nil || len(msgs) == 0 {
-		return false, err
-	}
-	recs := make([][]byte, len(msgs))
-	for i, m := range msgs {
-		node, _ := m.Values["n"].(string)
-		d, _ := m.Values["d"].(string)
-		b := appendString(nil, m.ID)
-		b = appendString(b, node)
-		recs[i] = appendString(b, d)
-	}
-	last := msgs[len(msgs)-1].ID
-	args := []any{snapid, last, nextID(last)}
-	for _, piece := range splitRecords(recs, snapChunkMax) {
-		args = append(args, encodeChunk(piece))
-	}
-	ok, err := snapScript.Run(ctx, n.rdb, []string{n.docKey("log"), n.docKey("snapid"), n.docKey("snap")}, args...).Int()
-	return ok == 1, err
 }
 
 // cmpID compares two stream IDs (MS-SEQ).
@@ -497,10 +456,11 @@ func docMessage(id string, v map[string]any) []DocEntry {
 	return out
 }
 
-// unpackSnap decodes the whole records at the start of b (a snapshot
-// chunk: per stream entry its ID, node and packed documents) and returns
-// them and the bytes they took. A record whose documents do not decode
-// gives a malformed entry, as in the log (docMessage).
+// unpackSnap decodes the whole records at the start of b (a chunk of the
+// node's copy of the log: per stream entry its ID, node and packed
+// documents) and returns them and the bytes they took. A record whose
+// documents do not decode gives a malformed entry, as in the log
+// (docMessage).
 func unpackSnap(b []byte) ([]DocEntry, int) {
 	var out []DocEntry
 	used := 0
@@ -512,7 +472,7 @@ func unpackSnap(b []byte) ([]DocEntry, int) {
 			break
 		}
 		// a stream entry that did not decode (see docMessage) stays a
-		// malformed entry in the snapshot too: the replay counts it
+		// malformed entry in the copy too: the replay counts it
 		es, err := unpackDocs(id, node, d)
 		if err != nil || len(es) == 0 {
 			es = append(es, DocEntry{ID: id, Index: len(es), Node: node})
@@ -524,24 +484,30 @@ func unpackSnap(b []byte) ([]DocEntry, int) {
 	return out, used
 }
 
-// ReadDocLog returns every document of the document log of the crawl
-// under prefix, in log order (the snapshot, then the stream), read through
-// rdb without joining the cluster: for inspection and tests. At most
-// maxDocs documents are returned (the rest are left unread).
+// ReadDocLog returns the documents of the document log of the crawl
+// under prefix that Redis still holds (the tail not yet trimmed: the
+// history is in the nodes' stores, ReadDocHistory), in log order, read
+// through rdb without joining the cluster: for inspection and tests. At
+// most maxDocs documents are returned (the rest are left unread).
 func ReadDocLog(ctx context.Context, rdb redis.UniversalClient, prefix string, maxDocs int) ([]DocEntry, error) {
-	n := &Node{o: Options{Prefix: prefix}, rdb: rdb}
+	key := prefix + ":{docs}:log"
 	var out []DocEntry
-	after := ""
+	from := "-"
 	for len(out) < maxDocs {
-		es, err := n.ReadDocs(ctx, after, 1000)
+		msgs, err := rdb.XRangeN(ctx, key, from, "+", 1000).Result()
 		if err != nil {
-			return out, err
+			return out, fmt.Errorf("cluster: read document log %s: %w", key, err)
 		}
-		if len(es) == 0 {
+		for _, m := range msgs {
+			out = append(out, docMessage(m.ID, m.Values)...)
+		}
+		if len(msgs) < 1000 {
 			break
 		}
-		out = append(out, es...)
-		after = es[len(es)-1].ID
+		from = "(" + msgs[len(msgs)-1].ID
+	}
+	if len(out) > maxDocs {
+		out = out[:maxDocs]
 	}
 	return out, nil
 }

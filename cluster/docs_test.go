@@ -3,8 +3,11 @@ package cluster
 import (
 	"bytes"
 	"context"
+	"errors"
 	"fmt"
+	"math/rand/v2"
 	"slices"
+	"strings"
 	"sync"
 	"testing"
 	"time"
@@ -12,14 +15,15 @@ import (
 	"github.com/redis/go-redis/v9"
 
 	"github.com/bloomcrawl/bloomcrawl/lab/redistest"
+	"github.com/bloomcrawl/bloomcrawl/storage"
 )
 
-// TestSnapshotKeepsMalformedEntries: a stream entry whose packed
-// documents do not decode (written by something other than a node) is
-// moved into the snapshot like any other; read back from it, it is one
-// malformed entry (no URL) that the replay counts and skips, and the
-// records after it still decode — the snapshot never stops a late node.
-func TestSnapshotKeepsMalformedEntries(t *testing.T) {
+// TestCopyKeepsMalformedEntries: a stream entry whose packed documents
+// do not decode (written by something other than a node) is kept in a
+// node's copy like any other; read back from it, it is one malformed
+// entry (no URL) that the replay counts and skips, and the records after
+// it still decode — the copy never stops a node.
+func TestCopyKeepsMalformedEntries(t *testing.T) {
 	good := DocEntry{URL: "http://a.example/", Canonical: "http://a.example/", Sig: []byte{1, 2, 3}, Aliases: []string{"http://a.example/old"}}
 	var b []byte
 	for _, r := range [][3]string{
@@ -54,95 +58,360 @@ func TestSnapshotKeepsMalformedEntries(t *testing.T) {
 	}
 }
 
-// TestSnapshotChunks: records split into chunks of at most the given
-// packed size read back in order from their compressed chunks; a chunk
-// APPENDed by an earlier version (packed records, uncompressed) reads as
-// before; a chunk cut short is an error, not records made up.
-func TestSnapshotChunks(t *testing.T) {
-	var recs [][]byte
+// TestCopyChunks: packed records read back in order from their
+// compressed chunk; a chunk cut short, or bytes that are no chunk, are
+// an error, not records made up.
+func TestCopyChunks(t *testing.T) {
+	var b []byte
 	var want []string
 	for i := range 50 {
 		id := fmt.Sprintf("%d-0", 1000+i)
 		d := packDocs([]DocEntry{{URL: fmt.Sprintf("http://a.example/p/%d", i), Sig: bytes.Repeat([]byte{byte(i)}, 145)}})
-		b := appendString(nil, id)
+		b = appendString(b, id)
 		b = appendString(b, "n1")
-		recs = append(recs, appendString(b, d))
+		b = appendString(b, d)
 		want = append(want, id)
 	}
-	pieces := splitRecords(recs, 1000)
-	if len(pieces) < 5 {
-		t.Fatalf("%d pieces of at most 1000 bytes for %d records of ~190", len(pieces), len(recs))
+	c := encodeChunk(b)
+	es, err := decodeChunk(c)
+	if err != nil {
+		t.Fatal(err)
 	}
 	var got []string
-	packed, stored := 0, 0
-	for _, p := range pieces {
-		if len(p) > 1000 {
-			t.Errorf("piece of %d bytes", len(p))
-		}
-		c := encodeChunk(p)
-		packed, stored = packed+len(p), stored+len(c)
-		es, err := decodeChunk(c)
-		if err != nil {
-			t.Fatal(err)
-		}
-		for _, e := range es {
-			got = append(got, e.ID)
-			if e.Node != "n1" || len(e.Sig) != 145 {
-				t.Errorf("record %s: %+v", e.ID, e)
-			}
-		}
-		if _, err := decodeChunk(c[:len(c)-3]); err == nil {
-			t.Error("a compressed chunk cut short decoded")
+	for _, e := range es {
+		got = append(got, e.ID)
+		if e.Node != "n1" || len(e.Sig) != 145 {
+			t.Errorf("record %s: %+v", e.ID, e)
 		}
 	}
 	if !slices.Equal(got, want) {
 		t.Errorf("read back %v, want %v", got, want)
 	}
-	if stored >= packed {
-		t.Errorf("compressed chunks %d bytes, packed %d", stored, packed)
+	if len(c) >= len(b) {
+		t.Errorf("compressed chunk %d bytes, packed %d", len(c), len(b))
 	}
-	old := bytes.Join(recs[:3], nil) // an uncompressed chunk
-	if es, err := decodeChunk(old); err != nil || len(es) != 3 || es[2].ID != want[2] {
-		t.Errorf("uncompressed chunk: %v, %v", es, err)
+	if _, err := decodeChunk(c[:len(c)-3]); err == nil {
+		t.Error("a chunk cut short decoded")
 	}
-	if _, err := decodeChunk(old[:len(old)-1]); err == nil {
-		t.Error("an uncompressed chunk cut short decoded")
+	if _, err := decodeChunk(b); err == nil {
+		t.Error("packed records without the chunk's marker decoded")
 	}
 }
 
-// TestDocLogEmptiedAtExit: a node that exits normally moves what every
-// live node applied into the snapshot first, so the last node out leaves
-// no log tail behind (no lease round trims within the test: TTL 1 min),
-// and the documents read back from the snapshot in order.
-func TestDocLogEmptiedAtExit(t *testing.T) {
-	addr := redistest.Start(t)
-	ctx := context.Background()
-	url := "redis://" + addr + "/0"
-	n, err := Open(ctx, Options{URL: url, Node: "a", Partitions: 4, LeaseTTL: time.Minute, Prefix: "ex"})
+// docNode opens a node of the test's crawl (prefix dl) that keeps its
+// copy of the log in store (nil: none); closed at the test's end.
+func docNode(t *testing.T, url, name string, store *storage.DB) *Node {
+	t.Helper()
+	o := Options{URL: url, Node: name, Partitions: 4, LeaseTTL: 600 * time.Millisecond, Prefix: "dl"}
+	if store != nil {
+		o.History = store
+	}
+	n, err := Open(context.Background(), o)
 	if err != nil {
 		t.Fatal(err)
 	}
+	t.Cleanup(func() { n.Close() })
+	return n
+}
+
+func openStore(t *testing.T, dir string) *storage.DB {
+	t.Helper()
+	db, err := storage.Open(dir, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { db.Close() })
+	return db
+}
+
+// replayDocs reads n's log on from after and records n as having
+// applied it, as the crawler's replay does; it returns the last entry.
+func replayDocs(t *testing.T, n *Node, after string, got *[]DocEntry) string {
+	t.Helper()
+	for {
+		es, err := n.ReadDocs(context.Background(), after, 50)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if len(es) == 0 {
+			n.DocsApplied(after)
+			return after
+		}
+		*got = append(*got, es...)
+		after = es[len(es)-1].ID
+	}
+}
+
+// logDocs appends documents from to to-1 on n, in rounds of several.
+func logDocs(t *testing.T, n *Node, from, to int) {
+	t.Helper()
 	var wg sync.WaitGroup
-	for i := range 50 {
+	for i := from; i < to; i++ {
 		wg.Go(func() {
-			if _, err := n.AppendDoc(ctx, DocEntry{URL: fmt.Sprintf("http://e.example/%d", i), Sig: []byte{byte(i)}}); err != nil {
+			// 145 bytes of hashes, like a signature with its sketch
+			sig := make([]byte, 145)
+			r := rand.New(rand.NewPCG(uint64(i), 1))
+			for k := range sig {
+				sig[k] = byte(r.Uint32())
+			}
+			if _, err := n.AppendDoc(context.Background(), DocEntry{URL: fmt.Sprintf("http://d.example/%d", i), Sig: sig}); err != nil {
 				t.Error(err)
 			}
 		})
 	}
 	wg.Wait()
-	after := ""
-	for {
-		es, err := n.ReadDocs(ctx, after, 100)
+}
+
+// sameDocs fails the test unless got is want, in the same order.
+func sameDocs(t *testing.T, what string, got, want []DocEntry) {
+	t.Helper()
+	if len(got) != len(want) {
+		t.Fatalf("%s: %d documents, want %d", what, len(got), len(want))
+	}
+	for i := range want {
+		x, y := want[i], got[i]
+		if x.ID != y.ID || x.Index != y.Index || x.URL != y.URL || x.Node != y.Node || string(x.Sig) != string(y.Sig) {
+			t.Fatalf("%s: document %d is %+v, want %+v", what, i, y, x)
+		}
+	}
+}
+
+// waitLogEmpty waits until the log is trimmed to nothing.
+func waitLogEmpty(t *testing.T, rdb redis.UniversalClient, what string) {
+	t.Helper()
+	for i := 0; ; i++ {
+		l, err := rdb.XLen(context.Background(), "dl:{docs}:log").Result()
+		if err == nil && l == 0 {
+			return
+		}
+		if i == 200 {
+			t.Fatalf("%s: the log still holds %d entries (%v) 10 s after every node applied it", what, l, err)
+		}
+		time.Sleep(50 * time.Millisecond)
+	}
+}
+
+// docsMemory sums MEMORY USAGE of the crawl's {docs} keys; keys lists
+// them.
+func docsMemory(t *testing.T, rdb redis.UniversalClient) (total int64, keys []string) {
+	t.Helper()
+	ctx := context.Background()
+	keys, err := rdb.Keys(ctx, "dl:{docs}:*").Result()
+	if err != nil {
+		t.Fatal(err)
+	}
+	slices.Sort(keys)
+	for _, k := range keys {
+		b, err := rdb.MemoryUsage(ctx, k).Result()
 		if err != nil {
 			t.Fatal(err)
 		}
-		if len(es) == 0 {
+		total += b
+	}
+	return total, keys
+}
+
+// TestDocLogBoundedLateJoiner: two nodes log 600 documents (in rounds of
+// several) and replay the log; once both have saved everything to their
+// stores, the lease rounds trim the log to nothing and Redis holds no
+// bytes per document for it (MEMORY USAGE of the {docs} keys). A third
+// node that starts then on an empty store gets the 600 documents from a
+// live node's copy through the transfer window (chunks cut to 8 KB
+// here, so there are many), in the order the first nodes read them, then the next 100 from the
+// log; the transfer leaves no key behind, the log is trimmed again as
+// all three apply, and the third node's own copy holds all 700.
+func TestDocLogBoundedLateJoiner(t *testing.T) {
+	defer func(m int) { historyChunkMax = m }(historyChunkMax)
+	historyChunkMax = 8 << 10
+	addr := redistest.Start(t)
+	ctx := context.Background()
+	url := "redis://" + addr + "/0"
+	sa, sb, sc := openStore(t, t.TempDir()), openStore(t, t.TempDir()), openStore(t, t.TempDir())
+	a, b := docNode(t, url, "a", sa), docNode(t, url, "b", sb)
+	rdb := redis.NewClient(&redis.Options{Addr: addr})
+	defer rdb.Close()
+	before, _ := docsMemory(t, rdb)
+	var seenA, seenB []DocEntry
+	lastA, lastB := "", ""
+	entries := int64(0)
+	for r := range 3 {
+		logDocs(t, a, r*200, r*200+100)
+		logDocs(t, b, r*200+100, r*200+200)
+		lastA, lastB = replayDocs(t, a, lastA, &seenA), replayDocs(t, b, lastB, &seenB)
+		l, _ := rdb.XLen(ctx, "dl:{docs}:log").Result()
+		entries += l
+		waitLogEmpty(t, rdb, fmt.Sprintf("round %d", r))
+	}
+	sameDocs(t, "b's replay", seenB, seenA)
+	if len(seenA) != 600 {
+		t.Fatalf("a read %d documents, want 600", len(seenA))
+	}
+	after, keys := docsMemory(t, rdb)
+	// what stays is a few small keys (the empty stream, the positions,
+	// the last entry trimmed, the dedup rules), none growing per page
+	if after > 2048 {
+		t.Errorf("Redis holds %d bytes for the document log's keys %v after 600 documents were trimmed, want at most 2 KB", after, keys)
+	}
+	copied := a.hist.bytes.Load()
+	t.Logf("600 documents in %d log entries, all saved: log trimmed to 0 entries; {docs} keys %d bytes before, %d after (%v); a's copy %d bytes (%.0f per document)",
+		entries, before, after, keys, copied, float64(copied)/600)
+
+	c := docNode(t, url, "c", sc)
+	var seenC []DocEntry
+	start := time.Now()
+	lastC := replayDocs(t, c, "", &seenC)
+	sameDocs(t, "the late node's catch-up", seenC, seenA)
+	t.Logf("the late node caught up on 600 documents from a live node in %s", time.Since(start).Round(time.Millisecond))
+	if n, err := rdb.Exists(ctx, "dl:{docs}:want", "dl:{docs}:xfer:c", "dl:{docs}:xfer:c:by").Result(); err != nil || n != 0 {
+		t.Errorf("%d transfer keys left in Redis (%v), want 0", n, err)
+	}
+
+	logDocs(t, a, 600, 700)
+	lastA, lastB, lastC = replayDocs(t, a, lastA, &seenA), replayDocs(t, b, lastB, &seenB), replayDocs(t, c, lastC, &seenC)
+	sameDocs(t, "the late node, then from the log", seenC, seenA)
+	if len(seenC) != 700 {
+		t.Fatalf("the late node read %d documents, want 700", len(seenC))
+	}
+	waitLogEmpty(t, rdb, "all three applied")
+	for i := 0; ; i++ {
+		c.docs.mu.Lock()
+		saved := c.docs.saved
+		c.docs.mu.Unlock()
+		if saved == lastC {
 			break
 		}
-		after = es[len(es)-1].ID
+		if i == 200 {
+			t.Fatalf("the late node saved up to %s, not %s", saved, lastC)
+		}
+		time.Sleep(50 * time.Millisecond)
 	}
-	n.DocsApplied(after)
+	copyC, err := ReadDocHistory(sc, 1000)
+	if err != nil {
+		t.Fatal(err)
+	}
+	sameDocs(t, "the late node's own copy", copyC, seenA)
+}
+
+// TestDocLogRestartOwnStore: a node that starts again on its own store
+// replays its copy and reads the log's tail after it, with no other node
+// live: the same documents in the same order. Its copy of another
+// crawl's log (another epoch) is discarded, not replayed.
+func TestDocLogRestartOwnStore(t *testing.T) {
+	addr := redistest.Start(t)
+	ctx := context.Background()
+	url := "redis://" + addr + "/0"
+	dirA, dirB := t.TempDir(), t.TempDir()
+	sa, sb := openStore(t, dirA), openStore(t, dirB)
+	a, b := docNode(t, url, "a", sa), docNode(t, url, "b", sb)
+	rdb := redis.NewClient(&redis.Options{Addr: addr})
+	defer rdb.Close()
+	var seenA, seenB []DocEntry
+	logDocs(t, a, 0, 150)
+	logDocs(t, b, 150, 300)
+	lastA := replayDocs(t, a, "", &seenA)
+	replayDocs(t, b, "", &seenB)
+	waitLogEmpty(t, rdb, "both applied")
+	a.Close()
+	b.Close()
+	// a tail: documents logged by a node that keeps no copy
+	w := docNode(t, url, "w", nil)
+	logDocs(t, w, 300, 350)
+	w.Close()
+	if l, _ := rdb.XLen(ctx, "dl:{docs}:log").Result(); l == 0 {
+		t.Fatal("no tail in the log")
+	}
+	w2 := docNode(t, url, "w2", nil) // the tail, read by a node without a copy
+	replayDocs(t, w2, lastA, &seenA)
+	w2.Close()
+
+	sb.Close()
+	sb = openStore(t, dirB)
+	b2 := docNode(t, url, "b", sb)
+	var seenB2 []DocEntry
+	replayDocs(t, b2, "", &seenB2)
+	sameDocs(t, "b again on its store, alone", seenB2, seenA)
+	if len(seenB2) != 350 {
+		t.Fatalf("b read %d documents, want 350", len(seenB2))
+	}
+	b2.Close()
+
+	// the same store under another crawl: its copy is not replayed
+	if err := rdb.FlushAll(ctx).Err(); err != nil {
+		t.Fatal(err)
+	}
+	sb.Close()
+	sb = openStore(t, dirB)
+	b3 := docNode(t, url, "b", sb)
+	var fresh []DocEntry
+	replayDocs(t, b3, "", &fresh)
+	if len(fresh) != 0 {
+		t.Errorf("a node of a new crawl read %d documents from its store's copy of another crawl's log", len(fresh))
+	}
+	if st, _ := sb.DocLogState(); st != nil {
+		t.Errorf("the copy of the other crawl's log is still there: state %q", st)
+	}
+}
+
+// TestDocLogNoPeer: a node on an empty store that finds the log trimmed
+// and no live node to send the history stops with an error that says
+// what it needs, and withdraws its request.
+func TestDocLogNoPeer(t *testing.T) {
+	addr := redistest.Start(t)
+	ctx := context.Background()
+	url := "redis://" + addr + "/0"
+	a := docNode(t, url, "a", openStore(t, t.TempDir()))
+	logDocs(t, a, 0, 40)
+	var seen []DocEntry
+	replayDocs(t, a, "", &seen)
+	a.Close() // the last node out trims the log to nothing
+	rdb := redis.NewClient(&redis.Options{Addr: addr})
+	defer rdb.Close()
+	if l, _ := rdb.XLen(ctx, "dl:{docs}:log").Result(); l != 0 {
+		t.Fatalf("the log holds %d entries after its last node exited, want 0", l)
+	}
+	c := docNode(t, url, "c", openStore(t, t.TempDir()))
+	start := time.Now()
+	_, err := c.ReadDocs(ctx, "", 50)
+	var np *NoPeerError
+	if !errors.As(err, &np) || !strings.Contains(err.Error(), "start a node that has this crawl's store") || !strings.Contains(err.Error(), "no copy") {
+		t.Fatalf("ReadDocs with the log trimmed and no peer: %v; want a *NoPeerError saying what to start", err)
+	}
+	if waited := time.Since(start); waited < c.claimWait() || waited > c.claimWait()+5*time.Second {
+		t.Errorf("gave up after %s, want about %s", waited, c.claimWait())
+	}
+	if n, _ := rdb.HLen(ctx, "dl:{docs}:want").Result(); n != 0 {
+		t.Errorf("%d requests left in Redis", n)
+	}
+	t.Log(err)
+}
+
+// TestDocLogEmptiedAtExit: a node that exits normally saves what it
+// applied and trims what every live node saved first, so the last node
+// out leaves no log tail behind (no lease round trims within the test:
+// TTL 1 min), and its store's copy holds the documents in order.
+func TestDocLogEmptiedAtExit(t *testing.T) {
+	addr := redistest.Start(t)
+	ctx := context.Background()
+	url := "redis://" + addr + "/0"
+	store := openStore(t, t.TempDir())
+	n, err := Open(ctx, Options{URL: url, Node: "a", Partitions: 4, LeaseTTL: time.Minute, Prefix: "ex", History: store})
+	if err != nil {
+		t.Fatal(err)
+	}
+	logDocsPrefix := func() {
+		var wg sync.WaitGroup
+		for i := range 50 {
+			wg.Go(func() {
+				if _, err := n.AppendDoc(ctx, DocEntry{URL: fmt.Sprintf("http://e.example/%d", i), Sig: []byte{byte(i)}}); err != nil {
+					t.Error(err)
+				}
+			})
+		}
+		wg.Wait()
+	}
+	logDocsPrefix()
+	var seen []DocEntry
+	replayDocs(t, n, "", &seen)
 	rdb := redis.NewClient(&redis.Options{Addr: addr})
 	defer rdb.Close()
 	if l, _ := rdb.XLen(ctx, "ex:{docs}:log").Result(); l == 0 {
@@ -154,13 +423,88 @@ func TestDocLogEmptiedAtExit(t *testing.T) {
 	if l, err := rdb.XLen(ctx, "ex:{docs}:log").Result(); err != nil || l != 0 {
 		t.Errorf("the log holds %d entries after its last node exited (%v), want 0", l, err)
 	}
-	docs, err := ReadDocLog(ctx, rdb, "ex", 1000)
-	if err != nil || len(docs) != 50 {
-		t.Fatalf("read back %d documents (%v), want 50", len(docs), err)
+	docs, err := ReadDocHistory(store, 1000)
+	if err != nil {
+		t.Fatal(err)
 	}
-	for i := 1; i < len(docs); i++ {
-		if cmpID(docs[i].ID, docs[i-1].ID) < 0 || docs[i].ID == docs[i-1].ID && docs[i].Index != docs[i-1].Index+1 {
-			t.Fatalf("documents out of order at %d: %+v after %+v", i, docs[i], docs[i-1])
+	sameDocs(t, "the node's copy", docs, seen)
+	if len(docs) != 50 {
+		t.Fatalf("the copy holds %d documents, want 50", len(docs))
+	}
+}
+
+// TestTransferWindow: a node sending its copy to a joiner that takes
+// nothing stops at windowMax chunks in the window and waits; taken one
+// at a time, the window never holds more, and the chunks and the closing
+// item give the sender's copy, all of it, up to the entry it names.
+func TestTransferWindow(t *testing.T) {
+	defer func(m int) { historyChunkMax = m }(historyChunkMax)
+	historyChunkMax = 2 << 10
+	addr := redistest.Start(t)
+	ctx := context.Background()
+	store := openStore(t, t.TempDir())
+	s := docNode(t, "redis://"+addr+"/0", "s", store)
+	for r := range 12 { // 12 log entries at least, each a chunk of its own
+		logDocs(t, s, r*20, r*20+20)
+	}
+	var seen []DocEntry
+	last := replayDocs(t, s, "", &seen)
+	if err := s.saveDocs(); err != nil {
+		t.Fatal(err)
+	}
+	rdb := redis.NewClient(&redis.Options{Addr: addr})
+	defer rdb.Close()
+	if err := rdb.HSet(ctx, "dl:{docs}:want", "j", "0-0").Err(); err != nil {
+		t.Fatal(err)
+	}
+	s.offerHistory(ctx, map[string]string{"j": "0-0"})
+	if !s.hist.serving.Load() {
+		t.Fatal("the node did not claim the request")
+	}
+	list := "dl:{docs}:xfer:j"
+	for i := 0; ; i++ {
+		if l, _ := rdb.LLen(ctx, list).Result(); l == windowMax {
+			break
 		}
+		if i == 100 {
+			l, _ := rdb.LLen(ctx, list).Result()
+			by, _ := rdb.Get(ctx, list+":by").Result()
+			w, _ := rdb.HGetAll(ctx, "dl:{docs}:want").Result()
+			t.Fatalf("the window did not fill to %d chunks in 5 s: %d, by %q, want %v, serving %v", windowMax, l, by, w, s.hist.serving.Load())
+		}
+		time.Sleep(50 * time.Millisecond)
 	}
+	time.Sleep(300 * time.Millisecond)
+	if l, _ := rdb.LLen(ctx, list).Result(); l != windowMax {
+		t.Fatalf("the window holds %d items with nothing taken, want %d", l, windowMax)
+	}
+	var got []DocEntry
+	chunks := 0
+	for {
+		if l, _ := rdb.LLen(ctx, list).Result(); l > windowMax {
+			t.Fatalf("the window holds %d items", l)
+		}
+		item, err := rdb.BLPop(ctx, 5*time.Second, list).Result()
+		if err != nil {
+			t.Fatalf("after %d chunks: %v", chunks, err)
+		}
+		b := []byte(item[1])
+		if b[0] == 'e' {
+			if string(b[1:]) != last {
+				t.Errorf("the transfer covers up to %s, want %s", b[1:], last)
+			}
+			break
+		}
+		es, err := decodeChunk(b)
+		if err != nil {
+			t.Fatal(err)
+		}
+		got = append(got, es...)
+		chunks++
+	}
+	sameDocs(t, "the chunks sent", got, seen)
+	if chunks <= windowMax {
+		t.Errorf("%d chunks sent, want more than the window (%d)", chunks, windowMax)
+	}
+	rdb.Del(ctx, list, list+":by")
 }

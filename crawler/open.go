@@ -86,6 +86,7 @@ func OpenComponents(ctx context.Context, cfg *configs.Config, o OpenOptions) (_ 
 	if o.Cluster.URL != "" {
 		co := ClusterOptions(cfg.Dedup, o.Cluster)
 		co.Logger = log
+		co.History = c.Store // the node's copy of the document log
 		if c.Node, err = cluster.Open(ctx, co); err != nil {
 			return nil, err
 		}

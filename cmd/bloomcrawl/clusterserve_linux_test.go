@@ -17,10 +17,9 @@ import (
 	"testing"
 	"time"
 
-	"github.com/redis/go-redis/v9"
-
 	"github.com/bloomcrawl/bloomcrawl/cluster"
 	"github.com/bloomcrawl/bloomcrawl/lab/redistest"
+	"github.com/bloomcrawl/bloomcrawl/storage"
 )
 
 // gateSite is two loopback hosts whose seed pages link to /hold, which
@@ -151,14 +150,15 @@ func TestClusterSeenRecordsShared(t *testing.T) {
 // through the cluster's document log: a document submitted on node0 and
 // its near-duplicate submitted on node1 share one docId (a duplicate by
 // content, naming the first URL), the same URL again is a duplicate by
-// URL on either node, the submissions are in the log, and the new
-// document is stored by node0.
+// URL on either node, the submissions are in the log (node1's copy of
+// it in its store, which applied all three), and the new document is
+// stored by node0.
 func TestClusterDocIDThroughLog(t *testing.T) {
 	addr := redistest.Start(t)
 	url := "redis://" + addr + "/0"
 	site := newGateSite(t)
 	k0, api0, store0 := serveNode(t, url, site, 0, "")
-	k1, api1, _ := serveNode(t, url, site, 1, "")
+	k1, api1, store1 := serveNode(t, url, site, 1, "")
 	text := copyText(7, 300)
 	type answer struct{ DocID, FilterStatus, FilterReason, MatchURL, Status, Error string }
 	var a, b, c answer
@@ -175,9 +175,14 @@ func TestClusterDocIDThroughLog(t *testing.T) {
 		c.FilterStatus != "duplicate" || c.FilterReason != "url" || c.DocID != a.DocID {
 		t.Errorf("the first URL again on node1: %d %+v; want a duplicate by url of %s", code, c, a.DocID)
 	}
-	rdb := redis.NewClient(&redis.Options{Addr: addr})
-	defer rdb.Close()
-	docs, err := cluster.ReadDocLog(context.Background(), rdb, "bloomcrawl", 1000)
+	site.open()
+	finishNodes(t, []*started{k0, k1})
+	db, err := storage.Open(store1, &storage.Options{ReadOnly: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	docs, err := cluster.ReadDocHistory(db, 1000)
+	db.Close()
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -186,10 +191,8 @@ func TestClusterDocIDThroughLog(t *testing.T) {
 		logged[d.URL]++
 	}
 	if logged["http://news.example/a"] != 2 || logged["http://copy.example/a"] != 1 {
-		t.Errorf("document log: %v; want the submissions in it", logged)
+		t.Errorf("document log (node1's copy): %v; want the submissions in it", logged)
 	}
-	site.open()
-	finishNodes(t, []*started{k0, k1})
 	if !storeURLs(t, store0)["http://news.example/a"] {
 		t.Error("node0's store does not hold the document submitted there")
 	}
