@@ -112,7 +112,7 @@ func (e *NoPeerError) Error() string {
 	}
 	return fmt.Sprintf("cluster: the document log %s was trimmed up to entry %s, %s, and no live node sent its history within %s: "+
 		"start a node that has this crawl's store (its copy of the log) and then this node again, or start all nodes of the crawl together on their stores "+
-		"(docs/cluster.md, \"The document log\")", e.Log, e.Trimmed, copyEnd, e.Waited.Round(time.Second))
+		"(docs/cluster.md, \"Near-duplicates across nodes: the document log\")", e.Log, e.Trimmed, copyEnd, e.Waited.Round(time.Second))
 }
 
 // receive returns the documents after after of the next chunk the

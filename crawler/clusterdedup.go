@@ -78,7 +78,9 @@ func newClusterDedup(log docLog, dd deduper, logger *slog.Logger) *clusterDedup 
 }
 
 // start checks that every node decides by the same rules and replays the
-// whole log so far (a node joining late or restarted catches up).
+// whole log so far (a node joining late or restarted catches up: from its
+// own copy of the log, a live node's, and the log's tail; see package
+// cluster).
 func (cd *clusterDedup) start(ctx context.Context, params string) (int, error) {
 	if err := cd.log.CheckDocParams(ctx, params); err != nil {
 		return 0, err
@@ -98,8 +100,8 @@ func (cd *clusterDedup) start(ctx context.Context, params string) (int, error) {
 			cd.last = e.ID
 		}
 		n += len(batch)
+		cd.log.DocsApplied(cd.last) // saved to the node's copy as it goes (a long catch-up too)
 		if len(batch) == 0 || entries(batch) < cd.batch {
-			cd.log.DocsApplied(cd.last)
 			return n, nil
 		}
 	}
