@@ -454,6 +454,10 @@ func TestTransferWindow(t *testing.T) {
 	}
 	rdb := redis.NewClient(&redis.Options{Addr: addr})
 	defer rdb.Close()
+	// j: a live node (heartbeat an hour ahead) asking for the history
+	if err := rdb.ZAdd(ctx, "dl:nodes", redis.Z{Score: float64(time.Now().Add(time.Hour).UnixMilli()), Member: "j"}).Err(); err != nil {
+		t.Fatal(err)
+	}
 	if err := rdb.HSet(ctx, "dl:{docs}:want", "j", "0-0").Err(); err != nil {
 		t.Fatal(err)
 	}

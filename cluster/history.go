@@ -5,6 +5,7 @@ import (
 	"encoding/binary"
 	"errors"
 	"fmt"
+	"slices"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -291,8 +292,20 @@ func (n *Node) trimDocs(ctx context.Context, serve bool) error {
 			return fmt.Errorf("cluster: trim document log %s: %w", n.docKey("log"), err)
 		}
 	}
-	if serve && len(want.Val()) > 0 {
-		n.offerHistory(ctx, want.Val())
+	if len(want.Val()) > 0 {
+		// a request of a node no longer live (killed while it waited)
+		// is withdrawn; the live ones are offered to serve
+		asks := map[string]string{}
+		for joiner, after := range want.Val() {
+			if slices.Contains(live.Val(), joiner) {
+				asks[joiner] = after
+			} else if err := n.rdb.HDel(ctx, n.docKey("want"), joiner).Err(); err != nil {
+				return fmt.Errorf("cluster: withdraw the request of node %s: %w", joiner, err)
+			}
+		}
+		if serve && len(asks) > 0 {
+			n.offerHistory(ctx, asks)
+		}
 	}
 	return nil
 }
