@@ -436,7 +436,8 @@ func TestDocLogEmptiedAtExit(t *testing.T) {
 // TestTransferWindow: a node sending its copy to a joiner that takes
 // nothing stops at windowMax chunks in the window and waits; taken one
 // at a time, the window never holds more, and the chunks and the closing
-// item give the sender's copy, all of it, up to the entry it names.
+// item give the sender's copy, all of it, up to the entry it names. A
+// sender that closes mid-transfer adds an item saying so.
 func TestTransferWindow(t *testing.T) {
 	defer func(m int) { historyChunkMax = m }(historyChunkMax)
 	historyChunkMax = 2 << 10
@@ -511,4 +512,35 @@ func TestTransferWindow(t *testing.T) {
 		t.Errorf("%d chunks sent, want more than the window (%d)", chunks, windowMax)
 	}
 	rdb.Del(ctx, list, list+":by")
+
+	// a sender that closes mid-transfer says so past the full window, so
+	// that its joiner asks again at once
+	for i := 0; s.hist.serving.Load(); i++ {
+		if i == 100 {
+			t.Fatal("the sender is still sending after its last item")
+		}
+		time.Sleep(10 * time.Millisecond)
+	}
+	rdb.ZAdd(ctx, "dl:nodes", redis.Z{Score: float64(time.Now().Add(time.Hour).UnixMilli()), Member: "k"})
+	rdb.HSet(ctx, "dl:{docs}:want", "k", "0-0")
+	s.offerHistory(ctx, map[string]string{"k": "0-0"})
+	list = "dl:{docs}:xfer:k"
+	for i := 0; ; i++ {
+		if l, _ := rdb.LLen(ctx, list).Result(); l == windowMax {
+			break
+		}
+		if i == 100 {
+			t.Fatalf("the window for k did not fill to %d chunks in 5 s", windowMax)
+		}
+		time.Sleep(50 * time.Millisecond)
+	}
+	s.Close()
+	items, _ := rdb.LRange(ctx, list, 0, -1).Result()
+	if len(items) != windowMax+1 || !strings.HasPrefix(items[windowMax], "xs is stopping") {
+		last := ""
+		if len(items) > 0 {
+			last = items[len(items)-1][:min(20, len(items[len(items)-1]))]
+		}
+		t.Errorf("after the sender closed the window holds %d items, the last %q; want %d, the last saying it stopped", len(items), last, windowMax+1)
+	}
 }

@@ -275,14 +275,20 @@ func (n *Node) sendHistory(joiner, after, end string) {
 		}
 		if err != nil {
 			n.log.Warn("cluster: send the document log's history", "to", joiner, "error", err.Error())
-			n.push(ctx, joiner, []byte("x"+n.name+": "+err.Error()))
+			n.push(ctx, joiner, []byte("x"+n.name+": "+err.Error()), windowMax+1)
 			return
 		}
 		if bytes.Compare(k, endKey) > 0 {
 			break
 		}
-		if err := n.push(ctx, joiner, c); err != nil {
+		if err := n.push(ctx, joiner, c, windowMax); err != nil {
 			n.log.Warn("cluster: send the document log's history", "to", joiner, "error", err.Error())
+			if ctx.Err() != nil {
+				// this node is closing: the joiner asks again at once
+				bye, cancel := context.WithTimeout(context.Background(), 2*time.Second)
+				n.push(bye, joiner, []byte("x"+n.name+" is stopping"), windowMax+1)
+				cancel()
+			}
 			return
 		}
 		chunks, size = chunks+1, size+len(c)
@@ -291,20 +297,21 @@ func (n *Node) sendHistory(joiner, after, end string) {
 		}
 		key = k
 	}
-	if err := n.push(ctx, joiner, []byte("e"+end)); err != nil {
+	if err := n.push(ctx, joiner, []byte("e"+end), windowMax); err != nil {
 		n.log.Warn("cluster: send the document log's history", "to", joiner, "error", err.Error())
 		return
 	}
 	n.log.Info("cluster: document log history sent", "to", joiner, "chunks", chunks, "bytes", size, "took", time.Since(start).String())
 }
 
-// push adds item to joiner's transfer window, waiting while it is full
-// (at most xferIdle).
-func (n *Node) push(ctx context.Context, joiner string, item []byte) error {
+// push adds item to joiner's transfer window, waiting while it holds
+// room items or more (at most xferIdle): windowMax for the chunks and the
+// end, one more for a sender's farewell.
+func (n *Node) push(ctx context.Context, joiner string, item []byte, room int) error {
 	keys := []string{n.xferKey(joiner, ""), n.xferKey(joiner, "by")}
 	deadline := time.Now().Add(n.xferIdle())
 	for {
-		r, err := pushScript.Run(ctx, n.rdb, keys, n.name, windowMax, n.xferIdle().Milliseconds(), item).Int()
+		r, err := pushScript.Run(ctx, n.rdb, keys, n.name, room, n.xferIdle().Milliseconds(), item).Int()
 		if err != nil {
 			return fmt.Errorf("push to %s: %w", keys[0], err)
 		}
