@@ -201,12 +201,8 @@ func (n *Node) DocsApplied(id string) {
 	}
 }
 
-// readDocsScript reads the document log after ARGV[1] (up to ARGV[2]
-// stream entries) in one atomic step, unless the log was trimmed past
-// ARGV[1]. KEYS: log, the last entry trimmed, the last entry of an
-// earlier version's snapshot. Returns {'x', entries}, {'t', last
-// trimmed} or {'o', the snapshot's last entry}.
-var readDocsScript = redis.NewScript(`
+// luaCmpID is cmpID in Lua, for the scripts that compare stream IDs.
+const luaCmpID = `
 local function cmp(a, b)
   local am, as = string.match(a, '^(%d+)-(%d+)$')
   local bm, bs = string.match(b, '^(%d+)-(%d+)$')
@@ -214,7 +210,14 @@ local function cmp(a, b)
   if am ~= bm then return am < bm and -1 or 1 end
   if as ~= bs then return as < bs and -1 or 1 end
   return 0
-end
+end`
+
+// readDocsScript reads the document log after ARGV[1] (up to ARGV[2]
+// stream entries) in one atomic step, unless the log was trimmed past
+// ARGV[1]. KEYS: log, the last entry trimmed, the last entry of an
+// earlier version's snapshot. Returns {'x', entries}, {'t', last
+// trimmed} or {'o', the snapshot's last entry}.
+var readDocsScript = redis.NewScript(luaCmpID + `
 local t = redis.call('GET', KEYS[2])
 if t and cmp(ARGV[1], t) < 0 then return {'t', t} end
 if not t then

@@ -231,15 +231,7 @@ func (n *Node) saveDocs() error {
 // up to it (XTRIM MINID ARGV[2], the ID after it), unless the log was
 // trimmed that far already. KEYS: log, the last entry trimmed. Returns
 // the entries trimmed.
-var trimScript = redis.NewScript(`
-local function cmp(a, b)
-  local am, as = string.match(a, '^(%d+)-(%d+)$')
-  local bm, bs = string.match(b, '^(%d+)-(%d+)$')
-  am, as, bm, bs = tonumber(am), tonumber(as), tonumber(bm), tonumber(bs)
-  if am ~= bm then return am < bm and -1 or 1 end
-  if as ~= bs then return as < bs and -1 or 1 end
-  return 0
-end
+var trimScript = redis.NewScript(luaCmpID + `
 local t = redis.call('GET', KEYS[2])
 if t and cmp(ARGV[1], t) <= 0 then return 0 end
 redis.call('SET', KEYS[2], ARGV[1])

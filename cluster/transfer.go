@@ -191,15 +191,7 @@ func (n *Node) receive(ctx context.Context, after string) ([]DocEntry, error) {
 // trimmed. KEYS: requests, the claim, the last entry trimmed. ARGV:
 // joiner, sender, its copy's end, TTL ms. Returns the entry after which
 // the joiner needs the log, or nil.
-var claimScript = redis.NewScript(`
-local function cmp(a, b)
-  local am, as = string.match(a, '^(%d+)-(%d+)$')
-  local bm, bs = string.match(b, '^(%d+)-(%d+)$')
-  am, as, bm, bs = tonumber(am), tonumber(as), tonumber(bm), tonumber(bs)
-  if am ~= bm then return am < bm and -1 or 1 end
-  if as ~= bs then return as < bs and -1 or 1 end
-  return 0
-end
+var claimScript = redis.NewScript(luaCmpID + `
 local after = redis.call('HGET', KEYS[1], ARGV[1])
 if not after then return false end
 local t = redis.call('GET', KEYS[3])
