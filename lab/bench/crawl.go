@@ -562,15 +562,42 @@ func (s *nginxServer) stop() {
 
 func (s *nginxServer) reset() { os.Truncate(s.logPath, 0) }
 
-// log reads the access log. nginx writes each line as its request ends, so
-// a tool that exited has all its lines there.
+// logSentinel is the path of the request log asks for to know that every
+// earlier request is in the access log; its own line is not counted.
+const logSentinel = "/.bloomcrawl-bench-log-sentinel"
+
+// log reads the access log. nginx writes a request's line after it sent the
+// response, so a tool that exited may have read its last response before
+// nginx logged it: log first asks for logSentinel and waits (up to 5 s)
+// until its line is there. nginx's one worker handles the requests in turn,
+// so by then the earlier ones are logged.
 func (s *nginxServer) log() ([]accessLine, error) {
+	resp, err := http.Get(s.base() + logSentinel)
+	if err != nil {
+		return nil, fmt.Errorf("bench crawl: access log sentinel: %w", err)
+	}
+	io.Copy(io.Discard, resp.Body)
+	resp.Body.Close()
+	for i := 0; ; i++ {
+		lines, seen, err := s.readLog()
+		if err != nil || seen {
+			return lines, err
+		}
+		if i == 100 {
+			return nil, fmt.Errorf("bench crawl: nginx did not log %s within 5 s", logSentinel)
+		}
+		time.Sleep(50 * time.Millisecond)
+	}
+}
+
+// readLog reads the access log's lines but logSentinel's, and whether that
+// one was there.
+func (s *nginxServer) readLog() (out []accessLine, sentinel bool, err error) {
 	f, err := os.Open(s.logPath)
 	if err != nil {
-		return nil, fmt.Errorf("bench crawl: access log: %w", err)
+		return nil, false, fmt.Errorf("bench crawl: access log: %w", err)
 	}
 	defer f.Close()
-	var out []accessLine
 	sc := bufio.NewScanner(f)
 	sc.Buffer(make([]byte, 1<<20), 1<<20)
 	for sc.Scan() {
@@ -578,8 +605,12 @@ func (s *nginxServer) log() ([]accessLine, error) {
 		if len(fields) < 3 {
 			continue
 		}
+		if fields[1] == logSentinel {
+			sentinel = true
+			continue
+		}
 		st, _ := strconv.Atoi(fields[2])
 		out = append(out, accessLine{uri: fields[1], status: st})
 	}
-	return out, sc.Err()
+	return out, sentinel, sc.Err()
 }
