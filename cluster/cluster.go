@@ -121,6 +121,8 @@ type Node struct {
 	closeOnce  sync.Once
 
 	sched schedQueue // refresh schedule writes (schedule.go)
+	jr    journal    // what Redis may not have synced yet (journal.go)
+	auto  []Task     // entries of URLs committed here, to ack unfetched (journal.go)
 }
 
 // MaxPartitions is the most partitions a crawl may have (Open refuses
@@ -169,6 +171,10 @@ func Open(ctx context.Context, o Options) (*Node, error) {
 		c:     committer{kick: make(chan struct{}, 1)}, docs: docState{batch: docBatch}, commitDone: make(chan struct{}),
 		held: map[int]bool{}, fence: map[int]int64{}, until: map[int]time.Time{}, claimAt: map[int]time.Time{}, inflight: map[entry]bool{}, suspect: map[entry]bool{}, draining: map[int]bool{},
 		stop: make(chan struct{}), loopDone: make(chan struct{})}
+	if c, ok := rdb.(*redis.Client); ok {
+		n.jr.on = true // journal.go
+		c.Options().OnConnect = n.onConnect
+	}
 	rdb.AddHook(&n.trips)
 	lg := o.Logger
 	if lg == nil {
@@ -375,6 +381,12 @@ func urlHost(raw string) (string, error) {
 // (taken by a node that died, or left by this one) through XAUTOCLAIM,
 // then new ones (XREADGROUP). It does not block; nil means nothing now.
 func (n *Node) Take(ctx context.Context, limit int) ([]Task, error) {
+	out, err := n.take(ctx, limit)
+	n.ackUnfetched()
+	return out, err
+}
+
+func (n *Node) take(ctx context.Context, limit int) ([]Task, error) {
 	if err := n.commitErr(); err != nil {
 		return nil, err
 	}
@@ -484,7 +496,12 @@ func (n *Node) tasks(p int, msgs []redis.XMessage, out []Task) []Task {
 		d, _ := strconv.Atoi(fmt.Sprint(m.Values["d"]))
 		r, _ := m.Values["r"].(string)
 		n.inflight[entry{p, m.ID}] = true
-		out = append(out, Task{Item: Item{URL: u, Depth: d, Referrer: r}, Partition: p, ID: m.ID, fence: n.fence[p]})
+		t := Task{Item: Item{URL: u, Depth: d, Referrer: r}, Partition: p, ID: m.ID, fence: n.fence[p]}
+		if n.jr.committed(t.Item) {
+			n.auto = append(n.auto, t) // committed here already (journal.go)
+			continue
+		}
+		out = append(out, t)
 	}
 	return out
 }
@@ -621,6 +638,9 @@ func (n *Node) leaseLoop() {
 
 func (n *Node) balance(ctx context.Context) error {
 	if err := n.checkEpoch(ctx); err != nil {
+		return err
+	}
+	if err := n.checkRestart(ctx); err != nil {
 		return err
 	}
 	live, err := n.liveNodes(ctx)

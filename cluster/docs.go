@@ -295,6 +295,7 @@ func (n *Node) logEntries(after string, limit int, reply any) ([]DocEntry, error
 			vals[k] = kv[i+1]
 		}
 		out = append(out, docMessage(id, vals)...)
+		n.journalDocs([]redis.XMessage{{ID: id, Values: vals}})
 	}
 	if len(raw) < limit {
 		last := after

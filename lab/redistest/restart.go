@@ -1,7 +1,11 @@
 package redistest
 
 import (
+	"os"
+	"path/filepath"
+	"slices"
 	"strconv"
+	"strings"
 	"testing"
 	"time"
 )
@@ -38,6 +42,70 @@ func StartRestartable(t *testing.T, args ...string) *Restartable {
 // it again on its port and directory, waiting until it answers.
 func (r *Restartable) Restart(down time.Duration) error {
 	r.Server.Close()
+	time.Sleep(down)
+	s, err := launch(r.bin, r.Addr, 0, r.args)
+	if err != nil {
+		return err
+	}
+	r.Server = s
+	return nil
+}
+
+// SaveAOF copies the server's append-only directory (Redis 7: the
+// manifest, then the base and incremental files) while it runs, to a new
+// directory it returns: what a crash of the machine would leave on disk
+// if the writes after this moment had not been synced yet (a command cut
+// short at the end is dropped at load: aof-load-truncated, the default).
+func (r *Restartable) SaveAOF() (string, error) {
+	src := filepath.Join(r.dir, "appendonlydir")
+	dst, err := os.MkdirTemp(filepath.Dir(r.dir), "aof-saved-")
+	if err != nil {
+		return "", err
+	}
+	names, err := os.ReadDir(src)
+	if err != nil {
+		return "", err
+	}
+	// the manifest first: the files it names exist as long as the server
+	// does not rewrite the AOF meanwhile
+	slices.SortStableFunc(names, func(a, b os.DirEntry) int {
+		return cmpBool(!strings.HasSuffix(a.Name(), ".manifest"), !strings.HasSuffix(b.Name(), ".manifest"))
+	})
+	for _, e := range names {
+		b, err := os.ReadFile(filepath.Join(src, e.Name()))
+		if err != nil {
+			return "", err
+		}
+		if err := os.WriteFile(filepath.Join(dst, e.Name()), b, 0o644); err != nil {
+			return "", err
+		}
+	}
+	return dst, nil
+}
+
+func cmpBool(a, b bool) int {
+	switch {
+	case a == b:
+		return 0
+	case !a:
+		return -1
+	}
+	return 1
+}
+
+// RestartFrom kills the server (SIGKILL), puts the append-only directory
+// saved by SaveAOF in place of its own, waits down and starts it again on
+// its port: Redis comes back with what it had when SaveAOF ran, as after a
+// machine crash that lost the writes since.
+func (r *Restartable) RestartFrom(saved string, down time.Duration) error {
+	r.Server.Close()
+	aof := filepath.Join(r.dir, "appendonlydir")
+	if err := os.RemoveAll(aof); err != nil {
+		return err
+	}
+	if err := os.Rename(saved, aof); err != nil {
+		return err
+	}
 	time.Sleep(down)
 	s, err := launch(r.bin, r.Addr, 0, r.args)
 	if err != nil {
