@@ -3,6 +3,7 @@
 package main
 
 import (
+	"context"
 	"encoding/json"
 	"fmt"
 	"path/filepath"
@@ -11,8 +12,10 @@ import (
 	"testing"
 	"time"
 
+	"github.com/bloomcrawl/bloomcrawl/cluster"
 	"github.com/bloomcrawl/bloomcrawl/crawler"
 	"github.com/bloomcrawl/bloomcrawl/lab/redistest"
+	"github.com/redis/go-redis/v9"
 )
 
 // finishNodes waits for every node to exit 0 (failing the test with its
@@ -228,6 +231,28 @@ func TestClusterRedisLosesLastSecond(t *testing.T) {
 	if len(all) != hosts*pages {
 		t.Errorf("the stores hold %d URLs together, want %d", len(all), hosts*pages)
 	}
+	// the document log has every page (a node starting now would learn
+	// them all): the entries Redis lost were put back
+	rdb := redis.NewClient(&redis.Options{Addr: r.Addr})
+	defer rdb.Close()
+	docs, err := cluster.ReadDocLog(context.Background(), rdb, "bloomcrawl", 10*hosts*pages)
+	if err != nil {
+		t.Fatal(err)
+	}
+	logged := map[string]int{}
+	for _, d := range docs {
+		logged[d.URL]++
+	}
+	again := 0
+	for u := range all {
+		switch c := logged[u]; {
+		case c == 0:
+			t.Errorf("%s is stored but not in the document log", u)
+		case c > 1:
+			again++
+		}
+	}
+	t.Logf("document log: %d entries, %d URLs logged more than once", len(docs), again)
 	// a page in flight on a node when Redis died: at most the feeder's
 	// room (16 × concurrency 4) per node
 	if twice > nodes*16*4 {

@@ -1,0 +1,160 @@
+package cluster
+
+import (
+	"context"
+	"log/slog"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/bloomcrawl/bloomcrawl/lab/redistest"
+	"github.com/redis/go-redis/v9"
+)
+
+// TestJournalGivesBackLostSecond: Redis (appendfsync everysec) comes back
+// from a crash without what it was told in its last moments (its
+// append-only directory copied, then put back): an acknowledgement, two
+// admissions (one of them fetched and acknowledged too), a document-log
+// entry. The node finds the new run_id at its next connection and offers
+// its journal again: the acknowledged entry is gone from the stream, the
+// URL admitted only is queued again, the URL admitted and acknowledged is
+// seen but not queued, the document-log entry is back under its own ID,
+// and the node's lease tokens are unchanged.
+func TestJournalGivesBackLostSecond(t *testing.T) {
+	r := redistest.StartRestartable(t, "--appendonly", "yes", "--appendfsync", "everysec")
+	url := "redis://" + r.Addr + "/0"
+	ctx := context.Background()
+	var logs syncBuf
+	a, err := Open(ctx, Options{URL: url, Node: "a", Partitions: 8, LeaseTTL: 600 * time.Millisecond, Capacity: 100_000, RedisWait: 10 * time.Second,
+		Logger: slog.New(slog.NewTextHandler(&logs, nil))})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { a.Close() })
+	tasks := admitAndTake(t, a, 2)
+	tokens := map[int]int64{}
+	for _, p := range a.Held() {
+		tokens[p] = a.token(p)
+	}
+	saved, err := r.SaveAOF()
+	if err != nil {
+		t.Fatal(err)
+	}
+
+	// the moments Redis will lose
+	if err := a.Ack(ctx, tasks[0]); err != nil {
+		t.Fatal(err)
+	}
+	queued, done := "http://lost.net/queued", "http://lost.net/done"
+	if n, err := a.Admit(ctx, []Item{{URL: queued}, {URL: done}}); err != nil || n != 2 {
+		t.Fatalf("admit: %d, %v", n, err)
+	}
+	var doneTask *Task
+	for i := 0; doneTask == nil; i++ {
+		if i == 100 {
+			t.Fatal("the admitted URL was not handed out in 5 s")
+		}
+		tk, err := a.Take(ctx, 100)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, x := range tk {
+			if x.URL == done {
+				doneTask = &x
+			}
+		}
+		time.Sleep(50 * time.Millisecond)
+	}
+	if err := a.Ack(ctx, *doneTask); err != nil {
+		t.Fatal(err)
+	}
+	ref, err := a.AppendDoc(ctx, DocEntry{URL: "http://lost.net/doc", Sig: []byte("sig")})
+	if err != nil {
+		t.Fatal(err)
+	}
+
+	if err := r.RestartFrom(saved, 200*time.Millisecond); err != nil {
+		t.Fatal(err)
+	}
+	raw := redis.NewClient(&redis.Options{Addr: r.Addr})
+	defer raw.Close()
+	for i := 0; a.Recoveries() == 0; i++ {
+		if i == 100 {
+			t.Fatal("the node did not re-offer its journal in 5 s")
+		}
+		time.Sleep(50 * time.Millisecond)
+	}
+	// what the recovery found lost and gave back
+	for _, want := range []string{"acks_redone=1", "acked_urls_marked_seen=1", "urls_queued_again=1", "doc_entries_restored=1", "doc_entries_appended_again=0", "leases_lost=0"} {
+		if !strings.Contains(logs.String(), want) {
+			t.Errorf("the recovery's log lacks %s:\n%s", want, logs.String())
+		}
+	}
+
+	t0 := tasks[0]
+	if es, err := raw.XRange(ctx, a.key(t0.Partition, "q"), t0.ID, t0.ID).Result(); err != nil || len(es) != 0 {
+		t.Errorf("the acknowledged entry %s is in its stream again: %v, %v", t0.ID, es, err)
+	}
+	p := a.Partition("lost.net")
+	es, err := raw.XRange(ctx, a.key(p, "q"), "-", "+").Result()
+	if err != nil {
+		t.Fatal(err)
+	}
+	got := map[string]int{}
+	for _, e := range es {
+		u, _ := e.Values["u"].(string)
+		got[u]++
+	}
+	if got[queued] != 1 || got[done] != 0 {
+		t.Errorf("partition %d's stream holds %s %d times and %s %d times; want 1 and 0", p, queued, got[queued], done, got[done])
+	}
+	b, err := Open(ctx, Options{URL: url, Node: "b", Partitions: 8, LeaseTTL: 600 * time.Millisecond, Capacity: 100_000, RedisWait: 10 * time.Second})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { b.Close() })
+	if n, err := b.Admit(ctx, []Item{{URL: queued}, {URL: done}}); err != nil || n != 0 {
+		t.Errorf("another node admitting the two URLs again queued %d (%v), want 0: both are seen", n, err)
+	}
+	if es, err := raw.XRange(ctx, a.docKey("log"), ref.ID, ref.ID).Result(); err != nil || len(es) != 1 {
+		t.Errorf("document-log entry %s: %d entries under its ID after the recovery (%v), want 1", ref.ID, len(es), err)
+	}
+	if !a.jr.committed(doneTask.Item) {
+		t.Errorf("%s is not remembered as committed here", done)
+	}
+	for p, tok := range tokens {
+		if got := a.token(p); got != tok {
+			t.Errorf("partition %d: token %d after the recovery, %d before", p, got, tok)
+		}
+	}
+	// the counters agree with the stream: what is queued and not done is
+	// in the streams
+	var added, acked, length int64
+	for p := range 8 {
+		x, _ := raw.Get(ctx, a.key(p, "added")).Int64()
+		y, _ := raw.Get(ctx, a.key(p, "acked")).Int64()
+		l, _ := raw.XLen(ctx, a.key(p, "q")).Result()
+		added, acked, length = added+x, acked+y, length+l
+	}
+	if added-acked != length {
+		t.Errorf("counters: %d queued, %d done, but %d entries in the streams", added, acked, length)
+	}
+}
+
+type syncBuf struct {
+	mu sync.Mutex
+	b  strings.Builder
+}
+
+func (s *syncBuf) Write(p []byte) (int, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.b.Write(p)
+}
+
+func (s *syncBuf) String() string {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.b.String()
+}
