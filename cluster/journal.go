@@ -637,3 +637,17 @@ func (n *Node) ackUnfetched() {
 		n.log.Info("cluster: entries of pages this node stored already acknowledged without a fetch", "entries", len(auto))
 	}
 }
+
+// claimID is the entry ID a claimed URL's record carries: no stream entry
+// has it, so the recovery marks the URL seen (redoAckScript).
+const claimID = "0-1"
+
+// journalClaim records a URL Claim marked seen (and done): the recovery
+// marks it seen again if Redis lost it.
+func (n *Node) journalClaim(p int, url string) {
+	if !n.jr.on {
+		return
+	}
+	r := &jrec{kind: jAck, tasks: []Task{{Item: Item{URL: url}, Partition: p, ID: claimID}}, size: len(url) + 96}
+	n.jr.stamp(n.jr.add(r), time.Now())
+}

@@ -1,6 +1,8 @@
 package cluster
 
 import (
+	"context"
+	"fmt"
 	"strconv"
 	"sync"
 
@@ -128,4 +130,52 @@ return out`)
 // admitArgs appends one URL's arguments for admitScript.
 func admitArgs(args []any, it Item, fp uint64, b uint32) []any {
 	return append(args, strconv.FormatInt(int64(fp), 10), b, it.URL, it.Depth, it.Referrer)
+}
+
+// claimScript marks one URL seen without queueing it (a redirect alias
+// recorded with its page): unless a level of its partition's seen-state
+// has its fingerprint, it is added to the newest and counted queued and
+// done at once. Returns 1 when it was new. KEYS: added counter, acked
+// counter. ARGV: bucket key prefix, b0, seenFill, fingerprint, bucket
+// hash.
+var claimScript = redis.NewScript(`
+local prefix, b0, fill = ARGV[1], tonumber(ARGV[2]), tonumber(ARGV[3])
+local added = tonumber(redis.call('GET', KEYS[1]) or '0')
+local function cum(g) return b0 * fill * (2^(g+1) - 1) end
+local cur = 0
+while added >= cum(cur) do cur = cur + 1 end
+local fp, bh = ARGV[4], tonumber(ARGV[5])
+for g = 0, cur - 1 do
+  if redis.call('SISMEMBER', prefix .. g .. ':' .. (bh % (b0 * 2^g)), fp) == 1 then return 0 end
+end
+if redis.call('SADD', prefix .. cur .. ':' .. (bh % (b0 * 2^cur)), fp) == 0 then return 0 end
+redis.call('INCR', KEYS[1])
+redis.call('INCR', KEYS[2])
+return 1`)
+
+// Claim marks url seen cluster-wide without queueing it, as done (a
+// redirect alias of a page this node is about to store): true when no
+// node had queued or claimed it, so that the caller records it; false
+// when it was seen (it is, or was, queued: its fetch maps it to the
+// page's document through the document log). One round trip, unless this
+// node offered url before.
+func (n *Node) Claim(ctx context.Context, url string) (bool, error) {
+	h, err := urlHost(url)
+	if err != nil {
+		return false, fmt.Errorf("cluster: claim %q: %w", url, err)
+	}
+	fp, b := urlKeys(url)
+	if !n.local.add(fp, b) {
+		return false, nil
+	}
+	p := n.Partition(h)
+	fresh, err := claimScript.Run(ctx, n.rdb, []string{n.key(p, "added"), n.key(p, "acked")}, n.key(p, "s"), n.b0, seenFill, signedFP(fp), b).Int()
+	if err != nil {
+		n.local.forget([]uint64{fp})
+		return false, fmt.Errorf("cluster: claim %q: %w", url, err)
+	}
+	if fresh == 1 {
+		n.journalClaim(p, url)
+	}
+	return fresh == 1, nil
 }
