@@ -286,16 +286,26 @@ return {n, #ARGV - 2 - #ids}`)
 // than ARGV[3] ms ago (a restart: the lease keys had expired meanwhile)
 // and the partition had an owner, who may take its lease back first
 // (renewScript) before anyone else claims the entries it has in flight.
-// KEYS: lease, fence, holder. ARGV: node, TTL ms, grace ms.
+// In that grace a partition nobody had is acquired at once, but its
+// token jumps by ARGV[4] (tokenStep) instead of 1: a restarted Redis may
+// have lost an acquisition of its last second, whose node still holds
+// that token until it re-offers its journal (journal.go), and no two
+// nodes may hold a partition under one token.
+// KEYS: lease, fence, holder. ARGV: node, TTL ms, grace ms, token step.
 var acquireScript = redis.NewScript(`
 if redis.call('EXISTS', KEYS[1]) == 1 then return 0 end
-if redis.call('EXISTS', KEYS[2]) == 1 then
-  local up = string.match(redis.call('INFO', 'server'), 'uptime_in_seconds:(%d+)')
-  if up and tonumber(up) * 1000 < tonumber(ARGV[3]) then return 0 end
-end
+local up = string.match(redis.call('INFO', 'server'), 'uptime_in_seconds:(%d+)')
+local recent = up and tonumber(up) * 1000 < tonumber(ARGV[3])
+if recent and redis.call('EXISTS', KEYS[2]) == 1 then return 0 end
 redis.call('SET', KEYS[1], ARGV[1], 'PX', ARGV[2])
 redis.call('SET', KEYS[3], ARGV[1])
+if recent then return redis.call('INCRBY', KEYS[2], ARGV[4]) end
 return redis.call('INCR', KEYS[2])`)
+
+// tokenStep is how far a partition's fence counter jumps at an
+// acquisition in the restart grace (acquireScript): more than the
+// acquisitions of one partition in any second.
+const tokenStep = 1 << 20
 
 // renewScript extends a lease if this node still owns it under the same
 // fencing token. A lease key gone (expired while Redis was down or this
@@ -694,7 +704,7 @@ func (n *Node) balance(ctx context.Context) error {
 			continue
 		}
 		sent := time.Now()
-		token, err := acquireScript.Run(ctx, n.rdb, n.leaseKeys(p), n.name, ttl, n.restartGrace().Milliseconds()).Int64()
+		token, err := acquireScript.Run(ctx, n.rdb, n.leaseKeys(p), n.name, ttl, n.restartGrace().Milliseconds(), tokenStep).Int64()
 		if err != nil {
 			return fmt.Errorf("cluster: acquire lease %d: %w", p, err)
 		}

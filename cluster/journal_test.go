@@ -16,11 +16,11 @@ import (
 // from a crash without what it was told in its last moments (its
 // append-only directory copied, then put back): an acknowledgement, two
 // admissions (one of them fetched and acknowledged too), a document-log
-// entry. The node finds the new run_id at its next connection and offers
+// entry, a refresh's due time. The node finds the new run_id at its next connection and offers
 // its journal again: the acknowledged entry is gone from the stream, the
 // URL admitted only is queued again, the URL admitted and acknowledged is
 // seen but not queued, the document-log entry is back under its own ID,
-// and the node's lease tokens are unchanged.
+// the due time is back, and the node's lease tokens are unchanged.
 func TestJournalGivesBackLostSecond(t *testing.T) {
 	r := redistest.StartRestartable(t, "--appendonly", "yes", "--appendfsync", "everysec")
 	url := "redis://" + r.Addr + "/0"
@@ -73,6 +73,10 @@ func TestJournalGivesBackLostSecond(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	due := time.UnixMilli(time.Now().Add(time.Hour).UnixMilli())
+	if _, err := a.ScheduleAfter(nil, []Scheduled{{URL: done, Due: due, Record: "rec"}}).Wait(ctx); err != nil {
+		t.Fatal(err)
+	}
 
 	if err := r.RestartFrom(saved, 200*time.Millisecond); err != nil {
 		t.Fatal(err)
@@ -86,7 +90,7 @@ func TestJournalGivesBackLostSecond(t *testing.T) {
 		time.Sleep(50 * time.Millisecond)
 	}
 	// what the recovery found lost and gave back
-	for _, want := range []string{"acks_redone=1", "acked_urls_marked_seen=1", "urls_queued_again=1", "doc_entries_restored=1", "doc_entries_appended_again=0", "leases_lost=0"} {
+	for _, want := range []string{"acks_redone=1", "acked_urls_marked_seen=1", "urls_queued_again=1", "doc_entries_restored=1", "doc_entries_appended_again=0", "refreshes_restored=1", "leases_lost=0"} {
 		if !strings.Contains(logs.String(), want) {
 			t.Errorf("the recovery's log lacks %s:\n%s", want, logs.String())
 		}
@@ -119,6 +123,12 @@ func TestJournalGivesBackLostSecond(t *testing.T) {
 	}
 	if es, err := raw.XRange(ctx, a.docKey("log"), ref.ID, ref.ID).Result(); err != nil || len(es) != 1 {
 		t.Errorf("document-log entry %s: %d entries under its ID after the recovery (%v), want 1", ref.ID, len(es), err)
+	}
+	if at, err := raw.ZScore(ctx, a.key(p, "due"), done).Result(); err != nil || int64(at) != due.UnixMilli() {
+		t.Errorf("%s's refresh: due %v (%v), want %d", done, at, err, due.UnixMilli())
+	}
+	if rec, _ := raw.HGet(ctx, a.key(p, "rec"), done).Result(); rec != "rec" {
+		t.Errorf("%s's refresh record %q, want rec", done, rec)
 	}
 	if !a.jr.committed(doneTask.Item) {
 		t.Errorf("%s is not remembered as committed here", done)
@@ -157,4 +167,47 @@ func (s *syncBuf) String() string {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	return s.b.String()
+}
+
+// TestRestoreLease: a node re-offering its lease after a restart gets it
+// back when Redis lost its acquisition (counter below its token) or kept
+// it (counter at its token, holder itself), and loses it when another
+// node acquired it since (counter above, or at its token with another
+// holder): no two nodes hold a partition under one token.
+func TestRestoreLease(t *testing.T) {
+	raw := redis.NewClient(&redis.Options{Addr: redistest.Start(t)})
+	defer raw.Close()
+	ctx := context.Background()
+	n := &Node{o: Options{Prefix: "t"}}
+	for i, c := range []struct {
+		fence  string // "" none
+		holder string
+		token  int64
+		want   int
+	}{
+		{"", "", 1, 1},
+		{"4", "b", 5, 1},
+		{"5", "a", 5, 1},
+		{"5", "b", 5, 0},
+		{"6", "a", 5, 0},
+		{"1048577", "b", 1, 0},
+	} {
+		keys := n.leaseKeys(i)
+		if c.fence != "" {
+			raw.Set(ctx, keys[1], c.fence, 0)
+			raw.Set(ctx, keys[2], c.holder, 0)
+		}
+		got, err := restoreLeaseScript.Run(ctx, raw, keys, "a", 60000, c.token).Int()
+		if err != nil || got != c.want {
+			t.Errorf("counter %q holder %q, token %d: %d, %v; want %d", c.fence, c.holder, c.token, got, err, c.want)
+		}
+		lease, _ := raw.Get(ctx, keys[0]).Result()
+		fence, _ := raw.Get(ctx, keys[1]).Int64()
+		if c.want == 1 && (lease != "a" || fence != c.token) {
+			t.Errorf("counter %q, token %d: restored lease %q counter %d; want a, %d", c.fence, c.token, lease, fence, c.token)
+		}
+		if c.want == 0 && lease == "a" {
+			t.Errorf("counter %q holder %q, token %d: the lease was given to a", c.fence, c.holder, c.token)
+		}
+	}
 }
