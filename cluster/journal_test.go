@@ -16,11 +16,12 @@ import (
 // from a crash without what it was told in its last moments (its
 // append-only directory copied, then put back): an acknowledgement, two
 // admissions (one of them fetched and acknowledged too), a document-log
-// entry, a refresh's due time. The node finds the new run_id at its next connection and offers
-// its journal again: the acknowledged entry is gone from the stream, the
-// URL admitted only is queued again, the URL admitted and acknowledged is
-// seen but not queued, the document-log entry is back under its own ID,
-// the due time is back, and the node's lease tokens are unchanged.
+// entry, a refresh's due time. The node finds the new run_id at its next
+// connection and offers its journal again: the acknowledged entry is gone
+// from the stream, the URL admitted only is queued again, the URL
+// admitted and acknowledged is seen but not queued, the document-log
+// entry is back under its own ID, the due time is back, and the node's
+// lease tokens are unchanged.
 func TestJournalGivesBackLostSecond(t *testing.T) {
 	r := redistest.StartRestartable(t, "--appendonly", "yes", "--appendfsync", "everysec")
 	url := "redis://" + r.Addr + "/0"
