@@ -765,6 +765,9 @@ func (n *Node) Close() error {
 			break
 		}
 	}
+	if b, recs := n.JournalPeak(); b > 0 {
+		n.log.Info("cluster: journal of the writes Redis may not have synced: its peak", "bytes", b, "records", recs)
+	}
 	n.rdb.HDel(ctx, n.docKey("applied"), n.name)
 	n.rdb.ZRem(ctx, n.o.Prefix+":nodes", n.name)
 	return n.rdb.Close()

@@ -103,6 +103,8 @@ type journal struct {
 	mu      sync.Mutex
 	recs    []*jrec // oldest first
 	bytes   int
+	peak    int // the most bytes held
+	peakN   int // records held then
 	dropped int64
 	// URLs (fingerprints) this node committed in the span of a journal it
 	// re-offered, or committed from an entry in flight then
@@ -125,6 +127,9 @@ func (j *journal) add(recs ...*jrec) []*jrec {
 	for _, r := range recs {
 		j.bytes += r.size
 		j.recs = append(j.recs, r)
+	}
+	if j.bytes > j.peak {
+		j.peak, j.peakN = j.bytes, len(j.recs)
 	}
 	for j.bytes > journalMaxBytes && len(j.recs) > 1 {
 		j.bytes -= j.recs[0].size
@@ -650,4 +655,12 @@ func (n *Node) journalClaim(p int, url string) {
 	}
 	r := &jrec{kind: jAck, tasks: []Task{{Item: Item{URL: url}, Partition: p, ID: claimID}}, size: len(url) + 96}
 	n.jr.stamp(n.jr.add(r), time.Now())
+}
+
+// JournalPeak is the most memory the journal held (bytes, estimated) and
+// its records then.
+func (n *Node) JournalPeak() (bytes, records int) {
+	n.jr.mu.Lock()
+	defer n.jr.mu.Unlock()
+	return n.jr.peak, n.jr.peakN
 }
