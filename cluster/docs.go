@@ -48,6 +48,9 @@ type DocEntry struct {
 	Canonical string   // the canonical URL it declares ("" for none)
 	Sig       []byte   // its content-dedup signature (opaque to this package)
 	Aliases   []string // the redirect chain's other URLs, to map to its document
+	// Was is the ID the entry was first logged under when a Redis that
+	// lost it had it appended anew (journal.go; "" otherwise)
+	Was string
 }
 
 // DocRef names a logged document: its stream entry and index there.
@@ -57,7 +60,7 @@ type DocRef struct {
 }
 
 // Is reports whether e is the document r names.
-func (r DocRef) Is(e DocEntry) bool { return e.ID == r.ID && e.Index == r.Index }
+func (r DocRef) Is(e DocEntry) bool { return (e.ID == r.ID || e.Was == r.ID) && e.Index == r.Index }
 
 func (n *Node) docKey(kind string) string { return n.o.Prefix + ":{docs}:" + kind }
 
@@ -494,6 +497,11 @@ func docMessage(id string, v map[string]any) []DocEntry {
 	out, err := unpackDocs(id, node, d)
 	if err != nil || len(out) == 0 {
 		out = append(out, DocEntry{ID: id, Index: len(out), Node: node})
+	}
+	if was, _ := v["o"].(string); was != "" {
+		for i := range out {
+			out[i].Was = was
+		}
 	}
 	return out
 }

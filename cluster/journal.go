@@ -401,8 +401,8 @@ return {acked, marked, left}`)
 // restoreDocsScript adds back document-log entries (ARGV: per entry ID,
 // node, packed documents; in ID order) that are neither in the stream nor
 // in the snapshot (ID at most KEYS[2]'s): under their own ID when it is
-// after the stream's last, else appended anew (field o: the lost ID).
-// Returns {restored in place, appended anew}. KEYS: log, snapshot's last
+// after the stream's last, and then the others appended anew (field o:
+// the lost ID). Returns {restored in place, appended anew}. KEYS: log, snapshot's last
 // ID.
 var restoreDocsScript = redis.NewScript(`
 local function cmp(a, b)
@@ -414,20 +414,18 @@ local function cmp(a, b)
   return 0
 end
 local snap = redis.call('GET', KEYS[2])
-local inplace, appended = 0, 0
+local inplace, late = 0, {}
 for i = 1, #ARGV, 3 do
   local id = ARGV[i]
   if not (snap and cmp(id, snap) <= 0) and #redis.call('XRANGE', KEYS[1], id, id) == 0 then
     local r = redis.pcall('XADD', KEYS[1], id, 'n', ARGV[i+1], 'd', ARGV[i+2])
-    if type(r) == 'table' and r.err then
-      redis.call('XADD', KEYS[1], '*', 'n', ARGV[i+1], 'd', ARGV[i+2], 'o', id)
-      appended = appended + 1
-    else
-      inplace = inplace + 1
-    end
+    if type(r) == 'table' and r.err then late[#late + 1] = i else inplace = inplace + 1 end
   end
 end
-return {inplace, appended}`)
+for _, i in ipairs(late) do
+  redis.call('XADD', KEYS[1], '*', 'n', ARGV[i+1], 'd', ARGV[i+2], 'o', ARGV[i])
+end
+return {inplace, #late}`)
 
 // restoreSchedScript writes due times back (ZADD GT: a lost one returns,
 // a later one stays) and the record of each it changed. KEYS: due, rec.

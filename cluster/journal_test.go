@@ -212,3 +212,52 @@ func TestRestoreLease(t *testing.T) {
 		}
 	}
 }
+
+// TestRestoreDocs: document-log entries Redis lost are put back under
+// their own IDs when they come after the stream's last entry; one another
+// node appended past is appended anew, and still answers to its first ID
+// (DocRef.Is), so that the node waiting for its verdict finds it; one in
+// the stream or in the snapshot is left alone.
+func TestRestoreDocs(t *testing.T) {
+	raw := redis.NewClient(&redis.Options{Addr: redistest.Start(t)})
+	defer raw.Close()
+	ctx := context.Background()
+	n := &Node{o: Options{Prefix: "t"}, rdb: raw}
+	doc := func(u string) string { return packDocs([]DocEntry{{URL: u, Sig: []byte("s")}}) }
+	keys := []string{n.docKey("log"), n.docKey("snapid")}
+	for _, id := range []string{"5-0", "9-0"} {
+		if err := raw.XAdd(ctx, &redis.XAddArgs{Stream: keys[0], ID: id, Values: []any{"n", "b", "d", doc("http://x/" + id)}}).Err(); err != nil {
+			t.Fatal(err)
+		}
+	}
+	raw.Set(ctx, keys[1], "4-0", 0) // entries up to 4-0 are in the snapshot
+	args := []any{"3-0", "a", doc("http://x/3-0"), "5-0", "b", doc("http://x/5-0"), "7-0", "a", doc("http://x/7-0"), "11-0", "a", doc("http://x/11-0"), "12-0", "a", doc("http://x/12-0")}
+	v, err := restoreDocsScript.Run(ctx, raw, keys, args...).Int64Slice()
+	if err != nil {
+		t.Fatal(err)
+	}
+	// 11-0 and 12-0 go in place after 9-0; 7-0, before 9-0, is appended
+	// anew after them
+	if len(v) != 2 || v[0] != 2 || v[1] != 1 {
+		t.Errorf("restored in place, appended anew: %v; want [2 1]", v)
+	}
+	if es, _ := raw.XRange(ctx, keys[0], "-", "+").Result(); len(es) != 5 || es[2].ID != "11-0" || es[3].ID != "12-0" || es[4].Values["o"] != "7-0" {
+		t.Errorf("the log after the restore: %v", es)
+	}
+	raw.Del(ctx, keys[0])
+	raw.XAdd(ctx, &redis.XAddArgs{Stream: keys[0], ID: "5-0", Values: []any{"n", "b", "d", doc("http://x/5-0")}})
+	if v, err := restoreDocsScript.Run(ctx, raw, keys, "7-0", "a", doc("http://x/7-0"), "8-0", "a", doc("http://x/8-0")).Int64Slice(); err != nil || len(v) != 2 || v[0] != 2 || v[1] != 0 {
+		t.Errorf("after the stream's last entry: %v, %v; want [2 0]", v, err)
+	}
+	raw.XAdd(ctx, &redis.XAddArgs{Stream: keys[0], ID: "20-0", Values: []any{"n", "b", "d", doc("http://x/20-0")}})
+	if _, err := restoreDocsScript.Run(ctx, raw, keys, "15-0", "a", doc("http://x/15-0")).Int64Slice(); err != nil {
+		t.Fatal(err)
+	}
+	es, err := n.ReadDocs(ctx, "20-0", 10)
+	if err != nil || len(es) != 1 {
+		t.Fatalf("entries after 20-0: %v, %v; want the one appended anew", es, err)
+	}
+	if es[0].URL != "http://x/15-0" || !(DocRef{ID: "15-0"}).Is(es[0]) || es[0].Was != "15-0" {
+		t.Errorf("the entry appended anew: %+v; want http://x/15-0 answering to 15-0", es[0])
+	}
+}
