@@ -19,8 +19,8 @@ import (
 // told they were done. Each node keeps what it wrote in the last
 // journalKeep — admissions (URL, depth, referrer, by partition),
 // acknowledgements (the entry and its URL), document-log entries (its
-// own appends and every entry it read, with their stream IDs), refresh
-// schedule writes — and when it finds Redis restarted (its run_id
+// own appends and every entry it read, with their stream IDs), redirect
+// aliases marked seen (Claim), refresh schedule writes — and when it finds Redis restarted (its run_id
 // changed: checked on every new connection, before the connection is
 // used, and in the lease round) it offers them again, with idempotent
 // scripts, before it sends Redis anything else:
@@ -37,9 +37,10 @@ import (
 //     longer has are queued.
 //   - document log: in ID order, an entry neither in the stream nor in the
 //     snapshot is added again under its own ID when that still fits the
-//     stream's order (the lost entries are all after what Redis kept), or
-//     appended anew otherwise; applying an entry twice is harmless (its
-//     URL maps to its document: same docId, no new document).
+//     stream's order (the lost entries are all after what Redis kept);
+//     the others are appended anew after them (DocEntry.Was keeps the
+//     first ID); applying an entry twice is harmless (its URL maps to its
+//     document: same docId, no new document).
 //   - refresh schedule: ZADD GT (a lost due time comes back, a later one
 //     is kept), the record with it.
 //
@@ -54,20 +55,22 @@ import (
 // journalKeep after the record's round returned has succeeded on the
 // same Redis process: Redis answered all along, so its append-only file
 // had the record synced. Kept in memory, at most journalMaxBytes; beyond
-// that the oldest records are dropped (counted, logged once): a crash
-// then may lose them.
+// that the oldest records are dropped (counted in the recovery's log
+// line): a crash then may lose them.
 
 // journalKeep is how long a record is kept after its round returned:
 // with appendfsync everysec Redis syncs its file every second, and when
 // a sync is slow it postpones writes up to 2 s (Redis's "fsync is taking
-// too long" case), so 2 s after a write answered it is on disk; 3 s
-// leaves a margin for scheduling.
+// too long" case), so 2 s after a write answered it is on disk (unless
+// the disk stalls longer than that: Redis then counts aof_delayed_fsync
+// and writes without waiting); 3 s leaves a margin for scheduling.
 const journalKeep = 3 * time.Second
 
 // journalMaxBytes bounds the journal's memory (strings and record
-// overhead, estimated). A node storing 5,000 pages/s with 10 new links
-// a page writes about 3 MB in journalKeep; 64 MiB leaves room for
-// larger pages and several nodes' document-log entries read.
+// overhead, estimated). About 700 bytes a page were measured
+// (docs/cluster.md): a node storing 5,000 pages/s holds about 10 MB;
+// 64 MiB leaves room for larger pages, more nodes' document-log entries
+// read, and an outage (nothing is dropped while Redis is unreachable).
 const journalMaxBytes = 64 << 20
 
 // restartHold is how long a node waits after re-offering its journal
