@@ -368,9 +368,7 @@ return 1`)
 var redoAckScript = redis.NewScript(`
 local group, consumer, prefix, b0, fill = ARGV[1], ARGV[2], ARGV[3], tonumber(ARGV[4]), tonumber(ARGV[5])
 local added = tonumber(redis.call('GET', KEYS[3]) or '0')
-local function cum(g) return b0 * fill * (2^(g+1) - 1) end
-local cur = 0
-while added >= cum(cur) do cur = cur + 1 end
+` + seenLua + `
 local acked, marked, left = 0, 0, 0
 for i = 6, #ARGV, 3 do
   local id, fp, bh = ARGV[i], ARGV[i+1], tonumber(ARGV[i+2])
@@ -384,19 +382,10 @@ for i = 6, #ARGV, 3 do
       redis.call('INCR', KEYS[2])
       acked = acked + 1
     end
-  else
-    local seen = false
-    for g = 0, cur do
-      if redis.call('SISMEMBER', prefix .. g .. ':' .. (bh % (b0 * 2^g)), fp) == 1 then seen = true break end
-    end
-    if not seen then
-      redis.call('SADD', prefix .. cur .. ':' .. (bh % (b0 * 2^cur)), fp)
-      redis.call('INCR', KEYS[3])
-      redis.call('INCR', KEYS[2])
-      marked = marked + 1
-      added = added + 1
-      if added >= cum(cur) then cur = cur + 1 end
-    end
+  elseif not seen(fp, bh, cur) and addSeen(fp, bh) then
+    redis.call('INCR', KEYS[3])
+    redis.call('INCR', KEYS[2])
+    marked = marked + 1
   end
 end
 return {acked, marked, left}`)

@@ -42,6 +42,12 @@ func StartRestartable(t *testing.T, args ...string) *Restartable {
 // it again on its port and directory, waiting until it answers.
 func (r *Restartable) Restart(down time.Duration) error {
 	r.Server.Close()
+	return r.startAfter(down)
+}
+
+// startAfter waits down and starts the server again on its port and
+// directory.
+func (r *Restartable) startAfter(down time.Duration) error {
 	time.Sleep(down)
 	s, err := launch(r.bin, r.Addr, 0, r.args)
 	if err != nil {
@@ -68,9 +74,13 @@ func (r *Restartable) SaveAOF() (string, error) {
 	}
 	// the manifest first: the files it names exist as long as the server
 	// does not rewrite the AOF meanwhile
-	slices.SortStableFunc(names, func(a, b os.DirEntry) int {
-		return cmpBool(!strings.HasSuffix(a.Name(), ".manifest"), !strings.HasSuffix(b.Name(), ".manifest"))
-	})
+	rank := func(e os.DirEntry) int {
+		if strings.HasSuffix(e.Name(), ".manifest") {
+			return 0
+		}
+		return 1
+	}
+	slices.SortStableFunc(names, func(a, b os.DirEntry) int { return rank(a) - rank(b) })
 	for _, e := range names {
 		b, err := os.ReadFile(filepath.Join(src, e.Name()))
 		if err != nil {
@@ -81,16 +91,6 @@ func (r *Restartable) SaveAOF() (string, error) {
 		}
 	}
 	return dst, nil
-}
-
-func cmpBool(a, b bool) int {
-	switch {
-	case a == b:
-		return 0
-	case !a:
-		return -1
-	}
-	return 1
 }
 
 // RestartFrom kills the server (SIGKILL), puts the append-only directory
@@ -106,11 +106,5 @@ func (r *Restartable) RestartFrom(saved string, down time.Duration) error {
 	if err := os.Rename(saved, aof); err != nil {
 		return err
 	}
-	time.Sleep(down)
-	s, err := launch(r.bin, r.Addr, 0, r.args)
-	if err != nil {
-		return err
-	}
-	r.Server = s
-	return nil
+	return r.startAfter(down)
 }
