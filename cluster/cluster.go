@@ -128,6 +128,8 @@ type Node struct {
 
 	sched schedQueue // refresh schedule writes (schedule.go)
 	hist  docCopy    // saving and sending the node's copy of the document log (history.go)
+	jr    journal    // what Redis may not have synced yet (journal.go)
+	auto  []Task     // entries of URLs committed here, to ack unfetched (journal.go)
 }
 
 // MaxPartitions is the most partitions a crawl may have (Open refuses
@@ -176,6 +178,10 @@ func Open(ctx context.Context, o Options) (*Node, error) {
 		c:     committer{kick: make(chan struct{}, 1)}, docs: docState{batch: docBatch}, commitDone: make(chan struct{}),
 		held: map[int]bool{}, fence: map[int]int64{}, until: map[int]time.Time{}, claimAt: map[int]time.Time{}, inflight: map[entry]bool{}, suspect: map[entry]bool{}, draining: map[int]bool{},
 		stop: make(chan struct{}), loopDone: make(chan struct{})}
+	if c, ok := rdb.(*redis.Client); ok {
+		n.jr.on = true // journal.go
+		c.Options().OnConnect = n.onConnect
+	}
 	rdb.AddHook(&n.trips)
 	lg := o.Logger
 	if lg == nil {
@@ -221,7 +227,7 @@ func (n *Node) setup(ctx context.Context) error {
 			return fmt.Errorf("cluster: create stream %s: %w", n.key(p, "q"), err)
 		}
 	}
-	for _, s := range []*redis.Script{admitScript, ackScript, acquireScript, renewScript, releaseScript, heartbeatScript, readDocsScript, trimScript, claimScript, pushScript, moveScript, addAbsentScript} {
+	for _, s := range []*redis.Script{admitScript, ackScript, acquireScript, renewScript, releaseScript, heartbeatScript, readDocsScript, trimScript, claimScript, claimSeenScript, pushScript, moveScript, addAbsentScript} {
 		if err := s.Load(ctx, n.rdb).Err(); err != nil {
 			return fmt.Errorf("cluster: load script: %w", err)
 		}
@@ -291,16 +297,26 @@ return {n, #ARGV - 2 - #ids}`)
 // than ARGV[3] ms ago (a restart: the lease keys had expired meanwhile)
 // and the partition had an owner, who may take its lease back first
 // (renewScript) before anyone else claims the entries it has in flight.
-// KEYS: lease, fence, holder. ARGV: node, TTL ms, grace ms.
+// In that grace a partition nobody had is acquired at once, but its
+// token jumps by ARGV[4] (tokenStep) instead of 1: a restarted Redis may
+// have lost an acquisition of its last second, whose node still holds
+// that token until it re-offers its journal (journal.go), and no two
+// nodes may hold a partition under one token.
+// KEYS: lease, fence, holder. ARGV: node, TTL ms, grace ms, token step.
 var acquireScript = redis.NewScript(`
 if redis.call('EXISTS', KEYS[1]) == 1 then return 0 end
-if redis.call('EXISTS', KEYS[2]) == 1 then
-  local up = string.match(redis.call('INFO', 'server'), 'uptime_in_seconds:(%d+)')
-  if up and tonumber(up) * 1000 < tonumber(ARGV[3]) then return 0 end
-end
+local up = string.match(redis.call('INFO', 'server'), 'uptime_in_seconds:(%d+)')
+local recent = up and tonumber(up) * 1000 < tonumber(ARGV[3])
+if recent and redis.call('EXISTS', KEYS[2]) == 1 then return 0 end
 redis.call('SET', KEYS[1], ARGV[1], 'PX', ARGV[2])
 redis.call('SET', KEYS[3], ARGV[1])
+if recent then return redis.call('INCRBY', KEYS[2], ARGV[4]) end
 return redis.call('INCR', KEYS[2])`)
+
+// tokenStep is how far a partition's fence counter jumps at an
+// acquisition in the restart grace (acquireScript): more than the
+// acquisitions of one partition in any second.
+const tokenStep = 1 << 20
 
 // renewScript extends a lease if this node still owns it under the same
 // fencing token. A lease key gone (expired while Redis was down or this
@@ -386,6 +402,12 @@ func urlHost(raw string) (string, error) {
 // (taken by a node that died, or left by this one) through XAUTOCLAIM,
 // then new ones (XREADGROUP). It does not block; nil means nothing now.
 func (n *Node) Take(ctx context.Context, limit int) ([]Task, error) {
+	out, err := n.take(ctx, limit)
+	n.ackUnfetched()
+	return out, err
+}
+
+func (n *Node) take(ctx context.Context, limit int) ([]Task, error) {
 	if err := n.commitErr(); err != nil {
 		return nil, err
 	}
@@ -495,7 +517,12 @@ func (n *Node) tasks(p int, msgs []redis.XMessage, out []Task) []Task {
 		d, _ := strconv.Atoi(fmt.Sprint(m.Values["d"]))
 		r, _ := m.Values["r"].(string)
 		n.inflight[entry{p, m.ID}] = true
-		out = append(out, Task{Item: Item{URL: u, Depth: d, Referrer: r}, Partition: p, ID: m.ID, fence: n.fence[p]})
+		t := Task{Item: Item{URL: u, Depth: d, Referrer: r}, Partition: p, ID: m.ID, fence: n.fence[p]}
+		if n.jr.committed(t.Item) {
+			n.auto = append(n.auto, t) // committed here already (journal.go)
+			continue
+		}
+		out = append(out, t)
 	}
 	return out
 }
@@ -634,6 +661,9 @@ func (n *Node) balance(ctx context.Context) error {
 	if err := n.checkEpoch(ctx); err != nil {
 		return err
 	}
+	if err := n.checkRestart(ctx); err != nil {
+		return err
+	}
 	live, err := n.liveNodes(ctx)
 	if err != nil {
 		return err
@@ -685,7 +715,7 @@ func (n *Node) balance(ctx context.Context) error {
 			continue
 		}
 		sent := time.Now()
-		token, err := acquireScript.Run(ctx, n.rdb, n.leaseKeys(p), n.name, ttl, n.restartGrace().Milliseconds()).Int64()
+		token, err := acquireScript.Run(ctx, n.rdb, n.leaseKeys(p), n.name, ttl, n.restartGrace().Milliseconds(), tokenStep).Int64()
 		if err != nil {
 			return fmt.Errorf("cluster: acquire lease %d: %w", p, err)
 		}
@@ -757,6 +787,9 @@ func (n *Node) Close() error {
 		n.log.Info("cluster: document log saved to this node's store", "documents", d, "bytes", n.hist.bytes.Load())
 	}
 	n.trimDocs(ctx, false)
+	if b, recs := n.JournalPeak(); b > 0 {
+		n.log.Info("cluster: journal of the writes Redis may not have synced: its peak", "bytes", b, "records", recs)
+	}
 	n.rdb.HDel(ctx, n.docKey("applied"), n.name)
 	n.rdb.ZRem(ctx, n.o.Prefix+":nodes", n.name)
 	return n.rdb.Close()

@@ -185,6 +185,7 @@ func (n *Node) Admit(ctx context.Context, items []Item) (int, error) {
 // its outcome. Call it only after t's page is committed to the local
 // store.
 func (n *Node) AckAfter(dep *Pending, t Task, sent func()) {
+	n.ackCommitted(t)
 	if n.enqueueLazy(false, func() { n.c.acks = append(n.c.acks, ackReq{t: t, dep: dep, sent: sent}) }) != nil {
 		n.Release(t) // left pending: handed out again
 		if sent != nil {
@@ -320,6 +321,8 @@ func (n *Node) send(admits []*admitReq, acks []ackReq, docs []*docReq) bool {
 	// retries) before it fails
 	ctx, cancel := context.WithTimeout(context.Background(), n.o.RedisWait+n.o.LeaseTTL)
 	defer cancel()
+	start := time.Now()
+	jrecs := n.journalRound(admits, acks)
 	pipe := n.rdb.Pipeline()
 
 	// admissions: one script per partition, the requests' URLs in order
@@ -365,12 +368,14 @@ func (n *Node) send(admits []*admitReq, acks []ackReq, docs []*docReq) bool {
 	// documents: one entry for all, and the log read on
 	var docAdd *redis.StringCmd
 	var docRead *redis.XMessageSliceCmd
+	var packed string
 	if len(docs) > 0 {
 		es := make([]DocEntry, len(docs))
 		for i, d := range docs {
 			es[i] = d.e
 		}
-		docAdd = pipe.XAdd(ctx, &redis.XAddArgs{Stream: n.docKey("log"), Values: []any{"n", n.name, "d", packDocs(es)}})
+		packed = packDocs(es)
+		docAdd = pipe.XAdd(ctx, &redis.XAddArgs{Stream: n.docKey("log"), Values: []any{"n", n.name, "d", packed}})
 		if from, ok := n.docs.fetchFrom(); ok {
 			docRead = pipe.XRangeN(ctx, n.docKey("log"), "("+from, "+", int64(n.docs.batch))
 		}
@@ -383,6 +388,8 @@ func (n *Node) send(admits []*admitReq, acks []ackReq, docs []*docReq) bool {
 		n.failRound(fmt.Errorf("cluster: commit round: %w", err), admits, acks, docs)
 		return true
 	}
+	n.jr.stamp(jrecs, time.Now())
+	n.jr.prune(start.Add(-journalKeep))
 
 	// admissions' outcome
 	for _, pt := range order {
@@ -465,9 +472,13 @@ func (n *Node) send(admits []*admitReq, acks []ackReq, docs []*docReq) bool {
 	// documents' outcome
 	if docAdd != nil {
 		id, err := docAdd.Result()
+		if err == nil {
+			n.journalDocs([]redis.XMessage{{ID: id, Values: map[string]any{"n": n.name, "d": packed}}})
+		}
 		if err == nil && docRead != nil {
 			msgs, rerr := docRead.Result()
 			if rerr == nil {
+				n.journalDocs(msgs)
 				n.docs.buffered(msgs)
 			}
 		}

@@ -65,6 +65,12 @@
 // The crawl is over (Finished) when every partition's count of URLs
 // acknowledged equals its count of URLs queued.
 //
+// A crash of Redis's machine under appendfsync everysec loses its last
+// second or two of writes. Each node keeps a journal of what it wrote on
+// the per-page path in the last few seconds (journal.go) and, finding a
+// new Redis process (run_id) on a new connection, offers it again with
+// idempotent scripts before that connection is used.
+//
 // # Redis Cluster
 //
 // Options.URL redis+cluster://HOST:PORT[?addr=HOST:PORT...] runs the same

@@ -50,6 +50,9 @@ type DocEntry struct {
 	Canonical string   // the canonical URL it declares ("" for none)
 	Sig       []byte   // its content-dedup signature (opaque to this package)
 	Aliases   []string // the redirect chain's other URLs, to map to its document
+	// Was is the ID the entry was first logged under when a Redis that
+	// lost it had it appended anew (journal.go; "" otherwise)
+	Was string
 }
 
 // DocRef names a logged document: its stream entry and index there.
@@ -59,7 +62,7 @@ type DocRef struct {
 }
 
 // Is reports whether e is the document r names.
-func (r DocRef) Is(e DocEntry) bool { return e.ID == r.ID && e.Index == r.Index }
+func (r DocRef) Is(e DocEntry) bool { return (e.ID == r.ID || e.Was == r.ID) && e.Index == r.Index }
 
 func (n *Node) docKey(kind string) string { return n.o.Prefix + ":{docs}:" + kind }
 
@@ -348,6 +351,7 @@ func (n *Node) logEntries(after string, limit int, reply any) ([]DocEntry, error
 			vals[k] = kv[i+1]
 		}
 		out = append(out, docMessage(id, vals)...)
+		n.journalDocs([]redis.XMessage{{ID: id, Values: vals}})
 	}
 	if len(raw) < limit {
 		last := after
@@ -455,6 +459,11 @@ func docMessage(id string, v map[string]any) []DocEntry {
 	out, err := unpackDocs(id, node, d)
 	if err != nil || len(out) == 0 {
 		out = append(out, DocEntry{ID: id, Index: len(out), Node: node})
+	}
+	if was, _ := v["o"].(string); was != "" {
+		for i := range out {
+			out[i].Was = was
+		}
 	}
 	return out
 }

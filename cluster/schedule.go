@@ -165,6 +165,8 @@ func (n *Node) schedRound() {
 	_, err := pipe.Exec(ctx)
 	if err != nil {
 		err = fmt.Errorf("cluster: write refresh schedule: %w", err)
+	} else {
+		n.journalSched(reqs)
 	}
 	for _, r := range reqs {
 		finish := func() {

@@ -1,6 +1,8 @@
 package cluster
 
 import (
+	"context"
+	"fmt"
 	"strconv"
 	"sync"
 
@@ -104,28 +106,87 @@ func seenBuckets0(capacity uint64, partitions int) int {
 var admitScript = redis.NewScript(`
 local prefix, b0, fill = ARGV[1], tonumber(ARGV[2]), tonumber(ARGV[3])
 local added = tonumber(redis.call('GET', KEYS[2]) or '0')
-local function cum(g) return b0 * fill * (2^(g+1) - 1) end
-local cur = 0
-while added >= cum(cur) do cur = cur + 1 end
+` + seenLua + `
 local fresh, out = 0, {}
 for i = 4, #ARGV, 5 do
   local fp, bh = ARGV[i], tonumber(ARGV[i+1])
-  local seen = false
-  for g = 0, cur - 1 do
-    if redis.call('SISMEMBER', prefix .. g .. ':' .. (bh % (b0 * 2^g)), fp) == 1 then seen = true break end
-  end
-  if not seen and redis.call('SADD', prefix .. cur .. ':' .. (bh % (b0 * 2^cur)), fp) == 1 then
+  if not seen(fp, bh, cur - 1) and addSeen(fp, bh) then
     redis.call('XADD', KEYS[1], '*', 'u', ARGV[i+2], 'd', ARGV[i+3], 'r', ARGV[i+4])
     fresh = fresh + 1
     out[fresh] = (i - 4) / 5 + 1
-    added = added + 1
-    if added >= cum(cur) then cur = cur + 1 end
   end
 end
 if fresh > 0 then redis.call('INCRBY', KEYS[2], fresh) end
 return out`)
 
+// seenLua is the seen-state's part of the scripts that read or add
+// fingerprints, run with prefix (the bucket key prefix), b0, fill and
+// added (the partition's count of URLs queued) set: cur is the newest
+// level; seen(fp, bh, upto) looks fp up in its bucket of levels 0 to
+// upto; addSeen(fp, bh) adds it to its bucket of the newest level and
+// reports whether it was new there (then counting it in added, which
+// moves cur on when the level is full).
+const seenLua = `
+local function cum(g) return b0 * fill * (2^(g+1) - 1) end
+local cur = 0
+while added >= cum(cur) do cur = cur + 1 end
+local function seen(fp, bh, upto)
+  for g = 0, upto do
+    if redis.call('SISMEMBER', prefix .. g .. ':' .. (bh % (b0 * 2^g)), fp) == 1 then return true end
+  end
+  return false
+end
+local function addSeen(fp, bh)
+  if redis.call('SADD', prefix .. cur .. ':' .. (bh % (b0 * 2^cur)), fp) == 0 then return false end
+  added = added + 1
+  if added >= cum(cur) then cur = cur + 1 end
+  return true
+end
+`
+
 // admitArgs appends one URL's arguments for admitScript.
 func admitArgs(args []any, it Item, fp uint64, b uint32) []any {
 	return append(args, strconv.FormatInt(int64(fp), 10), b, it.URL, it.Depth, it.Referrer)
+}
+
+// claimSeenScript marks one URL seen without queueing it (a redirect alias
+// recorded with its page): unless a level of its partition's seen-state
+// has its fingerprint, it is added to the newest and counted queued and
+// done at once. Returns 1 when it was new. KEYS: added counter, acked
+// counter. ARGV: bucket key prefix, b0, seenFill, fingerprint, bucket
+// hash.
+var claimSeenScript = redis.NewScript(`
+local prefix, b0, fill = ARGV[1], tonumber(ARGV[2]), tonumber(ARGV[3])
+local added = tonumber(redis.call('GET', KEYS[1]) or '0')
+` + seenLua + `
+if seen(ARGV[4], tonumber(ARGV[5]), cur - 1) or not addSeen(ARGV[4], tonumber(ARGV[5])) then return 0 end
+redis.call('INCR', KEYS[1])
+redis.call('INCR', KEYS[2])
+return 1`)
+
+// Claim marks url seen cluster-wide without queueing it, as done (a
+// redirect alias of a page this node is about to store): true when no
+// node had queued or claimed it, so that the caller records it; false
+// when it was seen (it is, or was, queued: its fetch maps it to the
+// page's document through the document log). One round trip, unless this
+// node offered url before.
+func (n *Node) Claim(ctx context.Context, url string) (bool, error) {
+	h, err := urlHost(url)
+	if err != nil {
+		return false, fmt.Errorf("cluster: claim %q: %w", url, err)
+	}
+	fp, b := urlKeys(url)
+	if !n.local.add(fp, b) {
+		return false, nil
+	}
+	p := n.Partition(h)
+	fresh, err := claimSeenScript.Run(ctx, n.rdb, []string{n.key(p, "added"), n.key(p, "acked")}, n.key(p, "s"), n.b0, seenFill, signedFP(fp), b).Int()
+	if err != nil {
+		n.local.forget([]uint64{fp})
+		return false, fmt.Errorf("cluster: claim %q: %w", url, err)
+	}
+	if fresh == 1 {
+		n.journalClaim(p, url)
+	}
+	return fresh == 1, nil
 }

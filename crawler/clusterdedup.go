@@ -171,7 +171,11 @@ func (cd *clusterDedup) check(ctx context.Context, url, canonical string, sig co
 			case ref.Is(e):
 				v, node, found = ev, owner, true
 			case e.Node == cd.node:
-				cd.decided[cluster.DocRef{ID: e.ID, Index: e.Index}] = verdictNode{ev, owner}
+				key := cluster.DocRef{ID: e.ID, Index: e.Index}
+				if e.Was != "" {
+					key.ID = e.Was // appended anew after a Redis crash: its caller knows the first ID
+				}
+				cd.decided[key] = verdictNode{ev, owner}
 			}
 		}
 		cd.log.DocsApplied(cd.last)

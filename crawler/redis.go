@@ -36,6 +36,7 @@ type clusterState interface {
 	Partition(host string) int
 	SetReleaseGate(gate func(partition int) time.Time)
 	Confirm(ctx context.Context, t cluster.Task) (bool, error)
+	Claim(ctx context.Context, url string) (bool, error)
 	docLog
 }
 
@@ -294,8 +295,17 @@ type redisFilter struct {
 	fpBase atomic.Uint64
 }
 
+// claim admits a redirect alias cluster-wide (cluster.Node.Claim: marked
+// seen, not queued), so that no node fetches it again.
 func (s *redisFilter) claim(ctx context.Context, url string) (bool, error) {
-	return s.front.Claim(ctx, url)
+	if fresh, err := s.front.Claim(ctx, url); err != nil || !fresh {
+		return fresh, err
+	}
+	fresh, err := s.node.Claim(ctx, url)
+	if err != nil || !fresh {
+		s.front.Release([]string{url})
+	}
+	return fresh, err
 }
 func (s *redisFilter) release(urls []string) { s.front.Release(urls) }
 func (s *redisFilter) restored(url string)   { s.front.Restore(url) }
