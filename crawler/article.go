@@ -1141,10 +1141,14 @@ func hints(n *html.Node) (h int, media bool) {
 		if a.Key != "class" && a.Key != "id" && a.Key != "itemprop" && a.Key != "role" {
 			continue
 		}
-		if a.Key == "id" && (n.DataAtom == atom.Section || strings.Count(a.Val, "-") >= 3) {
-			continue // documentation tools name sections after their headings
+		if a.Key == "id" && (n.DataAtom == atom.Section || heading(n.DataAtom) || strings.Count(a.Val, "-") >= 3) {
+			continue // documentation tools name sections and headings after their text
 		}
 		v := a.Val
+		// a name's words ("article-copyright", "post-author"): a widget
+		// word in it names the part, the content word the block it
+		// belongs to, so the name is the widget's
+		nameNeg, namePos := false, false
 		for i := 0; i <= len(v); i++ {
 			k := 0
 			for ; i < len(v); i++ {
@@ -1160,21 +1164,27 @@ func hints(n *html.Node) (h int, media bool) {
 				}
 				k++
 			}
-			if k == 0 || k > len(buf) {
-				continue
+			if k > 0 && k <= len(buf) {
+				switch {
+				case string(buf[:k]) == "hidden" && responsiveSuffix(v[i:]):
+					// Bootstrap's hidden-xs, hidden-sm…: shown on other screens
+				case modifier(v[:i-k], string(buf[:k])):
+					// "has-ads", "with-sidebar": what a block holds, not what it is
+				case negWords[string(buf[:k])]:
+					nameNeg = true
+				case posWords[string(buf[:k])]:
+					namePos = true
+				case mediaWords[string(buf[:k])]:
+					media = true
+				}
 			}
-			if string(buf[:k]) == "hidden" && responsiveSuffix(v[i:]) {
-				continue // Bootstrap's hidden-xs, hidden-sm…: shown on other screens
-			}
-			if modifier(v[:i-k], string(buf[:k])) {
-				continue // "has-ads", "with-sidebar": what a block holds, not what it is
-			}
-			if negWords[string(buf[:k])] {
-				neg = true
-			} else if posWords[string(buf[:k])] {
-				pos = true
-			} else if mediaWords[string(buf[:k])] {
-				media = true
+			if i == len(v) || v[i] < utf8.RuneSelf && asciiSpace[v[i]] {
+				if nameNeg {
+					neg = true
+				} else if namePos {
+					pos = true
+				}
+				nameNeg, namePos = false, false
 			}
 		}
 	}
@@ -1302,4 +1312,13 @@ func nodeTextCheap(n *html.Node) string {
 	}
 	f(n)
 	return b.String()
+}
+
+// heading reports whether a is <h1>…<h6>.
+func heading(a atom.Atom) bool {
+	switch a {
+	case atom.H1, atom.H2, atom.H3, atom.H4, atom.H5, atom.H6:
+		return true
+	}
+	return false
 }

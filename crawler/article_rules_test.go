@@ -1,0 +1,62 @@
+package crawler
+
+import (
+	"net/url"
+	"strings"
+	"testing"
+)
+
+// extractPage extracts page as served from rawURL and checks that its
+// text holds every want and none of bad.
+func extractPage(t *testing.T, rawURL, page string, want, bad []string) *Document {
+	t.Helper()
+	u, _ := url.Parse(rawURL)
+	d, err := Extract([]byte(page), "text/html", false, u)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, w := range want {
+		if !strings.Contains(d.Text, w) {
+			t.Errorf("Text lacks %q:\n%s", w, d.Text)
+		}
+	}
+	for _, b := range bad {
+		if strings.Contains(d.Text, b) {
+			t.Errorf("Text keeps %q:\n%s", b, d.Text)
+		}
+	}
+	return d
+}
+
+// A class name that joins a content word and a widget word names the
+// widget part of the content block ("article-copyright" from spiegel.de,
+// "post-author"): it is left out, while "article-body" is kept.
+func TestExtractCompoundClassNames(t *testing.T) {
+	page := `<html><head><meta property="og:type" content="article"></head><body><div class="article-section">
+<div class="article-body">` + para("Story", 0, 3) + para("Story", 1, 3) + `</div>
+<div class="article-copyright">
+                <p>
+                    <strong>DER SPIEGEL&nbsp;52/2018</strong><br/>
+                    Alle Rechte vorbehalten<br/>
+                    Vervielfältigung nur mit Genehmigung
+                </p>
+            </div>
+<section class="post-author clearfix"><p>Jane Doe writes about money and markets for the site, and has done so since 2015.</p></section>
+</div></body></html>`
+	extractPage(t, "https://news.example/story", page,
+		[]string{"Story sentence a of paragraph A", "Story sentence c of paragraph B"},
+		[]string{"Vervielfältigung", "Alle Rechte vorbehalten", "Jane Doe writes"})
+}
+
+// A heading's id is an anchor named after its text (Asciidoctor writes
+// <h3 id="main-window-toolbar">, KiCad's manuals): it says nothing of
+// what the heading is, and the heading is kept.
+func TestExtractHeadingIDsAreAnchors(t *testing.T) {
+	page := `<html><body><div id="header"><h1>Page Layout Editor</h1></div><div id="content">
+<div class="sect2"><h3 id="main-screen">7.1. Main Screen</h3>` + para("Screen", 0, 3) + `</div>
+<div class="sect2"><h3 id="main-window-toolbar">7.2. Main Window Toolbar</h3>` + para("Toolbar", 1, 3) + `</div>
+<div class="sect2"><h3 id="status-bar">7.3. Status Bar</h3>` + para("Status", 2, 3) + `</div>
+</div></body></html>`
+	extractPage(t, "https://docs.example/pl_editor.html", page,
+		[]string{"7.2. Main Window Toolbar", "Toolbar sentence a", "7.3. Status Bar"}, nil)
+}
