@@ -1170,6 +1170,11 @@ func hints(n *html.Node) (h int, media bool) {
 					// Bootstrap's hidden-xs, hidden-sm…: shown on other screens
 				case modifier(v[:i-k], string(buf[:k])):
 					// "has-ads", "with-sidebar": what a block holds, not what it is
+				case a.Key == "class" && string(buf[:k]) == "sidebar" && wholeName(v, i-k, i):
+					// the class "sidebar" alone is also DocBook's boxed
+					// note in the text; as an id or in a longer name
+					// ("sidebar-left", "l-grid__sidebar") it is the
+					// page's side column
 				case negWords[string(buf[:k])]:
 					nameNeg = true
 				case posWords[string(buf[:k])]:
@@ -1202,10 +1207,16 @@ var negWords = set("comment", "comments", "commentlist", "disqus", "respond", "r
 	"recommendations", "recirc", "outbrain", "taboola", "share", "sharing", "sharebar", "social", "socials", "cookie", "cookies",
 	"consent", "gdpr", "newsletter", "subscribe", "subscription", "signup", "promo", "promotion", "sponsor", "sponsored",
 	"ad", "ads", "advert", "advertisement", "adslot", "adunit", "banner", "footer", "masthead", "breadcrumb",
-	"breadcrumbs", "menu", "navbar", "nav", "navigation", "popup", "modal", "paywall", "tags", "tag", "trending", "popular",
+	"breadcrumbs", "menu", "navbar", "nav", "navigation", "sidebar", "popup", "modal", "paywall", "tags", "tag", "trending", "popular",
 	"widget", "toolbar", "byline", "author", "credit", "credits", "hidden", "skip", "teaser", "teasers",
 	"readmore", "pagination", "pager", "timestamp", "meta", "complementary",
 	"contentinfo", "search", "login", "bio", "biography", "authorbox", "authorinfo", "disclaimer", "disclosure", "copyright")
+
+// wholeName reports whether v[i:j] is a whole whitespace-separated name
+// of the attribute value v.
+func wholeName(v string, i, j int) bool {
+	return (i == 0 || v[i-1] < utf8.RuneSelf && asciiSpace[v[i-1]]) && (j == len(v) || v[j] < utf8.RuneSelf && asciiSpace[v[j]])
+}
 
 // responsiveSuffix reports whether rest, what follows a class word, is a
 // screen-size suffix ("-xs", "-sm-down", "-print").

@@ -60,3 +60,18 @@ func TestExtractHeadingIDsAreAnchors(t *testing.T) {
 	extractPage(t, "https://docs.example/pl_editor.html", page,
 		[]string{"7.2. Main Window Toolbar", "Toolbar sentence a", "7.3. Status Bar"}, nil)
 }
+
+// A side column (id "sidebar", a WordPress theme's text widgets) is not
+// the article however much prose it holds; DocBook's boxed note in the
+// text, class "sidebar" alone, is kept.
+func TestExtractSidebar(t *testing.T) {
+	page := `<html><head><meta property="og:type" content="article"></head><body><div id="wrapper">
+<div class="content"><div id="post-27529" class="post-27529 post type-post status-publish">` + para("Story", 0, 1) + para("Story", 1, 1) + `
+<div class="sidebar"><p class="title"><strong>CULTURE The name</strong></p>` + para("Boxed", 2, 1) + `</div></div></div>
+<div id="sidebar"><div id="text-3" class="widget block widget_text sidebar-box"><h3>Haftungsbeschränkung für externe Links</h3>
+<div class="textwidget"><p>Widget: Links, Seiten, Inhalte, Betreiber, Haftung, Verantwortung, Prüfung, Zeitpunkt, Verlinkung, Rechtsverstöße, Kenntnis, Entfernung.</p></div></div></div>
+</div></body></html>`
+	extractPage(t, "https://blog.example/post", page,
+		[]string{"Story sentence a of paragraph A", "Story sentence a of paragraph B", "Boxed sentence a"},
+		[]string{"Haftungsbeschränkung", "Widget:"})
+}
