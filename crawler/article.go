@@ -1057,11 +1057,11 @@ func (c *content) wholeDropped(n *html.Node) bool {
 // wholeNegWords are the widget words of negWords that do not name a docs
 // page's content: not menu, nav, footer, toolbar… (a chapter page's
 // content can be its menu of sections; a manual's footer varies per page).
-var wholeNegWords = set("comment", "comments", "commentlist", "disqus", "respond", "replies", "related", "relatedposts", "recommended",
+var wholeNegWords = set(append([]string{"comment", "comments", "commentlist", "disqus", "respond", "replies", "related", "relatedposts", "recommended",
 	"recommendations", "recirc", "outbrain", "taboola", "share", "sharing", "sharebar", "social", "socials", "cookie", "cookies",
 	"consent", "gdpr", "newsletter", "subscribe", "subscription", "signup", "promo", "promotion", "sponsor", "sponsored",
 	"ad", "ads", "advert", "advertisement", "adslot", "adunit", "banner", "breadcrumb", "breadcrumbs",
-	"popup", "modal", "trending", "popular", "widget", "teaser", "teasers", "login")
+	"popup", "modal", "trending", "popular", "widget", "teaser", "teasers", "login"}, commentWordsIntl...)...)
 
 // namesWords reports whether n's class or id holds one of words.
 func namesWords(n *html.Node, words map[string]bool) bool {
@@ -1203,14 +1203,14 @@ func hints(n *html.Node) (h int, media bool) {
 	return 0, media
 }
 
-var negWords = set("comment", "comments", "commentlist", "disqus", "respond", "replies", "related", "relatedposts", "recommended",
+var negWords = set(append([]string{"comment", "comments", "commentlist", "disqus", "respond", "replies", "related", "relatedposts", "recommended",
 	"recommendations", "recirc", "outbrain", "taboola", "share", "sharing", "sharebar", "social", "socials", "cookie", "cookies",
 	"consent", "gdpr", "newsletter", "subscribe", "subscription", "signup", "promo", "promotion", "sponsor", "sponsored",
 	"ad", "ads", "advert", "advertisement", "adslot", "adunit", "banner", "footer", "masthead", "breadcrumb",
 	"breadcrumbs", "menu", "navbar", "nav", "navigation", "sidebar", "popup", "modal", "paywall", "tags", "tag", "trending", "popular",
 	"widget", "toolbar", "byline", "author", "credit", "credits", "hidden", "skip", "teaser", "teasers",
 	"readmore", "pagination", "pager", "timestamp", "meta", "complementary",
-	"contentinfo", "search", "login", "bio", "biography", "authorbox", "authorinfo", "disclaimer", "disclosure", "copyright")
+	"contentinfo", "search", "login", "bio", "biography", "authorbox", "authorinfo", "disclaimer", "disclosure", "copyright"}, commentWordsIntl...)...)
 
 // wholeName reports whether v[i:j] is a whole whitespace-separated name
 // of the attribute value v.
@@ -1264,7 +1264,13 @@ func namesComments(n *html.Node) bool {
 	return false
 }
 
-var commentWords = set("comment", "comments", "commentlist", "disqus", "respond", "replies", "discussion")
+// commentWordsIntl name a comment section in German, French, Spanish,
+// Italian, Portuguese, Polish and Dutch ("kommentare", "commentaires",
+// "comentarios", "komentarze", "reacties").
+var commentWordsIntl = []string{"kommentar", "kommentare", "commentaire", "commentaires", "comentario", "comentarios",
+	"commento", "commenti", "komentarz", "komentarze", "reacties"}
+
+var commentWords = set(append([]string{"comment", "comments", "commentlist", "disqus", "respond", "replies", "discussion"}, commentWordsIntl...)...)
 
 var mediaWords = set("caption", "captions", "figcaption", "gallery", "slideshow", "carousel", "slider", "lightbox")
 

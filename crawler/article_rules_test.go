@@ -75,3 +75,18 @@ func TestExtractSidebar(t *testing.T) {
 		[]string{"Story sentence a of paragraph A", "Story sentence a of paragraph B", "Boxed sentence a"},
 		[]string{"Haftungsbeschränkung", "Widget:"})
 }
+
+// A comment section named in the page's language ("kommentare",
+// petri-heil.ch; "commentaires", "comentarios") is left out as one named
+// "comments" is.
+func TestExtractCommentsNamedInOtherLanguages(t *testing.T) {
+	page := `<html><head><meta property="og:type" content="article"></head><body><main>
+<section class="article">` + para("Story", 0, 3) + para("Story", 1, 3) + `</section>
+<section class="kommentare" id="kommentare"><div ><h2>0 Kommentare</h2><hr><p>Keine Kommentare
+(Kommentare erscheinen erst nach unserer Freigabe)</p><hr></div></section>
+<div id="commentaires"><p>Jean, le 3 mars : merci pour cet article, très utile pour la pêche.</p></div>
+</main></body></html>`
+	extractPage(t, "https://fish.example/hechte", page,
+		[]string{"Story sentence a of paragraph A", "Story sentence c of paragraph B"},
+		[]string{"Kommentare", "merci pour cet article"})
+}
