@@ -83,6 +83,30 @@ const narrowShare = 0.35
 
 const articleBodyMin = 250
 
+// description returns the sibling before the article body ab that the
+// page marks as the article's description (schema.org microdata
+// itemprop=description: its standfirst, as TYPO3's news pages write it),
+// or nil.
+func description(ab *html.Node) *html.Node {
+	for x := ab.PrevSibling; x != nil; x = x.PrevSibling {
+		if x.Type != html.ElementNode {
+			continue
+		}
+		if ip, ok := attr(x, "itemprop"); ok && hasToken(ip, "description") {
+			return x
+		}
+	}
+	return nil
+}
+
+// repeats reports whether the description d is the opening of the body
+// ab cut short ("Good morning! This is the news you need to..."): the
+// body says it already.
+func repeats(d, ab *html.Node) bool {
+	t := strings.TrimRight(collapse(nodeTextCheap(d)), ".… ")
+	return strings.HasPrefix(collapse(nodeTextCheap(ab)), t)
+}
+
 // articlesIn counts the <article> elements inside n (teaser cards, when a
 // <main> holds several).
 func articlesIn(sc *scan, n *html.Node) int {
@@ -185,6 +209,9 @@ func chooseContent(sc *scan, fallback []*html.Node) *content {
 	if ab := sc.articleBody; ab != nil && c.textOf(ab) >= articleBodyMin && !c.skip(ab) {
 		// the page marks its article's body (schema.org articleBody)
 		c.roots, c.explicit, c.regionLD = []*html.Node{ab}, false, 0
+		if d := description(ab); d != nil && c.textOf(d) > 0 && !c.skip(d) && !repeats(d, ab) {
+			c.roots = []*html.Node{d, ab}
+		}
 	}
 	if len(c.roots) == 0 {
 		// no article stands out (a docs page, an index, a page without

@@ -90,3 +90,24 @@ func TestExtractCommentsNamedInOtherLanguages(t *testing.T) {
 		[]string{"Story sentence a of paragraph A", "Story sentence c of paragraph B"},
 		[]string{"Kommentare", "merci pour cet article"})
 }
+
+// The article's description just before its marked body (schema.org
+// itemprop=description, TYPO3's news pages: its standfirst) is kept with
+// the body, unless it only repeats the body's opening cut short.
+func TestExtractDescriptionBeforeArticleBody(t *testing.T) {
+	page := `<html><body><div class="news news-single"><div class="article" itemscope itemtype="http://schema.org/Article">
+<div class="header"><h3 itemprop="headline">Klimasystem</h3></div>
+<div class="teaser-text" itemprop="description"><p>Die frühen 1970er Jahre werden oft mit der Entstehung der modernen Umweltbewegung in Verbindung gebracht.</p></div>
+<div class="news-text-wrap" itemprop="articleBody">` + para("Body", 0, 3) + para("Body", 1, 3) + `</div>
+</div></div></body></html>`
+	extractPage(t, "https://www.mpimet.de/kommunikation/aktuelles/news", page,
+		[]string{"Die frühen 1970er Jahre", "Body sentence c of paragraph B"}, nil)
+	dup := `<html><body><div itemscope itemtype="http://schema.org/Article">
+<p itemprop="description">Good morning! This is the tech news you need to...</p>
+<div itemprop="articleBody"><p>Good morning! This is the tech news you need to know this Tuesday.</p>` + para("Body", 0, 4) + `</div>
+</div></body></html>`
+	d := extractPage(t, "https://news.example/10-things", dup, []string{"Body sentence a"}, []string{"need to..."})
+	if strings.Count(d.Text, "Good morning!") != 1 {
+		t.Errorf("Text repeats the opening:\n%s", d.Text)
+	}
+}
