@@ -728,7 +728,19 @@ func (c *content) inlineMeta(n *html.Node) bool {
 		return false
 	}
 	t := c.lowerText(n)
-	return len(t) <= 100 && metaFirst[string(firstWord(t))] && metaLine.Match(t)
+	return len(t) <= 100 && metaFirst[string(firstWord(t))] && metaLine.Match(t) ||
+		len(t) <= 60 && standsAlone(n) && dateLine(t)
+}
+
+// standsAlone reports whether the inline element n is not part of a
+// sentence: no text beside it in its parent.
+func standsAlone(n *html.Node) bool {
+	for x := n.Parent.FirstChild; x != nil; x = x.NextSibling {
+		if x.Type == html.TextNode && strings.TrimSpace(x.Data) != "" {
+			return false
+		}
+	}
+	return true
 }
 
 // isCut reports whether n is a heading (or a short line standing for one)
@@ -900,7 +912,8 @@ var dateWords = set("jan", "feb", "mar", "apr", "may", "jun", "jul", "aug", "sep
 	"january", "february", "march", "april", "june", "july", "august", "september", "october", "november", "december",
 	"mon", "tue", "wed", "thu", "fri", "sat", "sun", "monday", "tuesday", "wednesday", "thursday", "friday", "saturday", "sunday",
 	"am", "pm", "utc", "gmt", "est", "edt", "cst", "cdt", "pst", "pdt", "bst", "cet", "et", "pt", "at", "on", "updated", "published",
-	"posted", "st", "nd", "rd", "th", "of", "by", "ago", "hours", "minutes", "hour", "last", "modified")
+	"posted", "st", "nd", "rd", "th", "of", "by", "ago", "hours", "minutes", "hour", "last", "modified",
+	"uhr", "am", "um", "aktualisiert", "stand", "januar", "februar", "mai", "juni", "juli", "oktober", "dezember")
 
 // metaFirst are the words metaLine's lines start with.
 var metaFirst = set("updated", "published", "posted", "first", "last", "by", "photo", "photos", "image", "images",

@@ -111,3 +111,17 @@ func TestExtractDescriptionBeforeArticleBody(t *testing.T) {
 		t.Errorf("Text repeats the opening:\n%s", d.Text)
 	}
 }
+
+// A date standing alone, not inside a sentence (tagesanzeiger.ch's
+// <time>Aktualisiert: …</time>, sueddeutsche.de's "05:28 Uhr"), is left
+// out; a date inside a sentence is kept.
+func TestExtractStandaloneDates(t *testing.T) {
+	page := `<html><head><meta property="og:type" content="article"></head><body><main><article class="article-container">
+<h1>Umweltzerstörung</h1><time class="FullDateTime_root__35h8M full-date-time" dateTime="2020-04-03T10:35:41.085Z">Publiziert: 03.04.2020, 12:35</time>
+<div class="content-head"><span><time class="last-updated-date-time">Aktualisiert: 11.04.2020</time> <time class="timeformat">05:28 Uhr</time></span></div>
+<div class="article-body">` + para("Story", 0, 3) + `<p>Die Versammlung am <time datetime="2020-03-01">1. März 2020</time> beschloss das Verbot, nach langer Debatte.</p>` + para("Story", 1, 3) + `</div>
+</article></main></body></html>`
+	extractPage(t, "https://www.tagesanzeiger.ch/umweltzerstoerung", page,
+		[]string{"Story sentence a of paragraph A", "Die Versammlung am 1. März 2020 beschloss"},
+		[]string{"Publiziert", "03.04.2020", "Aktualisiert", "05:28"})
+}
