@@ -1101,7 +1101,7 @@ var wholeNegWords = set(append([]string{"comment", "comments", "commentlist", "d
 	"recommendations", "recirc", "outbrain", "taboola", "share", "sharing", "sharebar", "social", "socials", "cookie", "cookies",
 	"consent", "gdpr", "newsletter", "subscribe", "subscription", "signup", "promo", "promotion", "sponsor", "sponsored",
 	"ad", "ads", "advert", "advertisement", "adslot", "adunit", "banner", "breadcrumb", "breadcrumbs",
-	"popup", "modal", "trending", "popular", "widget", "teaser", "teasers", "login"}, commentWordsIntl...)...)
+	"popup", "modal", "trending", "popular", "widget", "teaser", "teasers", "login", "rating", "ratings", "sociable", "postmetadata"}, commentWordsIntl...)...)
 
 // namesWords reports whether n's class or id holds one of words.
 func namesWords(n *html.Node, words map[string]bool) bool {
@@ -1250,7 +1250,8 @@ var negWords = set(append([]string{"comment", "comments", "commentlist", "disqus
 	"breadcrumbs", "menu", "navbar", "nav", "navigation", "sidebar", "popup", "modal", "paywall", "tags", "tag", "trending", "popular",
 	"widget", "toolbar", "byline", "author", "credit", "credits", "hidden", "skip", "teaser", "teasers",
 	"readmore", "pagination", "pager", "timestamp", "meta", "complementary",
-	"contentinfo", "search", "login", "bio", "biography", "authorbox", "authorinfo", "disclaimer", "disclosure", "copyright"}, commentWordsIntl...)...)
+	"contentinfo", "search", "login", "bio", "biography", "authorbox", "authorinfo", "disclaimer", "disclosure", "copyright",
+	"rating", "ratings", "sociable", "postmetadata", "button", "buttons", "btn"}, commentWordsIntl...)...)
 
 // wholeName reports whether v[i:j] is a whole whitespace-separated name
 // of the attribute value v.

@@ -125,3 +125,18 @@ func TestExtractStandaloneDates(t *testing.T) {
 		[]string{"Story sentence a of paragraph A", "Die Versammlung am 1. März 2020 beschloss"},
 		[]string{"Publiziert", "03.04.2020", "Aktualisiert", "05:28"})
 }
+
+// Rating boxes, "sociable" share bars, buttons and WordPress's
+// postmetadata line are widgets, not the article.
+func TestExtractRatingButtonsPostmetadata(t *testing.T) {
+	page := `<html><head><meta property="og:type" content="article"></head><body><div id="content"><div class="entry">` +
+		para("Story", 0, 3) + para("Story", 1, 3) + `
+<div class="rating-container"><span>Bewerten Sie dieses Produkt</span></div>
+<div class="sociable"><div class="sociable_tagline"><strong>Be Sociable, Share!</strong></div></div>
+<div class="wpzoom-recipe-card-buttons"><a class="wpzoom-recipe-snippet-button" href="#print">Print Recipe</a></div>
+<div class="postmetadata">Erstellt am Dienstag 6. Mai 2014 von Anna</div>
+</div></div></body></html>`
+	extractPage(t, "https://blog.example/post", page,
+		[]string{"Story sentence a of paragraph A", "Story sentence c of paragraph B"},
+		[]string{"Bewerten", "Sociable", "Print Recipe", "Erstellt am"})
+}
