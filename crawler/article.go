@@ -728,7 +728,7 @@ func (c *content) inlineMeta(n *html.Node) bool {
 		return false
 	}
 	t := c.lowerText(n)
-	return len(t) <= 100 && metaFirst[string(firstWord(t))] && metaLine.Match(t) ||
+	return len(t) <= 100 && (metaFirst[string(firstWord(t))] && metaLine.Match(t) || creditLine.Match(t)) ||
 		len(t) <= 60 && standsAlone(n) && dateLine(t)
 }
 
@@ -850,6 +850,17 @@ func leadWord(t []byte) []byte {
 // metaLine matches a short block that is a byline, a dateline, a photo
 // credit, a count or a bare URL.
 var metaLine = regexp.MustCompile(`^((updated|published|posted|first published|last updated|last modified)\b.*\d.*|by [^.]{2,40}|(photo|image|picture|credit|photograph|source)s?( by)? ?:.*)$`)
+
+// creditLine matches a photo credit in German, French, Spanish,
+// Portuguese, Italian, Polish and Dutch ("Foto: …", "Bildquelle: …",
+// "Crédits photos : …", "Fuente: …", "Źródło: …"), or a line that is a
+// picture agency's name ("AFP / Marco Bertorello", "iStock.com", "©
+// dpa"); tried only on a text whose first word opens one.
+var creditLine = intlPhrases(`^(©\s*)?((foto|fotos|bild|bilder|bildquelle|fotoquelle|quelle|cr[ée]dits?( photos?)?|fuente|fonte|fot|[źŹ]r[óÓ]d[łŁ]o|zdj[ęĘ]cie)\s?:.*`+
+	`|(afp|dpa|reuters|ap|epa|ansa|keystone|imago|getty images|istock(photo)?|shutterstock|picture alliance)(\.com)?( ?[/|,].{0,40})?)$`,
+	"foto", "fotos", "bild", "bilder", "bildquelle", "fotoquelle", "quelle", "crédit", "crédits", "credit", "credits", "fuente", "fonte", "fot",
+	"źródło", "Źródło", "zdjęcie", "zdjĘcie", "", "afp", "dpa", "reuters", "ap", "epa", "ansa", "keystone", "imago", "getty", "istock",
+	"istockphoto", "shutterstock", "picture")
 
 // pointerLine matches the start of a short block that points to other
 // pages: "Related: …", "Read more: …", "Tags: …".
@@ -991,7 +1002,7 @@ func (c *content) dropped(n *html.Node) bool {
 		var t []byte
 		if s.chars <= 100 {
 			t = c.lowerText(n)
-			if s.chars <= 30 && (boilerLine.Match(t) || boilerLineIntl.Match(t)) || metaFirst[string(firstWord(t))] && metaLine.Match(t) || c.article() && countLine.Match(t) || s.chars <= 60 && dateLine(t) {
+			if s.chars <= 30 && (boilerLine.Match(t) || boilerLineIntl.Match(t)) || metaFirst[string(firstWord(t))] && metaLine.Match(t) || creditLine.Match(t) || c.article() && countLine.Match(t) || s.chars <= 60 && dateLine(t) {
 				return true
 			}
 		}

@@ -140,3 +140,25 @@ func TestExtractRatingButtonsPostmetadata(t *testing.T) {
 		[]string{"Story sentence a of paragraph A", "Story sentence c of paragraph B"},
 		[]string{"Bewerten", "Sociable", "Print Recipe", "Erstellt am"})
 }
+
+// Photo credits in other languages and picture agencies' names are left
+// out; a sentence naming an agency is kept.
+func TestExtractCreditLines(t *testing.T) {
+	for _, s := range []string{"foto: www.k-einbruch.de", "quelle: deutscher jagdverband (djv)", "crédits photos : bestimage", "Źródło: eurostat",
+		"afp / marco bertorello", "istock.com", "© dpa", "fuente: efe"} {
+		if !creditLine.Match([]byte(s)) {
+			t.Errorf("%q is not a credit line", s)
+		}
+	}
+	for _, s := range []string{"ap reported on tuesday that the talks had failed.", "quellen und literatur", "fotografie ist eine kunst"} {
+		if creditLine.Match([]byte(s)) {
+			t.Errorf("%q is a credit line", s)
+		}
+	}
+	page := `<html><head><meta property="og:type" content="article"></head><body><div class="article-content">` +
+		para("Story", 0, 3) + `<p><em>Quelle: Deutscher Jagdverband (DJV)</em></p><p class="imagedescription">AFP / MARCO BERTORELLO</p>` +
+		`<p>Reuters und AFP berichteten am Dienstag, die Gespräche seien gescheitert.</p>` + para("Story", 1, 3) + `</div></body></html>`
+	extractPage(t, "https://news.example/story", page,
+		[]string{"Story sentence a of paragraph B", "Reuters und AFP berichteten"},
+		[]string{"Quelle:", "BERTORELLO"})
+}
