@@ -162,3 +162,22 @@ func TestExtractCreditLines(t *testing.T) {
 		[]string{"Story sentence a of paragraph B", "Reuters und AFP berichteten"},
 		[]string{"Quelle:", "BERTORELLO"})
 }
+
+// The section headings added for German, Spanish and Chinese sites open
+// a cut through their first-word gate; a content heading does not.
+func TestCutPhrasesMore(t *testing.T) {
+	for _, s := range []string{"weitere informationen:", "weitere pressemitteilungen dieses verbands", "mehr themen:", "mehr kolumnen",
+		"mehr interessantes", "empfehlungen aus der redaktion", "lust auf mehr?", "lo Último", "lo ultimo", "más noticias", "热门推荐", "相关阅读"} {
+		if !cutPhraseIntl.Match([]byte(s)) {
+			t.Errorf("%q does not match", s)
+		}
+	}
+	for _, s := range []string{"weitere schritte", "mehr als ein jahr", "lo que pasó", "热门话题的讨论"} {
+		if cutPhraseIntl.Match([]byte(s)) {
+			t.Errorf("%q matches", s)
+		}
+	}
+	page := `<html><head><meta property="og:type" content="article"></head><body><div class="story">` + para("Story", 0, 3) + para("Story", 1, 3) +
+		`<h2>Empfehlungen aus der Redaktion</h2><ul><li><a href="/a">Mit dem Rad über die Alpen</a></li><li><a href="/b">Zehn Touren im Harz</a></li></ul></div></body></html>`
+	extractPage(t, "https://bike.example/story", page, []string{"Story sentence c of paragraph B"}, []string{"Empfehlungen", "Alpen"})
+}
