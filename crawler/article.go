@@ -863,6 +863,14 @@ var creditLine = intlPhrases(`^(©\s*)?((foto|fotos|bild|bilder|bildquelle|fotoq
 	"źródło", "Źródło", "zdjęcie", "zdjĘcie", "", "afp", "dpa", "reuters", "ap", "epa", "ansa", "keystone", "imago", "getty", "istock",
 	"istockphoto", "shutterstock", "picture")
 
+// pitch matches a site's call to action, in a paragraph of pitchMax
+// characters or fewer: to subscribe, sign up, follow the site, download
+// its app, support or join it (English, German, Spanish, French, Polish).
+var pitch = regexp.MustCompile(`subscribe (now|today|to (our|the))|please subscribe|already a subscriber|first-time subscribers|sign up (for|to) (our|the)|follow (us|the \w+) on (twitter|x|facebook|instagram|tiktok|youtube|linkedin|telegram|whatsapp)\b|download (the|our) [^.]{0,30}apps?\b|(consider|please) support(ing)? (us|our work|our journalism)\b|support (us|independent journalism)\b|become a (member|subscriber|patron)|keep up with me on|want to be informed|if you (enjoyed|liked) (reading )?this` +
+	`|(jetzt|newsletter) abonnieren|abonnieren sie|unterst[üÜ]tzen sie|folgen sie uns|gef[äÄ]llt (dir|ihnen) unser|sie lesen gern|suscr[íi]bete|hazte miembro|s[íi]guenos en|canal de (youtube|telegram|whatsapp)|abonnez-vous|suivez-nous|soutenez-nous|do subskrypcji`)
+
+const pitchMax = 300
+
 // pointerLine matches the start of a short block that points to other
 // pages: "Related: …", "Read more: …", "Tags: …".
 var pointerLine = regexp.MustCompile(`^(related|read more|see more|see also|read also|also read|also on|more|tags?|topics|filed under|recommended|watch|listen|more on this|don't miss|further reading)\b\s*[:|-]?`)
@@ -1015,6 +1023,13 @@ func (c *content) dropped(n *html.Node) bool {
 			if n.DataAtom != atom.Li && !sentence(t) || pointerLine.Match(t) || pointerLineIntl.Match(t) {
 				return true
 			}
+		}
+	}
+	if n.DataAtom == atom.P && c.article() {
+		if s := c.stats[n]; s != nil && s.chars > 0 && s.chars <= pitchMax && pitch.Match(c.lowerText(n)) {
+			// "Subscribe now to our e-edition", "Follow us on Twitter",
+			// "Unterstützen Sie…": the site's call to action
+			return true
 		}
 	}
 	switch n.DataAtom {

@@ -181,3 +181,19 @@ func TestCutPhrasesMore(t *testing.T) {
 		`<h2>Empfehlungen aus der Redaktion</h2><ul><li><a href="/a">Mit dem Rad über die Alpen</a></li><li><a href="/b">Zehn Touren im Harz</a></li></ul></div></body></html>`
 	extractPage(t, "https://bike.example/story", page, []string{"Story sentence c of paragraph B"}, []string{"Empfehlungen", "Alpen"})
 }
+
+// A short paragraph that is the site's call to action (subscribe,
+// follow us, support us, join) is left out; a sentence about support or
+// following instructions is not a pitch.
+func TestExtractPitch(t *testing.T) {
+	page := `<html><head><meta property="og:type" content="article"></head><body><div class="entry-content">` +
+		para("Story", 0, 3) + `<p>“In the areas of the business that do not directly support our core business goals, we have to make some necessary job eliminations,” Claure said.</p>
+<p>And follow the instructions on the screen, then press the number of the option.</p>` + para("Story", 1, 3) + `
+<p><strong>Subscribe now to our eNATION edition for the full story.</strong></p>
+<p>Follow The Gleaner on Twitter and Instagram @JamaicaGleaner and on Facebook @GleanerJamaica.</p>
+<p><strong>HAZTE MIEMBRO Y DISFRUTA DE BENEFICIOS EXCLUSIVOS</strong> Hacemos periodismo desde hace 106 años.</p>
+</div></body></html>`
+	extractPage(t, "https://news.example/story", page,
+		[]string{"support our core business goals", "follow the instructions on the screen", "Story sentence c of paragraph B"},
+		[]string{"eNATION", "Follow The Gleaner", "HAZTE MIEMBRO"})
+}
