@@ -1208,8 +1208,8 @@ func hints(n *html.Node) (h int, media bool) {
 		if a.Key != "class" && a.Key != "id" && a.Key != "itemprop" && a.Key != "role" {
 			continue
 		}
-		if a.Key == "id" && (n.DataAtom == atom.Section || heading(n.DataAtom) || strings.Count(a.Val, "-") >= 3) {
-			continue // documentation tools name sections and headings after their text
+		if a.Key == "id" && (n.DataAtom == atom.Section || heading(n.DataAtom) && !strings.Contains(strings.ToLower(a.Val), "comment") || strings.Count(a.Val, "-") >= 3) {
+			continue // documentation tools name sections and headings after their text (a comment section's title is named for it)
 		}
 		v := a.Val
 		// a name's words ("article-copyright", "post-author"): a widget

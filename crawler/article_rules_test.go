@@ -197,3 +197,11 @@ func TestExtractPitch(t *testing.T) {
 		[]string{"support our core business goals", "follow the instructions on the screen", "Story sentence c of paragraph B"},
 		[]string{"eNATION", "Follow The Gleaner", "HAZTE MIEMBRO"})
 }
+
+// A heading whose id names comments is the comment section's title
+// (thenervousbreakdown.com's <h3 id="comments">), not an anchor.
+func TestExtractCommentsHeadingID(t *testing.T) {
+	page := `<html><head><meta property="og:type" content="article"></head><body><div class="eight columns">` +
+		para("Story", 0, 3) + para("Story", 1, 3) + `<h3 id="comments">4 responses to “The Loneliest Woman in the World”</h3></div></body></html>`
+	extractPage(t, "https://blog.example/loneliest", page, []string{"Story sentence c of paragraph B"}, []string{"responses to"})
+}
