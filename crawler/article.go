@@ -1340,7 +1340,8 @@ var commentWordsIntl = []string{"kommentar", "kommentare", "commentaire", "comme
 
 var commentWords = set(append([]string{"comment", "comments", "commentlist", "disqus", "respond", "replies", "discussion"}, commentWordsIntl...)...)
 
-var mediaWords = set("caption", "captions", "figcaption", "gallery", "slideshow", "carousel", "slider", "lightbox")
+var mediaWords = set("caption", "captions", "figcaption", "gallery", "slideshow", "carousel", "slider", "lightbox",
+	"legend", "imagedescription", "bildunterschrift", "bilduntertitel", "bildtext")
 
 var posWords = set("article", "articlebody", "content", "body", "main", "post", "entry", "story", "text", "prose", "blog", "hentry")
 

@@ -205,3 +205,13 @@ func TestExtractCommentsHeadingID(t *testing.T) {
 		para("Story", 0, 3) + para("Story", 1, 3) + `<h3 id="comments">4 responses to “The Loneliest Woman in the World”</h3></div></body></html>`
 	extractPage(t, "https://blog.example/loneliest", page, []string{"Story sentence c of paragraph B"}, []string{"responses to"})
 }
+
+// Photo captions named "legend" (vogelwarte.ch's div.legend) or in
+// German (Bildunterschrift, Bilduntertitel) are left out as "caption" is.
+func TestExtractCaptionWords(t *testing.T) {
+	page := `<html><head><meta property="og:type" content="article"></head><body><div id="content">` + para("Story", 0, 3) +
+		`<div class="rightImageHighslide"><img src="/k.jpg"><div class="legend"><div class="content">Kastanienselven beispielsweise bieten dem Hirschkäfer Lebensraum.</div></div></div>` +
+		para("Story", 1, 3) + `<h5 class="bilduntertitel">Rund um Wurzeln lagert sich Eisen ab.</h5>` + para("Story", 2, 3) + `</div></body></html>`
+	extractPage(t, "https://www.vogelwarte.ch/aktionsplan", page,
+		[]string{"Story sentence a of paragraph B", "Story sentence c of paragraph C"}, []string{"Kastanienselven", "Rund um Wurzeln"})
+}
