@@ -866,7 +866,7 @@ var creditLine = intlPhrases(`^(©\s*)?((foto|fotos|bild|bilder|bildquelle|fotoq
 // pitch matches a site's call to action, in a paragraph of pitchMax
 // characters or fewer: to subscribe, sign up, follow the site, download
 // its app, support or join it (English, German, Spanish, French, Polish).
-var pitch = regexp.MustCompile(`subscribe (now|today|to (our|the))|please subscribe|already a subscriber|first-time subscribers|sign up (for|to) (our|the)|follow (us|the \w+) on (twitter|x|facebook|instagram|tiktok|youtube|linkedin|telegram|whatsapp)\b|download (the|our) [^.]{0,30}apps?\b|(consider|please) support(ing)? (us|our work|our journalism)\b|support (us|independent journalism)\b|become a (member|subscriber|patron)|keep up with me on|want to be informed|if you (enjoyed|liked) (reading )?this` +
+var pitch = regexp.MustCompile(`subscribe (now|today|to our)|please subscribe|already a subscriber|first-time subscribers|sign up (for|to) (our|the)|follow (us|the \w+) on (twitter|x|facebook|instagram|tiktok|youtube|linkedin|telegram|whatsapp)\b|download (the|our) [^.]{0,30}apps?\b|(consider|please) support(ing)? (us|our work|our journalism)\b|support (us|independent journalism)\b|become a (member|subscriber|patron)|keep up with me on|want to be informed|if you (enjoyed|liked) (reading )?this` +
 	`|(jetzt|newsletter) abonnieren|abonnieren sie|unterst[üÜ]tzen sie|folgen sie uns|gef[äÄ]llt (dir|ihnen) unser|sie lesen gern|suscr[íi]bete|hazte miembro|s[íi]guenos en|canal de (youtube|telegram|whatsapp)|abonnez-vous|suivez-nous|soutenez-nous|do subskrypcji`)
 
 const pitchMax = 300

@@ -215,3 +215,12 @@ func TestExtractCaptionWords(t *testing.T) {
 	extractPage(t, "https://www.vogelwarte.ch/aktionsplan", page,
 		[]string{"Story sentence a of paragraph B", "Story sentence c of paragraph C"}, []string{"Kastanienselven", "Rund um Wurzeln"})
 }
+
+// "Subscribe to the … mailing list" in a manual is an instruction, not
+// the site's pitch (Debian Edu's manual).
+func TestExtractPitchNotInstructions(t *testing.T) {
+	page := `<html><head><meta property="og:type" content="article"></head><body><div class="section">` + para("Manual", 0, 3) +
+		`<p>Another way to stay informed about security updates is to subscribe to the debian-security-announce mailing list.</p>` +
+		para("Manual", 1, 3) + `</div></body></html>`
+	extractPage(t, "https://wiki.example/manual", page, []string{"subscribe to the debian-security-announce"}, nil)
+}
