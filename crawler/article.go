@@ -804,7 +804,7 @@ var cutPhrase = regexp.MustCompile(`^(related( stories| articles| posts| content
 // opens one of its phrases: one regexp of them all is too big for Go's
 // fast matcher, and most blocks start with other words.
 var cutPhraseIntl = intlPhrases(`^(mehr (zum thema|zu diesem thema|aus|von|zu|artikel|nachrichten|news)\b.*|[äÄ]hnliche (beitr[äÄ]ge|artikel|themen|posts|nachrichten).*|verwandte (beitr[äÄ]ge|artikel|themen).*`+
-	`|weitere (artikel|beitr[äÄ]ge|nachrichten|news|meldungen|themen|pressemitteilungen|informationen|links|tipps|videos|rezepte)\b.*|mehr (themen|kolumnen|interessantes|videos|rezepte)\b.*|empfehlungen (aus der|der) redaktion|unsere empfehlungen|lust auf mehr\??|weiterf[üÜ]hrende (links?|artikel|informationen)|zum weiterlesen|auch interessant.*`+
+	`|weitere (artikel|beitr[äÄ]ge|nachrichten|news|meldungen|themen|pressemitteilungen|informationen|links|tipps|videos|rezepte)\b.*|mehr (themen|kolumnen|interessantes|videos|rezepte)\b.*|empfehlungen (aus der|der) redaktion|unsere empfehlungen|lust auf mehr\??|lesen sie auch\b.*|(das|dieses) thema k[öÖ]nnte (sie|dich) auch interessieren.*|noch mehr (infos|artikel|beitr[äÄ]ge|themen)\b.*|weiterf[üÜ]hrende (links?|artikel|informationen)|zum weiterlesen|auch interessant.*`+
 	`|das k[öÖ]nnte (sie|dich) auch interessieren.*|meist(gelesen|kommentiert|diskutiert|-gelesen|-kommentiert|-diskutiert).*|beliebte (beitr[äÄ]ge|artikel)`+
 	`|articles? (correspondants?|similaires|li[ée]s|associ[ée]s|connexes)|sur le m[êÊ]me (sujet|th[èe]me)|vous (aimerez|pourriez aimer).*|les plus (lus|partag[ée]s|comment[ée]s)`+
 	`|noticias relacionadas|lo [úÚu]ltimo|m[áa]s noticias|te recomendamos|热门推荐|相关推荐|相关阅读|相关文章|推荐阅读|延伸阅读|art[íi]culos relacionados|(tambi[ée]n )?te (puede|podr[íi]a) (interesar|gustar).*|lo m[áa]s (le[íi]do|visto)|video recomendado`+
@@ -814,7 +814,7 @@ var cutPhraseIntl = intlPhrases(`^(mehr (zum thema|zu diesem thema|aus|von|zu|ar
 	"meist", "meistgelesen", "meistkommentiert", "meistdiskutiert", "beliebte", "article", "articles", "sur", "vous", "les",
 	"noticias", "artículos", "articulos", "también", "tambien", "te", "lo", "video", "articoli", "potrebbe", "você", "vocÊ",
 	"notícias", "polecamy", "gerelateerde", "schon", "neueste", "über", "Über", "à", "À", "a", "sobre", "sull", "o",
-	"empfehlungen", "unsere", "lust", "más", "mas", "热门推荐", "相关推荐", "相关阅读", "相关文章", "推荐阅读", "延伸阅读")
+	"empfehlungen", "unsere", "lust", "lesen", "dieses", "noch", "más", "mas", "热门推荐", "相关推荐", "相关阅读", "相关文章", "推荐阅读", "延伸阅读")
 
 // phrases is a regexp tried only on texts whose first word is one of first.
 type phrases struct {

@@ -224,3 +224,17 @@ func TestExtractPitchNotInstructions(t *testing.T) {
 		para("Manual", 1, 3) + `</div></body></html>`
 	extractPage(t, "https://wiki.example/manual", page, []string{"subscribe to the debian-security-announce"}, nil)
 }
+
+// German "read also" headings ("Lesen Sie auch die folgenden Beiträge:",
+// "Das Thema könnte dich auch interessieren:", "Noch mehr Infos für
+// dich") open a cut.
+func TestCutPhrasesGermanPointers(t *testing.T) {
+	for _, s := range []string{"lesen sie auch die folgenden beiträge:", "das thema könnte dich auch interessieren:", "noch mehr infos für dich"} {
+		if !cutPhraseIntl.Match([]byte(s)) {
+			t.Errorf("%q does not match", s)
+		}
+	}
+	if cutPhraseIntl.Match([]byte("noch mehr regen am montag")) {
+		t.Errorf("a plain sentence matches")
+	}
+}
