@@ -1052,6 +1052,9 @@ func (c *content) dropped(n *html.Node) bool {
 		// a photo and its caption: the labelled article bodies leave
 		// them out (the whole-body case keeps them)
 		return true
+	case atom.Address:
+		// the contact of the article's author or of the page
+		return c.article()
 	}
 	s := c.stats[n]
 	if h < 0 {

@@ -238,3 +238,11 @@ func TestCutPhrasesGermanPointers(t *testing.T) {
 		t.Errorf("a plain sentence matches")
 	}
 }
+
+// An <address> in an article is its author's or the page's contact
+// (diakonie.de's press contact), not the article's text.
+func TestExtractAddress(t *testing.T) {
+	page := `<html><head><meta property="og:type" content="article"></head><body><div class="story">` + para("Story", 0, 3) + para("Story", 1, 3) +
+		`<address class="address"><p class="name">Kathrin Klinkusch</p><p>Pressesprecherin, Caroline-Michaelis-Straße 1, 10115 Berlin</p></address></div></body></html>`
+	extractPage(t, "https://www.diakonie.de/lebensgefuehl", page, []string{"Story sentence c of paragraph B"}, []string{"Klinkusch", "10115 Berlin"})
+}
