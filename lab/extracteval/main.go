@@ -26,8 +26,9 @@ import (
 //	-docs-max N    at most N doc pages per corpus directory (default 2000)
 //	-trafilatura DIR  also score trafilatura's evaluation corpus in DIR
 //	               (its tests/ directory: evaldata.json, cache/, eval/)
-//	-show NAME     print the new text of the page NAME (an aeb key or a
-//	               trafilatura file) with what it gets wrong, and stop
+//	-show NAME     print the new text of the page NAME (an aeb key, a
+//	               trafilatura file, or the path of a documentation page)
+//	               with what it gets wrong, and stop
 func Main(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	fl := flag.NewFlagSet("extract", flag.ContinueOnError)
 	fl.SetOutput(stderr)
@@ -39,9 +40,14 @@ func Main(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	docs := fl.String("docs", "", "directory of documentation corpora to measure main-text recall on")
 	docsMax := fl.Int("docs-max", 2000, "at most N pages per corpus")
 	traf := fl.String("trafilatura", "", "directory of trafilatura's evaluation corpus (evaldata.json, cache/, eval/) to score")
-	show := fl.String("show", "", "print the new text of one page (aeb key or trafilatura file name) and stop")
+	show := fl.String("show", "", "print the new text of one page (aeb key, trafilatura file name, or a documentation page's path) and stop")
 	if err := fl.Parse(args); err != nil {
 		return err
+	}
+	if *show != "" && (strings.HasSuffix(*show, ".html") || strings.HasSuffix(*show, ".htm")) {
+		if _, err := os.Stat(*show); err == nil {
+			return showDoc(stdout, *show) // a documentation page
+		}
 	}
 	if *show != "" && *traf != "" {
 		pages, err := snippetCorpus(openSnippetCorpus(*traf))
