@@ -713,6 +713,14 @@ const proseMin = 100
 func (c *content) inlineMeta(n *html.Node) bool {
 	switch n.DataAtom {
 	case atom.Span, atom.Time, atom.Small, atom.Em, atom.I, atom.B, atom.Strong:
+	case atom.A:
+		// a link standing alone that is a widget's label ("Back to top",
+		// "Zurück nach oben", "View comments")
+		if !standsAlone(n) {
+			return false
+		}
+		t := c.lowerText(n)
+		return len(t) <= 30 && (boilerLine.Match(t) || boilerLineIntl.Match(t) || viewComments.Match(t))
 	default:
 		return false
 	}
@@ -731,6 +739,10 @@ func (c *content) inlineMeta(n *html.Node) bool {
 	return len(t) <= 100 && (metaFirst[string(firstWord(t))] && metaLine.Match(t) || creditLine.Match(t)) ||
 		len(t) <= 60 && standsAlone(n) && dateLine(t)
 }
+
+// viewComments matches a link to a page's comments ("View comments",
+// "3 Kommentare", "Vos réactions").
+var viewComments = regexp.MustCompile(`^((view|show|read|see) (all )?(\d+ )?comments|\d+ (kommentare?|commentaires?|comentarios?|reacties)|(vos|les) r[ée]actions)$`)
 
 // standsAlone reports whether the inline element n is not part of a
 // sentence: no text beside it in its parent.

@@ -246,3 +246,16 @@ func TestExtractAddress(t *testing.T) {
 		`<address class="address"><p class="name">Kathrin Klinkusch</p><p>Pressesprecherin, Caroline-Michaelis-Straße 1, 10115 Berlin</p></address></div></body></html>`
 	extractPage(t, "https://www.diakonie.de/lebensgefuehl", page, []string{"Story sentence c of paragraph B"}, []string{"Klinkusch", "10115 Berlin"})
 }
+
+// A link standing alone that is a widget's label ("Zurück nach oben",
+// dtb-tennis.de; "View comments") is left out; the same words inside a
+// sentence are kept.
+func TestExtractLabelLinks(t *testing.T) {
+	page := `<html><head><meta property="og:type" content="article"></head><body><div class="chcontent span8">` + para("Story", 0, 3) + para("Story", 1, 3) +
+		`<p>Wer mehr will, klickt <a href="#top">zurück nach oben</a> und liest von vorn.</p>` +
+		`<a class="scroll-top" href="#top"><span>Zurück nach oben</span></a><div><small><a href="#c">View Comments</a></small></div></div></body></html>`
+	d := extractPage(t, "https://www.dtb-tennis.de/nominiert", page, []string{"klickt zurück nach oben und liest"}, []string{"View Comments"})
+	if strings.Contains(d.Text, "Zurück nach oben") {
+		t.Errorf("Text keeps the label link:\n%s", d.Text)
+	}
+}
