@@ -714,13 +714,6 @@ func (c *content) inlineMeta(n *html.Node) bool {
 	switch n.DataAtom {
 	case atom.Span, atom.Time, atom.Small, atom.Em, atom.I, atom.B, atom.Strong:
 	case atom.A:
-		// a link standing alone that is a widget's label ("Back to top",
-		// "Zurück nach oben", "View comments")
-		if !standsAlone(n) {
-			return false
-		}
-		t := c.lowerText(n)
-		return len(t) <= 30 && (boilerLine.Match(t) || boilerLineIntl.Match(t) || viewComments.Match(t))
 	default:
 		return false
 	}
@@ -732,6 +725,16 @@ func (c *content) inlineMeta(n *html.Node) bool {
 			k += len(x.FirstChild.Data)
 		}
 	}
+	if n.DataAtom == atom.A {
+		// a link standing alone that is a widget's label ("Back to top",
+		// "Zurück nach oben", "View comments"); a label opens with a word
+		// (a docs page's "3.1. Using…" entries do not)
+		if k == 0 || k > 60 || !standsAlone(n) || !labelFirst(n) {
+			return false
+		}
+		t := c.lowerText(n)
+		return len(t) <= 30 && len(leadWord(t)) > 0 && (boilerLine.Match(t) || boilerLineIntl.Match(t) || viewComments.Match(t))
+	}
 	if k < 6 || k > 160 {
 		return false
 	}
@@ -740,10 +743,49 @@ func (c *content) inlineMeta(n *html.Node) bool {
 		len(t) <= 60 && standsAlone(n) && dateLine(t)
 }
 
+// labelFirst reports whether the first word of n's text opens a label
+// of boilerLine, boilerLineIntl or viewComments (a cheap test before
+// lowerText).
+func labelFirst(n *html.Node) bool {
+	t := firstText(n)
+	var buf [24]byte
+	w := buf[:0]
+	for i := 0; i < len(t) && len(w) < len(buf); i++ {
+		c := t[i]
+		if 'A' <= c && c <= 'Z' {
+			c += 'a' - 'A'
+		}
+		if c < utf8.RuneSelf && !('a' <= c && c <= 'z') {
+			break
+		}
+		w = append(w, c)
+	}
+	lw := string(leadWord(w))
+	return lw != "" && (boilerLine.first[lw] || boilerLineIntl.first[lw] || viewComments.first[lw])
+}
+
+// firstText is the first text under n that is not whitespace, its
+// leading whitespace trimmed.
+func firstText(n *html.Node) string {
+	for x := n.FirstChild; x != nil; x = x.NextSibling {
+		switch x.Type {
+		case html.TextNode:
+			if t := strings.TrimLeftFunc(x.Data, unicode.IsSpace); t != "" {
+				return t
+			}
+		case html.ElementNode:
+			if t := firstText(x); t != "" {
+				return t
+			}
+		}
+	}
+	return ""
+}
+
 // viewComments matches a link to a page's comments ("View comments",
-// "3 Kommentare", "Vos réactions").
-var viewComments = intlPhrases(`^((view|show|read|see) (all )?(\d+ )?comments|\d+ (kommentare?|commentaires?|comentarios?|reacties)|(vos|les) r[ée]actions)$`,
-	"view", "show", "read", "see", "vos", "les", "")
+// "Vos réactions").
+var viewComments = intlPhrases(`^((view|show|read|see) (all )?(\d+ )?comments|(vos|les) r[ée]actions)$`,
+	"view", "show", "read", "see", "vos", "les")
 
 // standsAlone reports whether the inline element n is not part of a
 // sentence: no text beside it in its parent.
