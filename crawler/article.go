@@ -743,6 +743,26 @@ func (c *content) inlineMeta(n *html.Node) bool {
 		len(t) <= 60 && standsAlone(n) && dateLine(t)
 }
 
+// adLabels are the words that mark an advertisement or a sponsored
+// text, in English, German, French, Spanish, Polish and Dutch.
+var adLabels = []string{"advertisement", "advertorial", "sponsored", "anzeige", "werbung", "publicité", "publicidad", "reklama", "advertentie"}
+
+// adLabel reports whether the short lowercased line t opens with an ad
+// label set off by punctuation ("- Anzeige -", "*Werbung. Dieser Beitrag
+// enthält Werbung für…", "Anzeige, enthält Affiliate Links"): the site's
+// disclosure, not the article (a heading "Werbung im Internet" is not
+// one).
+func adLabel(t []byte) bool {
+	t = bytes.TrimLeft(t, "-–*([ ")
+	for _, w := range adLabels {
+		if bytes.HasPrefix(t, []byte(w)) {
+			rest := bytes.TrimLeft(t[len(w):], " ")
+			return len(rest) > 0 && strings.IndexByte("-:,.*!)]|", rest[0]) >= 0 || bytes.HasPrefix(rest, []byte("–")) || bytes.HasPrefix(rest, []byte("—"))
+		}
+	}
+	return false
+}
+
 // labelFirst reports whether the first word of n's text opens a label
 // of boilerLine, boilerLineIntl or viewComments (a cheap test before
 // lowerText).
@@ -1094,7 +1114,7 @@ func (c *content) dropped(n *html.Node) bool {
 		var t []byte
 		if s.chars <= 100 {
 			t = c.lowerText(n)
-			if s.chars <= 30 && (boilerLine.Match(t) || boilerLineIntl.Match(t)) || metaFirst[string(firstWord(t))] && metaLine.Match(t) || creditLine.Match(t) || c.article() && countLine.Match(t) || s.chars <= 60 && dateLine(t) {
+			if s.chars <= 30 && (boilerLine.Match(t) || boilerLineIntl.Match(t)) || metaFirst[string(firstWord(t))] && metaLine.Match(t) || creditLine.Match(t) || c.article() && countLine.Match(t) || s.chars <= 60 && dateLine(t) || s.chars <= 60 && adLabel(t) {
 				return true
 			}
 		}

@@ -259,3 +259,22 @@ func TestExtractLabelLinks(t *testing.T) {
 		t.Errorf("Text keeps the label link:\n%s", d.Text)
 	}
 }
+
+// A short line that opens with an ad label set off by punctuation is the
+// site's disclosure ("- Anzeige-", "*Werbung. Dieser Beitrag enthält
+// Werbung für…"); a heading about advertising is not.
+func TestExtractAdLabels(t *testing.T) {
+	for _, s := range []string{"- anzeige-", "*werbung. dieser beitrag enthält werbung für mymarini.", "anzeige, enthält affiliate links", "sponsored – by acme", "advertisement:"} {
+		if !adLabel([]byte(s)) {
+			t.Errorf("%q is not an ad label", s)
+		}
+	}
+	for _, s := range []string{"werbung im internet", "anzeigen und formulare", "sponsored content rules changed in 2020"} {
+		if adLabel([]byte(s)) {
+			t.Errorf("%q is an ad label", s)
+		}
+	}
+	page := `<html><head><meta property="og:type" content="article"></head><body><div class="entry-content"><p><em>*Werbung. Dieser Beitrag enthält Werbung für MYMARINI.</em></p>` +
+		para("Story", 0, 3) + `<h2>Werbung im Internet</h2>` + para("Story", 1, 3) + `<div class="sqrpara"><center>- Anzeige-</center></div></div></body></html>`
+	extractPage(t, "https://blog.example/post", page, []string{"Werbung im Internet", "Story sentence c of paragraph B"}, []string{"Dieser Beitrag enthält", "- Anzeige-"})
+}
