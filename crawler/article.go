@@ -83,6 +83,30 @@ const narrowShare = 0.35
 
 const articleBodyMin = 250
 
+// description returns the sibling before the article body ab that the
+// page marks as the article's description (schema.org microdata
+// itemprop=description: its standfirst, as TYPO3's news pages write it),
+// or nil.
+func description(ab *html.Node) *html.Node {
+	for x := ab.PrevSibling; x != nil; x = x.PrevSibling {
+		if x.Type != html.ElementNode {
+			continue
+		}
+		if ip, ok := attr(x, "itemprop"); ok && hasToken(ip, "description") {
+			return x
+		}
+	}
+	return nil
+}
+
+// repeats reports whether the description d is the opening of the body
+// ab cut short ("Good morning! This is the news you need to..."): the
+// body says it already.
+func repeats(d, ab *html.Node) bool {
+	t := strings.TrimRight(collapse(nodeTextCheap(d)), ".… ")
+	return strings.HasPrefix(collapse(nodeTextCheap(ab)), t)
+}
+
 // articlesIn counts the <article> elements inside n (teaser cards, when a
 // <main> holds several).
 func articlesIn(sc *scan, n *html.Node) int {
@@ -185,6 +209,9 @@ func chooseContent(sc *scan, fallback []*html.Node) *content {
 	if ab := sc.articleBody; ab != nil && c.textOf(ab) >= articleBodyMin && !c.skip(ab) {
 		// the page marks its article's body (schema.org articleBody)
 		c.roots, c.explicit, c.regionLD = []*html.Node{ab}, false, 0
+		if d := description(ab); d != nil && c.textOf(d) > 0 && !c.skip(d) && !repeats(d, ab) {
+			c.roots = []*html.Node{d, ab}
+		}
 	}
 	if len(c.roots) == 0 {
 		// no article stands out (a docs page, an index, a page without
@@ -686,6 +713,7 @@ const proseMin = 100
 func (c *content) inlineMeta(n *html.Node) bool {
 	switch n.DataAtom {
 	case atom.Span, atom.Time, atom.Small, atom.Em, atom.I, atom.B, atom.Strong:
+	case atom.A:
 	default:
 		return false
 	}
@@ -697,11 +725,97 @@ func (c *content) inlineMeta(n *html.Node) bool {
 			k += len(x.FirstChild.Data)
 		}
 	}
+	if n.DataAtom == atom.A {
+		// a link standing alone that is a widget's label ("Back to top",
+		// "Zurück nach oben", "View comments"); a label opens with a word
+		// (a docs page's "3.1. Using…" entries do not)
+		if k == 0 || k > 60 || !standsAlone(n) || !labelFirst(n) {
+			return false
+		}
+		t := c.lowerText(n)
+		return len(t) <= 30 && len(leadWord(t)) > 0 && (boilerLine.Match(t) || boilerLineIntl.Match(t) || viewComments.Match(t))
+	}
 	if k < 6 || k > 160 {
 		return false
 	}
 	t := c.lowerText(n)
-	return len(t) <= 100 && metaFirst[string(firstWord(t))] && metaLine.Match(t)
+	return len(t) <= 100 && (metaFirst[string(firstWord(t))] && metaLine.Match(t) || creditLine.Match(t)) ||
+		len(t) <= 60 && standsAlone(n) && dateLine(t)
+}
+
+// adLabels are the words that mark an advertisement or a sponsored
+// text, in English, German, French, Spanish, Polish and Dutch.
+var adLabels = []string{"advertisement", "advertorial", "sponsored", "anzeige", "werbung", "publicité", "publicidad", "reklama", "advertentie"}
+
+// adLabel reports whether the short lowercased line t opens with an ad
+// label set off by punctuation ("- Anzeige -", "*Werbung. Dieser Beitrag
+// enthält Werbung für…", "Anzeige, enthält Affiliate Links"): the site's
+// disclosure, not the article (a heading "Werbung im Internet" is not
+// one).
+func adLabel(t []byte) bool {
+	t = bytes.TrimLeft(t, "-–*([ ")
+	for _, w := range adLabels {
+		if bytes.HasPrefix(t, []byte(w)) {
+			rest := bytes.TrimLeft(t[len(w):], " ")
+			return len(rest) > 0 && strings.IndexByte("-:,.*!)]|", rest[0]) >= 0 || bytes.HasPrefix(rest, []byte("–")) || bytes.HasPrefix(rest, []byte("—"))
+		}
+	}
+	return false
+}
+
+// labelFirst reports whether the first word of n's text opens a label
+// of boilerLine, boilerLineIntl or viewComments (a cheap test before
+// lowerText).
+func labelFirst(n *html.Node) bool {
+	t := firstText(n)
+	var buf [24]byte
+	w := buf[:0]
+	for i := 0; i < len(t) && len(w) < len(buf); i++ {
+		c := t[i]
+		if 'A' <= c && c <= 'Z' {
+			c += 'a' - 'A'
+		}
+		if c < utf8.RuneSelf && !('a' <= c && c <= 'z') {
+			break
+		}
+		w = append(w, c)
+	}
+	lw := string(leadWord(w))
+	return lw != "" && (boilerLine.first[lw] || boilerLineIntl.first[lw] || viewComments.first[lw])
+}
+
+// firstText is the first text under n that is not whitespace, its
+// leading whitespace trimmed.
+func firstText(n *html.Node) string {
+	for x := n.FirstChild; x != nil; x = x.NextSibling {
+		switch x.Type {
+		case html.TextNode:
+			if t := strings.TrimLeftFunc(x.Data, unicode.IsSpace); t != "" {
+				return t
+			}
+		case html.ElementNode:
+			if t := firstText(x); t != "" {
+				return t
+			}
+		}
+	}
+	return ""
+}
+
+// viewComments matches a link to a page's comments ("View comments",
+// "Vos réactions").
+var viewComments = intlPhrases(`^((view|show|read|see) (all )?(\d+ )?comments|(vos|les) r[ée]actions)$`,
+	"view", "show", "read", "see", "vos", "les")
+
+// standsAlone reports whether the inline element n is not part of a
+// sentence: no text beside it in its parent.
+func standsAlone(n *html.Node) bool {
+	for x := n.Parent.FirstChild; x != nil; x = x.NextSibling {
+		if x.Type == html.TextNode && strings.TrimSpace(x.Data) != "" {
+			return false
+		}
+	}
+	return true
 }
 
 // isCut reports whether n is a heading (or a short line standing for one)
@@ -765,16 +879,17 @@ var cutPhrase = regexp.MustCompile(`^(related( stories| articles| posts| content
 // opens one of its phrases: one regexp of them all is too big for Go's
 // fast matcher, and most blocks start with other words.
 var cutPhraseIntl = intlPhrases(`^(mehr (zum thema|zu diesem thema|aus|von|zu|artikel|nachrichten|news)\b.*|[äÄ]hnliche (beitr[äÄ]ge|artikel|themen|posts|nachrichten).*|verwandte (beitr[äÄ]ge|artikel|themen).*`+
-	`|weitere (artikel|beitr[äÄ]ge|nachrichten|news|meldungen|themen)\b.*|weiterf[üÜ]hrende (links?|artikel|informationen)|zum weiterlesen|auch interessant.*`+
+	`|weitere (artikel|beitr[äÄ]ge|nachrichten|news|meldungen|themen|pressemitteilungen|informationen|links|tipps|videos|rezepte)\b.*|mehr (themen|kolumnen|interessantes|videos|rezepte)\b.*|empfehlungen (aus der|der) redaktion|unsere empfehlungen|lust auf mehr\??|lesen sie auch\b.*|(das|dieses) thema k[öÖ]nnte (sie|dich) auch interessieren.*|noch mehr (infos|artikel|beitr[äÄ]ge|themen)\b.*|weiterf[üÜ]hrende (links?|artikel|informationen)|zum weiterlesen|auch interessant.*`+
 	`|das k[öÖ]nnte (sie|dich) auch interessieren.*|meist(gelesen|kommentiert|diskutiert|-gelesen|-kommentiert|-diskutiert).*|beliebte (beitr[äÄ]ge|artikel)`+
 	`|articles? (correspondants?|similaires|li[ée]s|associ[ée]s|connexes)|sur le m[êÊ]me (sujet|th[èe]me)|vous (aimerez|pourriez aimer).*|les plus (lus|partag[ée]s|comment[ée]s)`+
-	`|noticias relacionadas|art[íi]culos relacionados|(tambi[ée]n )?te (puede|podr[íi]a) (interesar|gustar).*|lo m[áa]s (le[íi]do|visto)|video recomendado`+
+	`|noticias relacionadas|lo [úÚu]ltimo|m[áa]s noticias|te recomendamos|热门推荐|相关推荐|相关阅读|相关文章|推荐阅读|延伸阅读|art[íi]culos relacionados|(tambi[ée]n )?te (puede|podr[íi]a) (interesar|gustar).*|lo m[áa]s (le[íi]do|visto)|video recomendado`+
 	`|articoli correlati|potrebbe (anche )?(interessarti|piacerti).*|voc[êÊ] (tamb[ée]m )?(pode|poder[áa]) gostar.*|not[íi]cias relacionadas|polecamy|gerelateerde artikelen`+
 	`|schon gelesen\??|neueste (artikel|beitr[äÄ]ge|nachrichten|meldungen)|(über|[üÜ]ber) (den autor|die autorin)|[àÀa] propos de l'auteur|sobre (el|o) autor|sull'autore|o autorze)[:.…]*$`,
 	"mehr", "ähnliche", "Ähnliche", "verwandte", "weitere", "weiterführende", "weiterfÜhrende", "zum", "auch", "das",
 	"meist", "meistgelesen", "meistkommentiert", "meistdiskutiert", "beliebte", "article", "articles", "sur", "vous", "les",
 	"noticias", "artículos", "articulos", "también", "tambien", "te", "lo", "video", "articoli", "potrebbe", "você", "vocÊ",
-	"notícias", "polecamy", "gerelateerde", "schon", "neueste", "über", "Über", "à", "À", "a", "sobre", "sull", "o")
+	"notícias", "polecamy", "gerelateerde", "schon", "neueste", "über", "Über", "à", "À", "a", "sobre", "sull", "o",
+	"empfehlungen", "unsere", "lust", "lesen", "dieses", "noch", "más", "mas", "热门推荐", "相关推荐", "相关阅读", "相关文章", "推荐阅读", "延伸阅读")
 
 // phrases is a regexp tried only on texts whose first word is one of first.
 type phrases struct {
@@ -811,6 +926,53 @@ func leadWord(t []byte) []byte {
 // metaLine matches a short block that is a byline, a dateline, a photo
 // credit, a count or a bare URL.
 var metaLine = regexp.MustCompile(`^((updated|published|posted|first published|last updated|last modified)\b.*\d.*|by [^.]{2,40}|(photo|image|picture|credit|photograph|source)s?( by)? ?:.*)$`)
+
+// creditLine matches a photo credit in German, French, Spanish,
+// Portuguese, Italian, Polish and Dutch ("Foto: …", "Bildquelle: …",
+// "Crédits photos : …", "Fuente: …", "Źródło: …"), or a line that is a
+// picture agency's name ("AFP / Marco Bertorello", "iStock.com", "©
+// dpa"); tried only on a text whose first word opens one.
+var creditLine = intlPhrases(`^(©\s*)?((foto|fotos|bild|bilder|bildquelle|fotoquelle|quelle|cr[ée]dits?( photos?)?|fuente|fonte|fot|[źŹ]r[óÓ]d[łŁ]o|zdj[ęĘ]cie)\s?:.*`+
+	`|(afp|dpa|reuters|ap|epa|ansa|keystone|imago|getty images|istock(photo)?|shutterstock|picture alliance)(\.com)?( ?[/|,].{0,40})?)$`,
+	"foto", "fotos", "bild", "bilder", "bildquelle", "fotoquelle", "quelle", "crédit", "crédits", "credit", "credits", "fuente", "fonte", "fot",
+	"źródło", "Źródło", "zdjęcie", "zdjĘcie", "", "afp", "dpa", "reuters", "ap", "epa", "ansa", "keystone", "imago", "getty", "istock",
+	"istockphoto", "shutterstock", "picture")
+
+// pitch matches a site's call to action, in a paragraph of pitchMax
+// characters or fewer: to subscribe, sign up, follow the site, download
+// its app, support or join it (English, German, Spanish, French, Polish).
+// Each phrase is a regular expression of its own that opens with a
+// literal, which the matcher looks for first ("[gefä]llt dir unser",
+// "[sí]guenos en"): one unanchored expression
+// of them all cost a third of the extractor's time on news pages.
+var pitch = regexps(`subscribe (now|today|to our)`, `please subscribe`, `already a subscriber`, `first-time subscribers`,
+	`sign up (for|to) (our|the)`, `follow (us|the \w+) on (twitter|x|facebook|instagram|tiktok|youtube|linkedin|telegram|whatsapp)\b`,
+	`download (the|our) [^.]{0,30}apps?\b`, `consider support(ing)? (us|our work|our journalism)\b`,
+	`please support (us|our work|our journalism)\b`, `support (us|independent journalism)\b`, `become a (member|subscriber|patron)`,
+	`keep up with me on`, `want to be informed`, `if you (enjoyed|liked) (reading )?this`,
+	`jetzt abonnieren`, `newsletter abonnieren`, `abonnieren sie`, `unterst[üÜ]tzen sie`, `folgen sie uns`, `llt (dir|ihnen) unser`,
+	`sie lesen gern`, `suscr[íi]bete`, `hazte miembro`, `guenos en`, `canal de (youtube|telegram|whatsapp)`,
+	`abonnez-vous`, `suivez-nous`, `soutenez-nous`, `do subskrypcji`)
+
+const pitchMax = 300
+
+// isPitch reports whether the lowercased paragraph t is a call to action.
+func isPitch(t []byte) bool {
+	for _, re := range pitch {
+		if re.Match(t) {
+			return true
+		}
+	}
+	return false
+}
+
+func regexps(exprs ...string) []*regexp.Regexp {
+	res := make([]*regexp.Regexp, len(exprs))
+	for i, e := range exprs {
+		res[i] = regexp.MustCompile(e)
+	}
+	return res
+}
 
 // pointerLine matches the start of a short block that points to other
 // pages: "Related: …", "Read more: …", "Tags: …".
@@ -873,7 +1035,8 @@ var dateWords = set("jan", "feb", "mar", "apr", "may", "jun", "jul", "aug", "sep
 	"january", "february", "march", "april", "june", "july", "august", "september", "october", "november", "december",
 	"mon", "tue", "wed", "thu", "fri", "sat", "sun", "monday", "tuesday", "wednesday", "thursday", "friday", "saturday", "sunday",
 	"am", "pm", "utc", "gmt", "est", "edt", "cst", "cdt", "pst", "pdt", "bst", "cet", "et", "pt", "at", "on", "updated", "published",
-	"posted", "st", "nd", "rd", "th", "of", "by", "ago", "hours", "minutes", "hour", "last", "modified")
+	"posted", "st", "nd", "rd", "th", "of", "by", "ago", "hours", "minutes", "hour", "last", "modified",
+	"uhr", "am", "um", "aktualisiert", "stand", "januar", "februar", "mai", "juni", "juli", "oktober", "dezember")
 
 // metaFirst are the words metaLine's lines start with.
 var metaFirst = set("updated", "published", "posted", "first", "last", "by", "photo", "photos", "image", "images",
@@ -951,7 +1114,7 @@ func (c *content) dropped(n *html.Node) bool {
 		var t []byte
 		if s.chars <= 100 {
 			t = c.lowerText(n)
-			if s.chars <= 30 && (boilerLine.Match(t) || boilerLineIntl.Match(t)) || metaFirst[string(firstWord(t))] && metaLine.Match(t) || c.article() && countLine.Match(t) || s.chars <= 60 && dateLine(t) {
+			if s.chars <= 30 && (boilerLine.Match(t) || boilerLineIntl.Match(t)) || metaFirst[string(firstWord(t))] && metaLine.Match(t) || creditLine.Match(t) || c.article() && countLine.Match(t) || s.chars <= 60 && dateLine(t) || s.chars <= 60 && adLabel(t) {
 				return true
 			}
 		}
@@ -963,6 +1126,13 @@ func (c *content) dropped(n *html.Node) bool {
 			if n.DataAtom != atom.Li && !sentence(t) || pointerLine.Match(t) || pointerLineIntl.Match(t) {
 				return true
 			}
+		}
+	}
+	if n.DataAtom == atom.P && c.article() {
+		if s := c.stats[n]; s != nil && s.chars > 0 && s.chars <= pitchMax && isPitch(c.lowerText(n)) {
+			// "Subscribe now to our e-edition", "Follow us on Twitter",
+			// "Unterstützen Sie…": the site's call to action
+			return true
 		}
 	}
 	switch n.DataAtom {
@@ -985,6 +1155,9 @@ func (c *content) dropped(n *html.Node) bool {
 		// a photo and its caption: the labelled article bodies leave
 		// them out (the whole-body case keeps them)
 		return true
+	case atom.Address:
+		// the contact of the article's author or of the page
+		return c.article()
 	}
 	s := c.stats[n]
 	if h < 0 {
@@ -1057,11 +1230,11 @@ func (c *content) wholeDropped(n *html.Node) bool {
 // wholeNegWords are the widget words of negWords that do not name a docs
 // page's content: not menu, nav, footer, toolbar… (a chapter page's
 // content can be its menu of sections; a manual's footer varies per page).
-var wholeNegWords = set("comment", "comments", "commentlist", "disqus", "respond", "replies", "related", "relatedposts", "recommended",
+var wholeNegWords = set(append([]string{"comment", "comments", "commentlist", "disqus", "respond", "replies", "related", "relatedposts", "recommended",
 	"recommendations", "recirc", "outbrain", "taboola", "share", "sharing", "sharebar", "social", "socials", "cookie", "cookies",
 	"consent", "gdpr", "newsletter", "subscribe", "subscription", "signup", "promo", "promotion", "sponsor", "sponsored",
 	"ad", "ads", "advert", "advertisement", "adslot", "adunit", "banner", "breadcrumb", "breadcrumbs",
-	"popup", "modal", "trending", "popular", "widget", "teaser", "teasers", "login")
+	"popup", "modal", "trending", "popular", "widget", "teaser", "teasers", "login", "rating", "ratings", "sociable", "postmetadata"}, commentWordsIntl...)...)
 
 // namesWords reports whether n's class or id holds one of words.
 func namesWords(n *html.Node, words map[string]bool) bool {
@@ -1141,10 +1314,14 @@ func hints(n *html.Node) (h int, media bool) {
 		if a.Key != "class" && a.Key != "id" && a.Key != "itemprop" && a.Key != "role" {
 			continue
 		}
-		if a.Key == "id" && (n.DataAtom == atom.Section || strings.Count(a.Val, "-") >= 3) {
-			continue // documentation tools name sections after their headings
+		if a.Key == "id" && (n.DataAtom == atom.Section || heading(n.DataAtom) && !strings.Contains(strings.ToLower(a.Val), "comment") || strings.Count(a.Val, "-") >= 3) {
+			continue // documentation tools name sections and headings after their text (a comment section's title is named for it)
 		}
 		v := a.Val
+		// a name's words ("article-copyright", "post-author"): a widget
+		// word in it names the part, the content word the block it
+		// belongs to, so the name is the widget's
+		nameNeg, namePos := false, false
 		for i := 0; i <= len(v); i++ {
 			k := 0
 			for ; i < len(v); i++ {
@@ -1160,21 +1337,32 @@ func hints(n *html.Node) (h int, media bool) {
 				}
 				k++
 			}
-			if k == 0 || k > len(buf) {
-				continue
+			if k > 0 && k <= len(buf) {
+				switch {
+				case string(buf[:k]) == "hidden" && responsiveSuffix(v[i:]):
+					// Bootstrap's hidden-xs, hidden-sm…: shown on other screens
+				case modifier(v[:i-k], string(buf[:k])):
+					// "has-ads", "with-sidebar": what a block holds, not what it is
+				case a.Key == "class" && string(buf[:k]) == "sidebar" && wholeName(v, i-k, i):
+					// the class "sidebar" alone is also DocBook's boxed
+					// note in the text; as an id or in a longer name
+					// ("sidebar-left", "l-grid__sidebar") it is the
+					// page's side column
+				case negWords[string(buf[:k])]:
+					nameNeg = true
+				case posWords[string(buf[:k])]:
+					namePos = true
+				case mediaWords[string(buf[:k])]:
+					media = true
+				}
 			}
-			if string(buf[:k]) == "hidden" && responsiveSuffix(v[i:]) {
-				continue // Bootstrap's hidden-xs, hidden-sm…: shown on other screens
-			}
-			if modifier(v[:i-k], string(buf[:k])) {
-				continue // "has-ads", "with-sidebar": what a block holds, not what it is
-			}
-			if negWords[string(buf[:k])] {
-				neg = true
-			} else if posWords[string(buf[:k])] {
-				pos = true
-			} else if mediaWords[string(buf[:k])] {
-				media = true
+			if i == len(v) || v[i] < utf8.RuneSelf && asciiSpace[v[i]] {
+				if nameNeg {
+					neg = true
+				} else if namePos {
+					pos = true
+				}
+				nameNeg, namePos = false, false
 			}
 		}
 	}
@@ -1188,14 +1376,21 @@ func hints(n *html.Node) (h int, media bool) {
 	return 0, media
 }
 
-var negWords = set("comment", "comments", "commentlist", "disqus", "respond", "replies", "related", "relatedposts", "recommended",
+var negWords = set(append([]string{"comment", "comments", "commentlist", "disqus", "respond", "replies", "related", "relatedposts", "recommended",
 	"recommendations", "recirc", "outbrain", "taboola", "share", "sharing", "sharebar", "social", "socials", "cookie", "cookies",
 	"consent", "gdpr", "newsletter", "subscribe", "subscription", "signup", "promo", "promotion", "sponsor", "sponsored",
 	"ad", "ads", "advert", "advertisement", "adslot", "adunit", "banner", "footer", "masthead", "breadcrumb",
-	"breadcrumbs", "menu", "navbar", "nav", "navigation", "popup", "modal", "paywall", "tags", "tag", "trending", "popular",
+	"breadcrumbs", "menu", "navbar", "nav", "navigation", "sidebar", "popup", "modal", "paywall", "tags", "tag", "trending", "popular",
 	"widget", "toolbar", "byline", "author", "credit", "credits", "hidden", "skip", "teaser", "teasers",
 	"readmore", "pagination", "pager", "timestamp", "meta", "complementary",
-	"contentinfo", "search", "login", "bio", "biography", "authorbox", "authorinfo", "disclaimer", "disclosure", "copyright")
+	"contentinfo", "search", "login", "bio", "biography", "authorbox", "authorinfo", "disclaimer", "disclosure", "copyright",
+	"rating", "ratings", "sociable", "postmetadata", "button", "buttons", "btn"}, commentWordsIntl...)...)
+
+// wholeName reports whether v[i:j] is a whole whitespace-separated name
+// of the attribute value v.
+func wholeName(v string, i, j int) bool {
+	return (i == 0 || v[i-1] < utf8.RuneSelf && asciiSpace[v[i-1]]) && (j == len(v) || v[j] < utf8.RuneSelf && asciiSpace[v[j]])
+}
 
 // responsiveSuffix reports whether rest, what follows a class word, is a
 // screen-size suffix ("-xs", "-sm-down", "-print").
@@ -1243,9 +1438,16 @@ func namesComments(n *html.Node) bool {
 	return false
 }
 
-var commentWords = set("comment", "comments", "commentlist", "disqus", "respond", "replies", "discussion")
+// commentWordsIntl name a comment section in German, French, Spanish,
+// Italian, Portuguese, Polish and Dutch ("kommentare", "commentaires",
+// "comentarios", "komentarze", "reacties").
+var commentWordsIntl = []string{"kommentar", "kommentare", "commentaire", "commentaires", "comentario", "comentarios",
+	"commento", "commenti", "komentarz", "komentarze", "reacties"}
 
-var mediaWords = set("caption", "captions", "figcaption", "gallery", "slideshow", "carousel", "slider", "lightbox")
+var commentWords = set(append([]string{"comment", "comments", "commentlist", "disqus", "respond", "replies", "discussion"}, commentWordsIntl...)...)
+
+var mediaWords = set("caption", "captions", "figcaption", "gallery", "slideshow", "carousel", "slider", "lightbox",
+	"legend", "imagedescription", "bildunterschrift", "bilduntertitel", "bildtext")
 
 var posWords = set("article", "articlebody", "content", "body", "main", "post", "entry", "story", "text", "prose", "blog", "hentry")
 
@@ -1302,4 +1504,13 @@ func nodeTextCheap(n *html.Node) string {
 	}
 	f(n)
 	return b.String()
+}
+
+// heading reports whether a is <h1>…<h6>.
+func heading(a atom.Atom) bool {
+	switch a {
+	case atom.H1, atom.H2, atom.H3, atom.H4, atom.H5, atom.H6:
+		return true
+	}
+	return false
 }

@@ -248,3 +248,104 @@ func regionText(b []byte) string {
 	text(root)
 	return sb.String()
 }
+
+// showDoc prints a documentation page's new text, the reference its
+// recall is measured against (as docRecall measures it: the marked
+// region, else the previous extractor's text less the shingles repeated on
+// a fifth of the pages of its directory) and the reference text the new
+// text misses, as runs of words.
+func showDoc(w io.Writer, path string) error {
+	b, err := os.ReadFile(path)
+	if err != nil {
+		return fmt.Errorf("extracteval: -show: %w", err)
+	}
+	u := &url.URL{Scheme: "http", Host: "127.0.0.1", Path: "/" + filepath.ToSlash(path)}
+	got := newText(page{url: u, html: b})
+	ref := regionText(b)
+	var repeated map[string]bool // shingles left out of the reference
+	if strings.TrimSpace(ref) != "" {
+		fmt.Fprintf(w, "%s\nmarked region: main-text recall %.3f\n", path, match(ref, got).recall())
+	} else {
+		ref = baselineText(b)
+		df, pages, err := dirShingles(filepath.Dir(path))
+		if err != nil {
+			return err
+		}
+		at := repeatedAt(pages)
+		whole, less := recallLessRepeated(shingles(ref), shingles(got), df, at)
+		fmt.Fprintf(w, "%s\nno marked region: recall of the previous extractor's text less the site's repeated text %.3f (of its whole text %.3f; %d pages in the directory, repeated = on %d or more)\n",
+			path, less, whole, pages, at)
+		repeated = map[string]bool{}
+		for k, n := range df {
+			if n >= at {
+				repeated[k] = true
+			}
+		}
+	}
+	fmt.Fprintf(w, "--- new text\n%s\n--- reference text the new text misses\n", got)
+	for _, run := range missedRuns(ref, shingles(got), repeated) {
+		fmt.Fprintf(w, "%s\n", run)
+	}
+	return nil
+}
+
+// dirShingles counts, for the .html pages of dir, on how many pages each
+// shingle of the previous extractor's text occurs.
+func dirShingles(dir string) (map[string]int, int, error) {
+	ents, err := os.ReadDir(dir)
+	if err != nil {
+		return nil, 0, fmt.Errorf("extracteval: -show: %w", err)
+	}
+	df := map[string]int{}
+	n := 0
+	for _, e := range ents {
+		if e.IsDir() || !(strings.HasSuffix(e.Name(), ".html") || strings.HasSuffix(e.Name(), ".htm")) {
+			continue
+		}
+		b, err := os.ReadFile(filepath.Join(dir, e.Name()))
+		if err != nil {
+			continue
+		}
+		n++
+		for k := range shingles(baselineText(b)) {
+			df[k]++
+		}
+	}
+	return df, n, nil
+}
+
+// missedRuns returns the runs of ref's tokens covered by a shingle that
+// got lacks (more times in ref than in got) and that is not in skip.
+func missedRuns(ref string, got map[string]int, skip map[string]bool) []string {
+	t := tokens(ref)
+	const n = 4
+	missed := make([]bool, len(t))
+	used := map[string]int{}
+	for i := 0; i+n <= len(t); i++ {
+		key := ""
+		for k := i; k < i+n; k++ {
+			key += t[k] + "\x00"
+		}
+		used[key]++
+		if skip[key] || used[key] <= got[key] {
+			continue
+		}
+		for k := i; k < i+n; k++ {
+			missed[k] = true
+		}
+	}
+	var runs []string
+	for i := 0; i < len(t); {
+		if !missed[i] {
+			i++
+			continue
+		}
+		j := i
+		for j < len(t) && missed[j] {
+			j++
+		}
+		runs = append(runs, strings.Join(t[i:j], " "))
+		i = j
+	}
+	return runs
+}

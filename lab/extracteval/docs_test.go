@@ -1,7 +1,12 @@
 package extracteval
 
 import (
+	"context"
+	"io"
 	"math"
+	"os"
+	"path/filepath"
+	"strings"
 	"testing"
 )
 
@@ -37,5 +42,37 @@ func TestRecallLessRepeated(t *testing.T) {
 	}
 	if _, less := recallLessRepeated(ref, shingles(nav), df, min); less != 0 {
 		t.Errorf("template only: recall less the repeated text %.3f, want 0", less)
+	}
+}
+
+// -show on a documentation page prints its recall and the reference text
+// the new text misses: the page's own text, not the template its
+// directory repeats.
+func TestShowDoc(t *testing.T) {
+	dir := t.TempDir()
+	nav := `<div class="menu"><a href="a.html">Home</a> <a href="b.html">Contents</a> <a href="c.html">Index of all the pages</a></div>`
+	for i, body := range []string{
+		`<p>This page explains how the frobnicator turns widgets into gadgets, step by step, with examples.</p><div class="navfooter"><a href="b.html">Next chapter about gadgets</a></div>`,
+		`<p>Another page tells a different story about something else entirely, at length.</p>`,
+		`<p>A third page with words of its own, and more of them, to read.</p>`,
+	} {
+		page := `<html><body>` + nav + body + `</body></html>`
+		if err := os.WriteFile(filepath.Join(dir, string(rune('a'+i))+".html"), []byte(page), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	var out strings.Builder
+	if err := Main(context.Background(), []string{"-show", filepath.Join(dir, "a.html")}, &out, io.Discard); err != nil {
+		t.Fatal(err)
+	}
+	got := out.String()
+	for _, want := range []string{"no marked region: recall of the previous extractor's text less the site's repeated text", "--- new text\n", "frobnicator", "--- reference text the new text misses\n"} {
+		if !strings.Contains(got, want) {
+			t.Errorf("output lacks %q:\n%s", want, got)
+		}
+	}
+	missed := got[strings.Index(got, "--- reference text the new text misses\n"):]
+	if strings.Contains(missed, "Index of all the pages") {
+		t.Errorf("the repeated menu is listed as missed:\n%s", got)
 	}
 }

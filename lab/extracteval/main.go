@@ -7,6 +7,7 @@ import (
 	"io"
 	"io/fs"
 	"os"
+	"path/filepath"
 	"sort"
 	"strings"
 
@@ -26,8 +27,12 @@ import (
 //	-docs-max N    at most N doc pages per corpus directory (default 2000)
 //	-trafilatura DIR  also score trafilatura's evaluation corpus in DIR
 //	               (its tests/ directory: evaldata.json, cache/, eval/)
-//	-show NAME     print the new text of the page NAME (an aeb key or a
-//	               trafilatura file) with what it gets wrong, and stop
+//	-write DIR     write the labelled sets' pages to DIR/SET/KEY.html with
+//	               an index.html linking them all (the tree the article-set
+//	               crawl benchmark serves), and stop
+//	-show NAME     print the new text of the page NAME (an aeb key, a
+//	               trafilatura file, or the path of a documentation page)
+//	               with what it gets wrong, and stop
 func Main(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	fl := flag.NewFlagSet("extract", flag.ContinueOnError)
 	fl.SetOutput(stderr)
@@ -39,9 +44,15 @@ func Main(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	docs := fl.String("docs", "", "directory of documentation corpora to measure main-text recall on")
 	docsMax := fl.Int("docs-max", 2000, "at most N pages per corpus")
 	traf := fl.String("trafilatura", "", "directory of trafilatura's evaluation corpus (evaldata.json, cache/, eval/) to score")
-	show := fl.String("show", "", "print the new text of one page (aeb key or trafilatura file name) and stop")
+	write := fl.String("write", "", "write the labelled sets' pages under DIR/SET/ with an index.html, and stop")
+	show := fl.String("show", "", "print the new text of one page (aeb key, trafilatura file name, or a documentation page's path) and stop")
 	if err := fl.Parse(args); err != nil {
 		return err
+	}
+	if *show != "" && (strings.HasSuffix(*show, ".html") || strings.HasSuffix(*show, ".htm")) {
+		if _, err := os.Stat(*show); err == nil {
+			return showDoc(stdout, *show) // a documentation page
+		}
 	}
 	if *show != "" && *traf != "" {
 		pages, err := snippetCorpus(openSnippetCorpus(*traf))
@@ -80,6 +91,13 @@ func Main(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 		if err != nil {
 			return err
 		}
+		if *write != "" {
+			if err := writeSet(filepath.Join(*write, name), pages); err != nil {
+				return err
+			}
+			fmt.Fprintf(stdout, "wrote %d pages and index.html to %s\n", len(pages), filepath.Join(*write, name))
+			continue
+		}
 		if *show != "" {
 			for _, p := range pages {
 				if p.key == *show {
@@ -98,6 +116,9 @@ func Main(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	}
 	if *show != "" {
 		return fmt.Errorf("extracteval: no page %q", *show)
+	}
+	if *write != "" {
+		return nil
 	}
 	if *traf != "" {
 		pages, err := snippetCorpus(openSnippetCorpus(*traf))
@@ -168,4 +189,27 @@ func f1(s score) float64 {
 func showArticle(w io.Writer, p page) {
 	s := match(p.body, newText(p))
 	fmt.Fprintf(w, "%s  %s\nF1 %.3f  P %.3f  R %.3f\n--- new text\n%s\n--- labelled body\n%s\n", p.key, p.url, f1(s), s.precision(), s.recall(), newText(page{url: p.url, html: p.html}), p.body)
+}
+
+// writeSet writes a labelled set's pages to dir as KEY.html, as they were
+// fetched, and an index.html linking them all: a site a crawl with
+// scope.max_depth 1 from the index fetches whole.
+func writeSet(dir string, pages []page) error {
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		return fmt.Errorf("extracteval: -write: %w", err)
+	}
+	var idx strings.Builder
+	idx.WriteString("<html><body>\n")
+	for _, p := range pages {
+		name := p.key + ".html"
+		if err := os.WriteFile(filepath.Join(dir, name), p.html, 0o644); err != nil {
+			return fmt.Errorf("extracteval: -write: %w", err)
+		}
+		fmt.Fprintf(&idx, "<a href=%q>%s</a><br>\n", name, name)
+	}
+	idx.WriteString("</body></html>\n")
+	if err := os.WriteFile(filepath.Join(dir, "index.html"), []byte(idx.String()), 0o644); err != nil {
+		return fmt.Errorf("extracteval: -write: %w", err)
+	}
+	return nil
 }

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 )
@@ -20,5 +21,34 @@ func TestMain_Articles(t *testing.T) {
 	t.Log("\n" + out.String())
 	if !strings.Contains(out.String(), "set aeb: 181 pages") {
 		t.Errorf("output lacks the aeb set:\n%s", out.String())
+	}
+}
+
+// -write lays the labelled pages out as a site: every page as fetched,
+// and an index linking each of them.
+func TestMain_Write(t *testing.T) {
+	dir := t.TempDir()
+	var out bytes.Buffer
+	if err := Main(context.Background(), []string{"-write", dir, "-sets", "aeb"}, &out, os.Stderr); err != nil {
+		t.Fatal(err)
+	}
+	ents, err := os.ReadDir(filepath.Join(dir, "aeb"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(ents) != 182 {
+		t.Fatalf("%d files written, want 181 pages and index.html", len(ents))
+	}
+	idx, err := os.ReadFile(filepath.Join(dir, "aeb", "index.html"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, e := range ents {
+		if e.Name() != "index.html" && !bytes.Contains(idx, []byte(`href="`+e.Name()+`"`)) {
+			t.Errorf("index.html does not link %s", e.Name())
+		}
+	}
+	if strings.Contains(out.String(), "set aeb:") {
+		t.Errorf("-write also ran the evaluation:\n%s", out.String())
 	}
 }

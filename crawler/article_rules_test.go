@@ -1,0 +1,280 @@
+package crawler
+
+import (
+	"net/url"
+	"strings"
+	"testing"
+)
+
+// extractPage extracts page as served from rawURL and checks that its
+// text holds every want and none of bad.
+func extractPage(t *testing.T, rawURL, page string, want, bad []string) *Document {
+	t.Helper()
+	u, _ := url.Parse(rawURL)
+	d, err := Extract([]byte(page), "text/html", false, u)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, w := range want {
+		if !strings.Contains(d.Text, w) {
+			t.Errorf("Text lacks %q:\n%s", w, d.Text)
+		}
+	}
+	for _, b := range bad {
+		if strings.Contains(d.Text, b) {
+			t.Errorf("Text keeps %q:\n%s", b, d.Text)
+		}
+	}
+	return d
+}
+
+// A class name that joins a content word and a widget word names the
+// widget part of the content block ("article-copyright" from spiegel.de,
+// "post-author"): it is left out, while "article-body" is kept.
+func TestExtractCompoundClassNames(t *testing.T) {
+	page := `<html><head><meta property="og:type" content="article"></head><body><div class="article-section">
+<div class="article-body">` + para("Story", 0, 3) + para("Story", 1, 3) + `</div>
+<div class="article-copyright">
+                <p>
+                    <strong>DER SPIEGEL&nbsp;52/2018</strong><br/>
+                    Alle Rechte vorbehalten<br/>
+                    Vervielfältigung nur mit Genehmigung
+                </p>
+            </div>
+<section class="post-author clearfix"><p>Jane Doe writes about money and markets for the site, and has done so since 2015.</p></section>
+</div></body></html>`
+	extractPage(t, "https://news.example/story", page,
+		[]string{"Story sentence a of paragraph A", "Story sentence c of paragraph B"},
+		[]string{"Vervielfältigung", "Alle Rechte vorbehalten", "Jane Doe writes"})
+}
+
+// A heading's id is an anchor named after its text (Asciidoctor writes
+// <h3 id="main-window-toolbar">, KiCad's manuals): it says nothing of
+// what the heading is, and the heading is kept.
+func TestExtractHeadingIDsAreAnchors(t *testing.T) {
+	page := `<html><body><div id="header"><h1>Page Layout Editor</h1></div><div id="content">
+<div class="sect2"><h3 id="main-screen">7.1. Main Screen</h3>` + para("Screen", 0, 3) + `</div>
+<div class="sect2"><h3 id="main-window-toolbar">7.2. Main Window Toolbar</h3>` + para("Toolbar", 1, 3) + `</div>
+<div class="sect2"><h3 id="status-bar">7.3. Status Bar</h3>` + para("Status", 2, 3) + `</div>
+</div></body></html>`
+	extractPage(t, "https://docs.example/pl_editor.html", page,
+		[]string{"7.2. Main Window Toolbar", "Toolbar sentence a", "7.3. Status Bar"}, nil)
+}
+
+// A side column (id "sidebar", a WordPress theme's text widgets) is not
+// the article however much prose it holds; DocBook's boxed note in the
+// text, class "sidebar" alone, is kept.
+func TestExtractSidebar(t *testing.T) {
+	page := `<html><head><meta property="og:type" content="article"></head><body><div id="wrapper">
+<div class="content"><div id="post-27529" class="post-27529 post type-post status-publish">` + para("Story", 0, 1) + para("Story", 1, 1) + `
+<div class="sidebar"><p class="title"><strong>CULTURE The name</strong></p>` + para("Boxed", 2, 1) + `</div></div></div>
+<div id="sidebar"><div id="text-3" class="widget block widget_text sidebar-box"><h3>Haftungsbeschränkung für externe Links</h3>
+<div class="textwidget"><p>Widget: Links, Seiten, Inhalte, Betreiber, Haftung, Verantwortung, Prüfung, Zeitpunkt, Verlinkung, Rechtsverstöße, Kenntnis, Entfernung.</p></div></div></div>
+</div></body></html>`
+	extractPage(t, "https://blog.example/post", page,
+		[]string{"Story sentence a of paragraph A", "Story sentence a of paragraph B", "Boxed sentence a"},
+		[]string{"Haftungsbeschränkung", "Widget:"})
+}
+
+// A comment section named in the page's language ("kommentare",
+// petri-heil.ch; "commentaires", "comentarios") is left out as one named
+// "comments" is.
+func TestExtractCommentsNamedInOtherLanguages(t *testing.T) {
+	page := `<html><head><meta property="og:type" content="article"></head><body><main>
+<section class="article">` + para("Story", 0, 3) + para("Story", 1, 3) + `</section>
+<section class="kommentare" id="kommentare"><div ><h2>0 Kommentare</h2><hr><p>Keine Kommentare
+(Kommentare erscheinen erst nach unserer Freigabe)</p><hr></div></section>
+<div id="commentaires"><p>Jean, le 3 mars : merci pour cet article, très utile pour la pêche.</p></div>
+</main></body></html>`
+	extractPage(t, "https://fish.example/hechte", page,
+		[]string{"Story sentence a of paragraph A", "Story sentence c of paragraph B"},
+		[]string{"Kommentare", "merci pour cet article"})
+}
+
+// The article's description just before its marked body (schema.org
+// itemprop=description, TYPO3's news pages: its standfirst) is kept with
+// the body, unless it only repeats the body's opening cut short.
+func TestExtractDescriptionBeforeArticleBody(t *testing.T) {
+	page := `<html><body><div class="news news-single"><div class="article" itemscope itemtype="http://schema.org/Article">
+<div class="header"><h3 itemprop="headline">Klimasystem</h3></div>
+<div class="teaser-text" itemprop="description"><p>Die frühen 1970er Jahre werden oft mit der Entstehung der modernen Umweltbewegung in Verbindung gebracht.</p></div>
+<div class="news-text-wrap" itemprop="articleBody">` + para("Body", 0, 3) + para("Body", 1, 3) + `</div>
+</div></div></body></html>`
+	extractPage(t, "https://www.mpimet.de/kommunikation/aktuelles/news", page,
+		[]string{"Die frühen 1970er Jahre", "Body sentence c of paragraph B"}, nil)
+	dup := `<html><body><div itemscope itemtype="http://schema.org/Article">
+<p itemprop="description">Good morning! This is the tech news you need to...</p>
+<div itemprop="articleBody"><p>Good morning! This is the tech news you need to know this Tuesday.</p>` + para("Body", 0, 4) + `</div>
+</div></body></html>`
+	d := extractPage(t, "https://news.example/10-things", dup, []string{"Body sentence a"}, []string{"need to..."})
+	if strings.Count(d.Text, "Good morning!") != 1 {
+		t.Errorf("Text repeats the opening:\n%s", d.Text)
+	}
+}
+
+// A date standing alone, not inside a sentence (tagesanzeiger.ch's
+// <time>Aktualisiert: …</time>, sueddeutsche.de's "05:28 Uhr"), is left
+// out; a date inside a sentence is kept.
+func TestExtractStandaloneDates(t *testing.T) {
+	page := `<html><head><meta property="og:type" content="article"></head><body><main><article class="article-container">
+<h1>Umweltzerstörung</h1><time class="FullDateTime_root__35h8M full-date-time" dateTime="2020-04-03T10:35:41.085Z">Publiziert: 03.04.2020, 12:35</time>
+<div class="content-head"><span><time class="last-updated-date-time">Aktualisiert: 11.04.2020</time> <time class="timeformat">05:28 Uhr</time></span></div>
+<div class="article-body">` + para("Story", 0, 3) + `<p>Die Versammlung am <time datetime="2020-03-01">1. März 2020</time> beschloss das Verbot, nach langer Debatte.</p>` + para("Story", 1, 3) + `</div>
+</article></main></body></html>`
+	extractPage(t, "https://www.tagesanzeiger.ch/umweltzerstoerung", page,
+		[]string{"Story sentence a of paragraph A", "Die Versammlung am 1. März 2020 beschloss"},
+		[]string{"Publiziert", "03.04.2020", "Aktualisiert", "05:28"})
+}
+
+// Rating boxes, "sociable" share bars, buttons and WordPress's
+// postmetadata line are widgets, not the article.
+func TestExtractRatingButtonsPostmetadata(t *testing.T) {
+	page := `<html><head><meta property="og:type" content="article"></head><body><div id="content"><div class="entry">` +
+		para("Story", 0, 3) + para("Story", 1, 3) + `
+<div class="rating-container"><span>Bewerten Sie dieses Produkt</span></div>
+<div class="sociable"><div class="sociable_tagline"><strong>Be Sociable, Share!</strong></div></div>
+<div class="wpzoom-recipe-card-buttons"><a class="wpzoom-recipe-snippet-button" href="#print">Print Recipe</a></div>
+<div class="postmetadata">Erstellt am Dienstag 6. Mai 2014 von Anna</div>
+</div></div></body></html>`
+	extractPage(t, "https://blog.example/post", page,
+		[]string{"Story sentence a of paragraph A", "Story sentence c of paragraph B"},
+		[]string{"Bewerten", "Sociable", "Print Recipe", "Erstellt am"})
+}
+
+// Photo credits in other languages and picture agencies' names are left
+// out; a sentence naming an agency is kept.
+func TestExtractCreditLines(t *testing.T) {
+	for _, s := range []string{"foto: www.k-einbruch.de", "quelle: deutscher jagdverband (djv)", "crédits photos : bestimage", "Źródło: eurostat",
+		"afp / marco bertorello", "istock.com", "© dpa", "fuente: efe"} {
+		if !creditLine.Match([]byte(s)) {
+			t.Errorf("%q is not a credit line", s)
+		}
+	}
+	for _, s := range []string{"ap reported on tuesday that the talks had failed.", "quellen und literatur", "fotografie ist eine kunst"} {
+		if creditLine.Match([]byte(s)) {
+			t.Errorf("%q is a credit line", s)
+		}
+	}
+	page := `<html><head><meta property="og:type" content="article"></head><body><div class="article-content">` +
+		para("Story", 0, 3) + `<p><em>Quelle: Deutscher Jagdverband (DJV)</em></p><p class="imagedescription">AFP / MARCO BERTORELLO</p>` +
+		`<p>Reuters und AFP berichteten am Dienstag, die Gespräche seien gescheitert.</p>` + para("Story", 1, 3) + `</div></body></html>`
+	extractPage(t, "https://news.example/story", page,
+		[]string{"Story sentence a of paragraph B", "Reuters und AFP berichteten"},
+		[]string{"Quelle:", "BERTORELLO"})
+}
+
+// The section headings added for German, Spanish and Chinese sites open
+// a cut through their first-word gate; a content heading does not.
+func TestCutPhrasesMore(t *testing.T) {
+	for _, s := range []string{"weitere informationen:", "weitere pressemitteilungen dieses verbands", "mehr themen:", "mehr kolumnen",
+		"mehr interessantes", "empfehlungen aus der redaktion", "lust auf mehr?", "lo Último", "lo ultimo", "más noticias", "热门推荐", "相关阅读"} {
+		if !cutPhraseIntl.Match([]byte(s)) {
+			t.Errorf("%q does not match", s)
+		}
+	}
+	for _, s := range []string{"weitere schritte", "mehr als ein jahr", "lo que pasó", "热门话题的讨论"} {
+		if cutPhraseIntl.Match([]byte(s)) {
+			t.Errorf("%q matches", s)
+		}
+	}
+	page := `<html><head><meta property="og:type" content="article"></head><body><div class="story">` + para("Story", 0, 3) + para("Story", 1, 3) +
+		`<h2>Empfehlungen aus der Redaktion</h2><ul><li><a href="/a">Mit dem Rad über die Alpen</a></li><li><a href="/b">Zehn Touren im Harz</a></li></ul></div></body></html>`
+	extractPage(t, "https://bike.example/story", page, []string{"Story sentence c of paragraph B"}, []string{"Empfehlungen", "Alpen"})
+}
+
+// A short paragraph that is the site's call to action (subscribe,
+// follow us, support us, join) is left out; a sentence about support or
+// following instructions is not a pitch.
+func TestExtractPitch(t *testing.T) {
+	page := `<html><head><meta property="og:type" content="article"></head><body><div class="entry-content">` +
+		para("Story", 0, 3) + `<p>“In the areas of the business that do not directly support our core business goals, we have to make some necessary job eliminations,” Claure said.</p>
+<p>And follow the instructions on the screen, then press the number of the option.</p>` + para("Story", 1, 3) + `
+<p><strong>Subscribe now to our eNATION edition for the full story.</strong></p>
+<p>Follow The Gleaner on Twitter and Instagram @JamaicaGleaner and on Facebook @GleanerJamaica.</p>
+<p><strong>HAZTE MIEMBRO Y DISFRUTA DE BENEFICIOS EXCLUSIVOS</strong> Hacemos periodismo desde hace 106 años.</p>
+</div></body></html>`
+	extractPage(t, "https://news.example/story", page,
+		[]string{"support our core business goals", "follow the instructions on the screen", "Story sentence c of paragraph B"},
+		[]string{"eNATION", "Follow The Gleaner", "HAZTE MIEMBRO"})
+}
+
+// A heading whose id names comments is the comment section's title
+// (thenervousbreakdown.com's <h3 id="comments">), not an anchor.
+func TestExtractCommentsHeadingID(t *testing.T) {
+	page := `<html><head><meta property="og:type" content="article"></head><body><div class="eight columns">` +
+		para("Story", 0, 3) + para("Story", 1, 3) + `<h3 id="comments">4 responses to “The Loneliest Woman in the World”</h3></div></body></html>`
+	extractPage(t, "https://blog.example/loneliest", page, []string{"Story sentence c of paragraph B"}, []string{"responses to"})
+}
+
+// Photo captions named "legend" (vogelwarte.ch's div.legend) or in
+// German (Bildunterschrift, Bilduntertitel) are left out as "caption" is.
+func TestExtractCaptionWords(t *testing.T) {
+	page := `<html><head><meta property="og:type" content="article"></head><body><div id="content">` + para("Story", 0, 3) +
+		`<div class="rightImageHighslide"><img src="/k.jpg"><div class="legend"><div class="content">Kastanienselven beispielsweise bieten dem Hirschkäfer Lebensraum.</div></div></div>` +
+		para("Story", 1, 3) + `<h5 class="bilduntertitel">Rund um Wurzeln lagert sich Eisen ab.</h5>` + para("Story", 2, 3) + `</div></body></html>`
+	extractPage(t, "https://www.vogelwarte.ch/aktionsplan", page,
+		[]string{"Story sentence a of paragraph B", "Story sentence c of paragraph C"}, []string{"Kastanienselven", "Rund um Wurzeln"})
+}
+
+// "Subscribe to the … mailing list" in a manual is an instruction, not
+// the site's pitch (Debian Edu's manual).
+func TestExtractPitchNotInstructions(t *testing.T) {
+	page := `<html><head><meta property="og:type" content="article"></head><body><div class="section">` + para("Manual", 0, 3) +
+		`<p>Another way to stay informed about security updates is to subscribe to the debian-security-announce mailing list.</p>` +
+		para("Manual", 1, 3) + `</div></body></html>`
+	extractPage(t, "https://wiki.example/manual", page, []string{"subscribe to the debian-security-announce"}, nil)
+}
+
+// German "read also" headings ("Lesen Sie auch die folgenden Beiträge:",
+// "Das Thema könnte dich auch interessieren:", "Noch mehr Infos für
+// dich") open a cut.
+func TestCutPhrasesGermanPointers(t *testing.T) {
+	for _, s := range []string{"lesen sie auch die folgenden beiträge:", "das thema könnte dich auch interessieren:", "noch mehr infos für dich"} {
+		if !cutPhraseIntl.Match([]byte(s)) {
+			t.Errorf("%q does not match", s)
+		}
+	}
+	if cutPhraseIntl.Match([]byte("noch mehr regen am montag")) {
+		t.Errorf("a plain sentence matches")
+	}
+}
+
+// An <address> in an article is its author's or the page's contact
+// (diakonie.de's press contact), not the article's text.
+func TestExtractAddress(t *testing.T) {
+	page := `<html><head><meta property="og:type" content="article"></head><body><div class="story">` + para("Story", 0, 3) + para("Story", 1, 3) +
+		`<address class="address"><p class="name">Kathrin Klinkusch</p><p>Pressesprecherin, Caroline-Michaelis-Straße 1, 10115 Berlin</p></address></div></body></html>`
+	extractPage(t, "https://www.diakonie.de/lebensgefuehl", page, []string{"Story sentence c of paragraph B"}, []string{"Klinkusch", "10115 Berlin"})
+}
+
+// A link standing alone that is a widget's label ("Zurück nach oben",
+// dtb-tennis.de; "View comments") is left out; the same words inside a
+// sentence are kept.
+func TestExtractLabelLinks(t *testing.T) {
+	page := `<html><head><meta property="og:type" content="article"></head><body><div class="chcontent span8">` + para("Story", 0, 3) + para("Story", 1, 3) +
+		`<p>Wer mehr will, klickt <a href="#top">zurück nach oben</a> und liest von vorn.</p>` +
+		`<a class="scroll-top" href="#top"><span>Zurück nach oben</span></a><div><small><a href="#c">View Comments</a></small></div></div></body></html>`
+	d := extractPage(t, "https://www.dtb-tennis.de/nominiert", page, []string{"klickt zurück nach oben und liest"}, []string{"View Comments"})
+	if strings.Contains(d.Text, "Zurück nach oben") {
+		t.Errorf("Text keeps the label link:\n%s", d.Text)
+	}
+}
+
+// A short line that opens with an ad label set off by punctuation is the
+// site's disclosure ("- Anzeige-", "*Werbung. Dieser Beitrag enthält
+// Werbung für…"); a heading about advertising is not.
+func TestExtractAdLabels(t *testing.T) {
+	for _, s := range []string{"- anzeige-", "*werbung. dieser beitrag enthält werbung für mymarini.", "anzeige, enthält affiliate links", "sponsored – by acme", "advertisement:"} {
+		if !adLabel([]byte(s)) {
+			t.Errorf("%q is not an ad label", s)
+		}
+	}
+	for _, s := range []string{"werbung im internet", "anzeigen und formulare", "sponsored content rules changed in 2020"} {
+		if adLabel([]byte(s)) {
+			t.Errorf("%q is an ad label", s)
+		}
+	}
+	page := `<html><head><meta property="og:type" content="article"></head><body><div class="entry-content"><p><em>*Werbung. Dieser Beitrag enthält Werbung für MYMARINI.</em></p>` +
+		para("Story", 0, 3) + `<h2>Werbung im Internet</h2>` + para("Story", 1, 3) + `<div class="sqrpara"><center>- Anzeige-</center></div></div></body></html>`
+	extractPage(t, "https://blog.example/post", page, []string{"Werbung im Internet", "Story sentence c of paragraph B"}, []string{"Dieser Beitrag enthält", "- Anzeige-"})
+}
