@@ -490,10 +490,10 @@ func clusterKill(t *testing.T, url string, restart bool) {
 		}
 	}
 	// At most what the dead node had taken and not acknowledged: its
-	// feeder's room, 2 × 4 × concurrency entries (crawler's
-	// clusterWorkers).
-	if twice > 32 {
-		t.Errorf("%d pages fetched twice, want at most 32 (the dead node's entries in flight)", twice)
+	// feeder's room, 24 × concurrency entries (crawler's
+	// clusterRoom).
+	if twice > 24*4 {
+		t.Errorf("%d pages fetched twice, want at most 96 (the dead node's entries in flight)", twice)
 	}
 	t.Logf("%d pages fetched twice (in flight at the dead node)", twice)
 	all := map[string]bool{}

@@ -265,9 +265,9 @@ func TestClusterRedisLosesLastSecond(t *testing.T) {
 	}
 	t.Logf("document log: %d entries, %d URLs logged more than once", len(docs), again)
 	// a page in flight on a node when Redis died: at most the feeder's
-	// room (16 × concurrency 4) per node
-	if twice > nodes*16*4 {
-		t.Errorf("%d pages fetched twice, more than the %d the nodes can have in flight", twice, nodes*16*4)
+	// room (24 × concurrency 4) per node
+	if twice > nodes*24*4 {
+		t.Errorf("%d pages fetched twice, more than the %d the nodes can have in flight", twice, nodes*24*4)
 	}
 	t.Logf("%d pages, %d fetched twice, %d stored by two nodes", hosts*pages, twice, stored2)
 }
