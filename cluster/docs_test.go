@@ -500,7 +500,16 @@ func TestTransferWindow(t *testing.T) {
 			}
 			break
 		}
-		es, err := decodeChunk(b)
+		nl := bytes.IndexByte(b, '\n')
+		if b[0] != 'c' || nl < 0 {
+			t.Fatalf("item %d: %q…, want a chunk item", chunks, b[:min(len(b), 20)])
+		}
+		// each chunk names the one before it: the joiner can tell one
+		// is missing
+		if prev, want := string(b[1:nl]), "0-0"; chunks > 0 && prev != got[len(got)-1].ID || chunks == 0 && prev != want {
+			t.Errorf("chunk %d follows %s, want the last entry before it", chunks, prev)
+		}
+		es, err := decodeChunk(b[nl+1:])
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -542,5 +551,57 @@ func TestTransferWindow(t *testing.T) {
 			last = items[len(items)-1][:min(20, len(items[len(items)-1]))]
 		}
 		t.Errorf("after the sender closed the window holds %d items, the last %q; want %d, the last saying it stopped", len(items), last, windowMax+1)
+	}
+}
+
+// TestTransferGap: a chunk of the history that did not come (Redis lost
+// it in a restart while the sender pushed on) ends the transfer instead
+// of being skipped over: the joiner takes the chunk before the gap, then
+// asks again from where it is.
+func TestTransferGap(t *testing.T) {
+	defer func(m int) { historyChunkMax = m }(historyChunkMax)
+	historyChunkMax = 2 << 10
+	addr := redistest.Start(t)
+	ctx := context.Background()
+	s := docNode(t, "redis://"+addr+"/0", "s", openStore(t, t.TempDir()))
+	for r := range 4 {
+		logDocs(t, s, r*20, r*20+20)
+	}
+	var seen []DocEntry
+	replayDocs(t, s, "", &seen)
+	if err := s.saveDocs(); err != nil {
+		t.Fatal(err)
+	}
+	var keys, chunks [][]byte
+	for k := idKey("0-0"); len(keys) < 3; {
+		next, c, err := s.o.History.DocLogAfter(k)
+		if err != nil || next == nil {
+			t.Fatalf("the sender's copy: %d chunks, %v", len(keys), err)
+		}
+		keys, chunks, k = append(keys, next), append(chunks, c), next
+	}
+	j := docNode(t, "redis://"+addr+"/0", "j", openStore(t, t.TempDir()))
+	if err := j.requestHistory(ctx, "0-0", "1-0"); err != nil {
+		t.Fatal(err)
+	}
+	rdb := redis.NewClient(&redis.Options{Addr: addr})
+	defer rdb.Close()
+	list := "dl:{docs}:xfer:j"
+	rdb.Set(ctx, list+":by", "s", time.Minute)
+	// the first chunk, then the third: the second was lost
+	rdb.RPush(ctx, list, append([]byte("c0-0\n"), chunks[0]...), append([]byte("c"+keyID(keys[1])+"\n"), chunks[2]...))
+	first, err := j.receive(ctx, "0-0")
+	if err != nil || len(first) == 0 || first[len(first)-1].ID != keyID(keys[0]) {
+		t.Fatalf("the first chunk: %d documents, %v", len(first), err)
+	}
+	got, err := j.receive(ctx, first[len(first)-1].ID)
+	if err != nil || got != nil {
+		t.Fatalf("after the gap: %d documents, %v; want none (the transfer ended)", len(got), err)
+	}
+	if j.docs.receiving() {
+		t.Error("the joiner still receives after the gap")
+	}
+	if w, _ := rdb.HGetAll(ctx, "dl:{docs}:want").Result(); len(w) != 0 {
+		t.Errorf("requests after the gap: %v; want the old one withdrawn (the joiner asks again from where it is)", w)
 	}
 }

@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"slices"
+	"strconv"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -60,6 +61,14 @@ func idKey(id string) []byte {
 	ms, seq := splitID(id)
 	k := binary.BigEndian.AppendUint64(nil, ms)
 	return binary.BigEndian.AppendUint64(k, seq)
+}
+
+// keyID is the stream ID idKey made k from.
+func keyID(k []byte) string {
+	if len(k) != 16 {
+		return ""
+	}
+	return strconv.FormatUint(binary.BigEndian.Uint64(k[:8]), 10) + "-" + strconv.FormatUint(binary.BigEndian.Uint64(k[8:]), 10)
 }
 
 // historyState is the copy's state: which crawl, and its last entry.
@@ -266,6 +275,9 @@ func (n *Node) trimDocs(ctx context.Context, serve bool) error {
 	}
 	n.docs.mu.Lock()
 	n.docs.published = pos
+	if all.Val()[n.name] != pos {
+		n.docs.published = "" // not in Redis (lost in a restart): published again next round
+	}
 	n.docs.mu.Unlock()
 	low := ""
 	for _, name := range live.Val() {
@@ -289,7 +301,13 @@ func (n *Node) trimDocs(ctx context.Context, serve bool) error {
 		// is withdrawn; the live ones are offered to serve
 		asks := map[string]string{}
 		for joiner, after := range want.Val() {
-			if slices.Contains(live.Val(), joiner) {
+			if joiner == n.name && !n.docs.receiving() {
+				// this node's own request, left by a Redis restart that
+				// lost its withdrawal
+				if err := n.rdb.HDel(ctx, n.docKey("want"), joiner).Err(); err != nil {
+					return fmt.Errorf("cluster: withdraw this node's request: %w", err)
+				}
+			} else if slices.Contains(live.Val(), joiner) {
 				asks[joiner] = after
 			} else if err := n.rdb.HDel(ctx, n.docKey("want"), joiner).Err(); err != nil {
 				return fmt.Errorf("cluster: withdraw the request of node %s: %w", joiner, err)

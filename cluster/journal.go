@@ -96,6 +96,7 @@ type jrec struct {
 	id     string
 	node   string
 	d      string
+	was    string // the ID a log entry was first logged under ("": its own)
 	size   int
 }
 
@@ -208,7 +209,8 @@ func docRecs(msgs []redis.XMessage) []*jrec {
 	for _, m := range msgs {
 		node, _ := m.Values["n"].(string)
 		d, _ := m.Values["d"].(string)
-		out = append(out, &jrec{kind: jDoc, id: m.ID, node: node, d: d, size: len(m.ID) + len(node) + len(d) + 96})
+		was, _ := m.Values["o"].(string)
+		out = append(out, &jrec{kind: jDoc, id: m.ID, node: node, d: d, was: was, size: len(m.ID) + len(node) + len(was) + len(d) + 96})
 	}
 	return out
 }
@@ -390,26 +392,72 @@ for i = 6, #ARGV, 3 do
 end
 return {acked, marked, left}`)
 
-// restoreDocsScript adds back document-log entries (ARGV: per entry ID,
-// node, packed documents; in ID order) that are neither in the stream nor
-// trimmed from it (ID at most KEYS[2]'s: every live node saved those in
-// its copy): under their own ID when it is after the stream's last, and
-// then the others appended anew (field o: the lost ID). Returns {restored
-// in place, appended anew}. KEYS: log, the last entry trimmed.
+// restoreDocsScript adds back document-log entries (ARGV[1]: the pass;
+// then per entry ID, node, packed documents, the ID it was first logged
+// under or ""; in ID order) that are neither in the stream, nor trimmed
+// from it (ID at most KEYS[2]'s: every live node saved those in its
+// copy), nor appended anew already (KEYS[3]: lost ID → new ID, kept
+// restoreWasTTL). Pass "place" adds them under their own ID where that
+// still fits the stream's order (the lost entries all come after what
+// Redis kept); pass "late", run after the "place" pass of every entry,
+// appends the rest anew (field o: the ID the entry was first logged
+// under) and notes them in KEYS[3], so that the other nodes, re-offering
+// the same entries from their journals, do not append them again.
+// Returns the number added. KEYS: log, the last entry trimmed, the IDs
+// appended anew.
 var restoreDocsScript = redis.NewScript(luaCmpID + `
 local trimmed = redis.call('GET', KEYS[2])
-local inplace, late = 0, {}
-for i = 1, #ARGV, 3 do
-  local id = ARGV[i]
-  if not (trimmed and cmp(id, trimmed) <= 0) and #redis.call('XRANGE', KEYS[1], id, id) == 0 then
-    local r = redis.pcall('XADD', KEYS[1], id, 'n', ARGV[i+1], 'd', ARGV[i+2])
-    if type(r) == 'table' and r.err then late[#late + 1] = i else inplace = inplace + 1 end
+local n = 0
+for i = 2, #ARGV, 4 do
+  local id, was = ARGV[i], ARGV[i+3]
+  if not (trimmed and cmp(id, trimmed) <= 0) and redis.call('HEXISTS', KEYS[3], id) == 0 and #redis.call('XRANGE', KEYS[1], id, id) == 0 then
+    local f = {'n', ARGV[i+1], 'd', ARGV[i+2]}
+    if ARGV[1] == 'place' then
+      if was ~= '' then f[5], f[6] = 'o', was end
+      local r = redis.pcall('XADD', KEYS[1], id, unpack(f))
+      if not (type(r) == 'table' and r.err) then n = n + 1 end
+    else
+      f[5], f[6] = 'o', (was ~= '' and was or id)
+      local nid = redis.call('XADD', KEYS[1], '*', unpack(f))
+      redis.call('HSET', KEYS[3], id, nid)
+      redis.call('PEXPIRE', KEYS[3], ` + restoreWasTTLms + `)
+      n = n + 1
+    end
   end
 end
-for _, i in ipairs(late) do
-  redis.call('XADD', KEYS[1], '*', 'n', ARGV[i+1], 'd', ARGV[i+2], 'o', ARGV[i])
-end
-return {inplace, #late}`)
+return n`)
+
+// restoreWasTTLms is how long (ms) the IDs of entries appended anew are
+// kept: longer than the nodes take to reconnect and re-offer their
+// journals.
+const restoreWasTTLms = "600000"
+
+// restoreDocs re-offers document-log entries to Redis (c: the recovering
+// connection): every entry's "place" pass first, in batches, then the
+// "late" pass, so that one entry appended anew does not push the later
+// batches' entries out of place. Returns how many went back in place and
+// how many were appended anew.
+func (n *Node) restoreDocs(ctx context.Context, c redis.Scripter, docs []*jrec) (inplace, appended int64, err error) {
+	keys := []string{n.docKey("log"), n.docKey("trimmed"), n.docKey("was")}
+	for _, pass := range []string{"place", "late"} {
+		for start := 0; start < len(docs); start += 500 {
+			args := []any{pass}
+			for _, d := range docs[start:min(start+500, len(docs))] {
+				args = append(args, d.id, d.node, d.d, d.was)
+			}
+			k, err := restoreDocsScript.Run(ctx, c, keys, args...).Int64()
+			if err != nil {
+				return inplace, appended, fmt.Errorf("restore document log entries: %w", err)
+			}
+			if pass == "place" {
+				inplace += k
+			} else {
+				appended += k
+			}
+		}
+	}
+	return inplace, appended, nil
+}
 
 // restoreSchedScript writes due times back (ZADD GT: a lost one returns,
 // a later one stays) and the record of each it changed. KEYS: due, rec.
@@ -507,7 +555,7 @@ func (n *Node) recoverJournal(ctx context.Context, cn *redis.Conn) error {
 	}
 	n.c.mu.Unlock()
 
-	var acked, marked, left, queued, inplace, appended, rescheduled int64
+	var acked, marked, left, queued, rescheduled int64
 	for _, p := range sortedKeys(acks) {
 		args := append([]any{group, n.name, n.key(p, "s"), n.b0, seenFill}, acks[p]...)
 		v, err := redoAckScript.Eval(ctx, cn, []string{n.key(p, "q"), n.key(p, "acked"), n.key(p, "added")}, args...).Int64Slice()
@@ -526,16 +574,9 @@ func (n *Node) recoverJournal(ctx context.Context, cn *redis.Conn) error {
 	}
 	slices.SortStableFunc(docs, func(a, b *jrec) int { return cmpID(a.id, b.id) })
 	docs = slices.CompactFunc(docs, func(a, b *jrec) bool { return a.id == b.id })
-	for start := 0; start < len(docs); start += 500 {
-		var args []any
-		for _, d := range docs[start:min(start+500, len(docs))] {
-			args = append(args, d.id, d.node, d.d)
-		}
-		v, err := restoreDocsScript.Eval(ctx, cn, []string{n.docKey("log"), n.docKey("trimmed")}, args...).Int64Slice()
-		if err != nil {
-			return fmt.Errorf("restore document log entries: %w", err)
-		}
-		inplace, appended = inplace+v[0], appended+v[1]
+	inplace, appended, err := n.restoreDocs(ctx, cn, docs)
+	if err != nil {
+		return err
 	}
 	for _, p := range sortedKeys(sched) {
 		v, err := restoreSchedScript.Eval(ctx, cn, []string{n.key(p, "due"), n.key(p, "rec")}, sched[p]...).Int64()

@@ -2,6 +2,7 @@ package cluster
 
 import (
 	"context"
+	"fmt"
 	"log/slog"
 	"strings"
 	"sync"
@@ -214,50 +215,73 @@ func TestRestoreLease(t *testing.T) {
 }
 
 // TestRestoreDocs: document-log entries Redis lost are put back under
-// their own IDs when they come after the stream's last entry; one another
-// node appended past is appended anew, and still answers to its first ID
-// (DocRef.Is), so that the node waiting for its verdict finds it; one in
-// the stream or trimmed from it is left alone.
+// their own IDs when they come after the stream's last entry (every
+// entry's in-place pass before any is appended anew, so a batch's entry
+// appended anew does not push the next batches' out of place); one
+// another node appended past is appended anew, and still answers to its
+// first ID (DocRef.Is), so that the node waiting for its verdict finds
+// it; one in the stream or trimmed from it is left alone; a second node
+// re-offering the same lost entries adds none again.
 func TestRestoreDocs(t *testing.T) {
 	raw := redis.NewClient(&redis.Options{Addr: redistest.Start(t)})
 	defer raw.Close()
 	ctx := context.Background()
 	n := &Node{o: Options{Prefix: "t"}, rdb: raw}
 	doc := func(u string) string { return packDocs([]DocEntry{{URL: u, Sig: []byte("s")}}) }
-	keys := []string{n.docKey("log"), n.docKey("trimmed")}
+	rec := func(id, node string) *jrec { return &jrec{kind: jDoc, id: id, node: node, d: doc("http://x/" + id)} }
+	logKey, trimKey := n.docKey("log"), n.docKey("trimmed")
 	for _, id := range []string{"5-0", "9-0"} {
-		if err := raw.XAdd(ctx, &redis.XAddArgs{Stream: keys[0], ID: id, Values: []any{"n", "b", "d", doc("http://x/" + id)}}).Err(); err != nil {
+		if err := raw.XAdd(ctx, &redis.XAddArgs{Stream: logKey, ID: id, Values: []any{"n", "b", "d", doc("http://x/" + id)}}).Err(); err != nil {
 			t.Fatal(err)
 		}
 	}
-	raw.Set(ctx, keys[1], "4-0", 0) // entries up to 4-0 were trimmed
-	args := []any{"3-0", "a", doc("http://x/3-0"), "5-0", "b", doc("http://x/5-0"), "7-0", "a", doc("http://x/7-0"), "11-0", "a", doc("http://x/11-0"), "12-0", "a", doc("http://x/12-0")}
-	v, err := restoreDocsScript.Run(ctx, raw, keys, args...).Int64Slice()
+	raw.Set(ctx, trimKey, "4-0", 0) // entries up to 4-0 were trimmed
+	lost := []*jrec{rec("3-0", "a"), rec("5-0", "b"), rec("7-0", "a")}
+	for i := 11; i < 1200; i++ { // more than one batch
+		lost = append(lost, rec(fmt.Sprintf("%d-0", i), "a"))
+	}
+	inplace, appended, err := n.restoreDocs(ctx, raw, lost)
 	if err != nil {
 		t.Fatal(err)
 	}
-	// 11-0 and 12-0 go in place after 9-0; 7-0, before 9-0, is appended
-	// anew after them
-	if len(v) != 2 || v[0] != 2 || v[1] != 1 {
-		t.Errorf("restored in place, appended anew: %v; want [2 1]", v)
+	// 11-0 … 1199-0 go in place after 9-0, across batches; 7-0, before
+	// 9-0, is appended anew after them
+	if inplace != 1189 || appended != 1 {
+		t.Errorf("restored in place %d, appended anew %d; want 1189, 1", inplace, appended)
 	}
-	if es, _ := raw.XRange(ctx, keys[0], "-", "+").Result(); len(es) != 5 || es[2].ID != "11-0" || es[3].ID != "12-0" || es[4].Values["o"] != "7-0" {
-		t.Errorf("the log after the restore: %v", es)
+	es, _ := raw.XRange(ctx, logKey, "-", "+").Result()
+	if len(es) != 1192 || es[2].ID != "11-0" || es[1190].ID != "1199-0" || es[1191].Values["o"] != "7-0" {
+		t.Fatalf("the log after the restore: %d entries", len(es))
 	}
-	raw.Del(ctx, keys[0])
-	raw.XAdd(ctx, &redis.XAddArgs{Stream: keys[0], ID: "5-0", Values: []any{"n", "b", "d", doc("http://x/5-0")}})
-	if v, err := restoreDocsScript.Run(ctx, raw, keys, "7-0", "a", doc("http://x/7-0"), "8-0", "a", doc("http://x/8-0")).Int64Slice(); err != nil || len(v) != 2 || v[0] != 2 || v[1] != 0 {
-		t.Errorf("after the stream's last entry: %v, %v; want [2 0]", v, err)
+	// another node re-offers what it read of the same lost second
+	if inplace, appended, err := n.restoreDocs(ctx, raw, []*jrec{rec("7-0", "a"), rec("11-0", "a")}); err != nil || inplace != 0 || appended != 0 {
+		t.Errorf("the same entries re-offered again: %d in place, %d anew, %v; want none", inplace, appended, err)
 	}
-	raw.XAdd(ctx, &redis.XAddArgs{Stream: keys[0], ID: "20-0", Values: []any{"n", "b", "d", doc("http://x/20-0")}})
-	if _, err := restoreDocsScript.Run(ctx, raw, keys, "15-0", "a", doc("http://x/15-0")).Int64Slice(); err != nil {
+	raw.Del(ctx, logKey, n.docKey("was"))
+	raw.XAdd(ctx, &redis.XAddArgs{Stream: logKey, ID: "5-0", Values: []any{"n", "b", "d", doc("http://x/5-0")}})
+	if inplace, appended, err := n.restoreDocs(ctx, raw, []*jrec{rec("7-0", "a"), rec("8-0", "a")}); err != nil || inplace != 2 || appended != 0 {
+		t.Errorf("after the stream's last entry: %d, %d, %v; want 2 in place", inplace, appended, err)
+	}
+	raw.XAdd(ctx, &redis.XAddArgs{Stream: logKey, ID: "20-0", Values: []any{"n", "b", "d", doc("http://x/20-0")}})
+	if _, _, err := n.restoreDocs(ctx, raw, []*jrec{rec("15-0", "a")}); err != nil {
 		t.Fatal(err)
 	}
-	es, err := n.ReadDocs(ctx, "20-0", 10)
-	if err != nil || len(es) != 1 {
-		t.Fatalf("entries after 20-0: %v, %v; want the one appended anew", es, err)
+	got, err := n.ReadDocs(ctx, "20-0", 10)
+	if err != nil || len(got) != 1 {
+		t.Fatalf("entries after 20-0: %v, %v; want the one appended anew", got, err)
 	}
-	if es[0].URL != "http://x/15-0" || !(DocRef{ID: "15-0"}).Is(es[0]) || es[0].Was != "15-0" {
-		t.Errorf("the entry appended anew: %+v; want http://x/15-0 answering to 15-0", es[0])
+	if got[0].URL != "http://x/15-0" || !(DocRef{ID: "15-0"}).Is(got[0]) || got[0].Was != "15-0" {
+		t.Errorf("the entry appended anew: %+v; want http://x/15-0 answering to 15-0", got[0])
+	}
+	// that entry lost in turn and put back keeps its first ID
+	id := got[0].ID
+	raw.Del(ctx, logKey, n.docKey("was")) // Redis as it was before that entry
+	raw.XAdd(ctx, &redis.XAddArgs{Stream: logKey, ID: "20-0", Values: []any{"n", "b", "d", doc("http://x/20-0")}})
+	r := docRecs([]redis.XMessage{{ID: id, Values: map[string]any{"n": "a", "d": doc("http://x/15-0"), "o": "15-0"}}})
+	if _, _, err := n.restoreDocs(ctx, raw, r); err != nil {
+		t.Fatal(err)
+	}
+	if es, _ := raw.XRange(ctx, logKey, id, id).Result(); len(es) != 1 || es[0].Values["o"] != "15-0" {
+		t.Errorf("an entry appended anew, lost and put back: %v; want it under %s with o = 15-0", es, id)
 	}
 }

@@ -14,7 +14,7 @@ import (
 // documents: unpackSnap). The URLs and entry IDs compress, the
 // signatures (hashes) hardly.
 
-// chunkZstd starts every chunk (a transfer's other items start with a
+// chunkZstd starts every chunk (a transfer's items start with a
 // letter).
 const chunkZstd = 0
 

@@ -28,8 +28,12 @@ import (
 // covers is still there when it ends. The joiner deletes the keys when
 // the transfer ends; Redis holds nothing of it afterwards.
 //
-// Items: a chunk (encodeChunk: its first byte is chunkZstd), "e" and the
-// entry covered up to, or "x" and why the sender stopped.
+// Items: "c", the last entry of the chunk before (or the entry asked
+// after), a newline and a chunk (encodeChunk); "e" and the entry covered
+// up to; or "x" and why the sender stopped. The joiner takes a chunk only
+// if it follows what it has: a chunk Redis lost in a restart (the sender
+// pushes on to the restarted Redis) ends the transfer, and the joiner
+// asks again from where it is.
 
 // transfer is the history a node is receiving.
 type transfer struct {
@@ -138,6 +142,11 @@ func (n *Node) receive(ctx context.Context, after string) ([]DocEntry, error) {
 				case now.Sub(x.since) >= n.claimWait():
 					n.endTransfer(context.WithoutCancel(ctx))
 					return nil, &NoPeerError{Log: n.docKey("log"), After: x.after, Trimmed: x.trimmed, Waited: now.Sub(x.since)}
+				default:
+					// the request again, if a Redis restart lost it
+					if err := n.rdb.HSetNX(ctx, n.docKey("want"), n.name, x.after).Err(); err != nil {
+						return nil, fmt.Errorf("cluster: ask for the document log's history: %w", err)
+					}
 				}
 				continue
 			}
@@ -157,8 +166,17 @@ func (n *Node) receive(ctx context.Context, after string) ([]DocEntry, error) {
 		}
 		item := []byte(res[1])
 		switch {
-		case len(item) > 0 && item[0] == chunkZstd:
-			recs, err := decodeChunk(item)
+		case len(item) > 0 && item[0] == 'c':
+			nl := bytes.IndexByte(item, '\n')
+			if nl < 0 {
+				return nil, fmt.Errorf("cluster: document log history from node %s: a chunk item with no newline", x.server)
+			}
+			if prev := string(item[1:nl]); cmpID(prev, after) > 0 {
+				n.log.Warn("cluster: a chunk of the document log's history did not come (Redis restarted?): asking again", "node", x.server, "have_up_to", after, "chunk_after", prev)
+				n.endTransfer(context.WithoutCancel(ctx))
+				return nil, nil
+			}
+			recs, err := decodeChunk(item[nl+1:])
 			if err != nil {
 				return nil, fmt.Errorf("cluster: document log history from node %s: %w", x.server, err)
 			}
@@ -259,6 +277,7 @@ func (n *Node) sendHistory(joiner, after, end string) {
 	start := time.Now()
 	n.log.Info("cluster: sending the document log's history", "to", joiner, "after", after, "up_to", end)
 	key, endKey := idKey(after), idKey(end)
+	prev := after // the last entry of the chunk sent before
 	chunks, size := 0, 0
 	for {
 		k, c, err := n.o.History.DocLogAfter(key)
@@ -273,7 +292,7 @@ func (n *Node) sendHistory(joiner, after, end string) {
 		if bytes.Compare(k, endKey) > 0 {
 			break
 		}
-		if err := n.push(ctx, joiner, c, windowMax); err != nil {
+		if err := n.push(ctx, joiner, append([]byte("c"+prev+"\n"), c...), windowMax); err != nil {
 			n.log.Warn("cluster: send the document log's history", "to", joiner, "error", err.Error())
 			if ctx.Err() != nil {
 				// this node is closing: the joiner asks again at once
@@ -287,7 +306,7 @@ func (n *Node) sendHistory(joiner, after, end string) {
 		if bytes.Equal(k, endKey) {
 			break
 		}
-		key = k
+		key, prev = k, keyID(k)
 	}
 	if err := n.push(ctx, joiner, []byte("e"+end), windowMax); err != nil {
 		n.log.Warn("cluster: send the document log's history", "to", joiner, "error", err.Error())
