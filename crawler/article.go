@@ -892,16 +892,33 @@ var cutPhraseIntl = intlPhrases(`^(mehr (zum thema|zu diesem thema|aus|von|zu|ar
 	"empfehlungen", "unsere", "lust", "lesen", "dieses", "noch", "más", "mas", "热门推荐", "相关推荐", "相关阅读", "相关文章", "推荐阅读", "延伸阅读")
 
 // phrases is a regexp tried only on texts whose first word is one of first.
+// When first holds "" (phrases that may open with something other than a
+// letter), bare says which of those texts to try: without it the
+// regexp would run on every short block that opens with a digit or a
+// sign (a docs page's numbered entries).
 type phrases struct {
 	re    *regexp.Regexp
 	first map[string]bool
+	bare  func(t []byte) bool
 }
 
 func intlPhrases(expr string, first ...string) phrases {
-	return phrases{regexp.MustCompile(expr), set(first...)}
+	return phrases{re: regexp.MustCompile(expr), first: set(first...)}
 }
 
-func (p phrases) Match(t []byte) bool { return p.first[string(leadWord(t))] && p.re.Match(t) }
+// orBare returns p with bare set.
+func (p phrases) orBare(bare func(t []byte) bool) phrases {
+	p.bare = bare
+	return p
+}
+
+func (p phrases) Match(t []byte) bool {
+	w := leadWord(t)
+	if !p.first[string(w)] || len(w) == 0 && (p.bare == nil || !p.bare(t)) {
+		return false
+	}
+	return p.re.Match(t)
+}
 
 // leadWord is t's leading run of letters (a word of lowerText's, accents
 // included).
@@ -936,7 +953,7 @@ var creditLine = intlPhrases(`^(©\s*)?((foto|fotos|bild|bilder|bildquelle|fotoq
 	`|(afp|dpa|reuters|ap|epa|ansa|keystone|imago|getty images|istock(photo)?|shutterstock|picture alliance)(\.com)?( ?[/|,].{0,40})?)$`,
 	"foto", "fotos", "bild", "bilder", "bildquelle", "fotoquelle", "quelle", "crédit", "crédits", "credit", "credits", "fuente", "fonte", "fot",
 	"źródło", "Źródło", "zdjęcie", "zdjĘcie", "", "afp", "dpa", "reuters", "ap", "epa", "ansa", "keystone", "imago", "getty", "istock",
-	"istockphoto", "shutterstock", "picture")
+	"istockphoto", "shutterstock", "picture").orBare(func(t []byte) bool { return bytes.HasPrefix(t, []byte("©")) })
 
 // pitch matches a site's call to action, in a paragraph of pitchMax
 // characters or fewer: to subscribe, sign up, follow the site, download
@@ -998,6 +1015,15 @@ func sentence(t []byte) bool {
 // "2019-11-20 17:27:46 Marcus De Guzman").
 func dateLine(t []byte) bool {
 	digits, letters := 0, 0
+	for _, c := range t {
+		if '0' <= c && c <= '9' {
+			digits++
+		}
+	}
+	if digits < 4 {
+		return false
+	}
+	digits = 0
 	year := false
 	for i := 0; i < len(t); {
 		c := t[i]
@@ -1021,7 +1047,9 @@ func dateLine(t []byte) bool {
 				j++
 			}
 			if !dateWords[string(t[i:j])] {
-				letters += j - i
+				if letters += j - i; letters > 24 {
+					return false
+				}
 			}
 			i = j
 		default:
@@ -1061,7 +1089,7 @@ var boilerLine = phrases{regexp.MustCompile(`^(advertisement|advert|ad|sponsored
 	"related", "read", "continue", "close", "caption", "play", "video", "photo", "image", "back", "previous", "next", "follow", "print",
 	"email", "e", "comments", "comment", "", "leave", "post", "sign", "subscribe", "skip", "loading", "facebook", "twitter", "pinterest",
 	"linkedin", "reddit", "whatsapp", "flipboard", "mix", "instagram", "youtube", "telegram", "tumblr", "messenger", "sms", "copy",
-	"sharing", "all", "tweet", "pin")}
+	"sharing", "all", "tweet", "pin"), func(t []byte) bool { return len(t) > 0 && '0' <= t[0] && t[0] <= '9' }} // (or with "\d+ comments")
 
 // boilerLineIntl is boilerLine in German, French, Spanish, Italian,
 // Polish and Dutch (tried as cutPhraseIntl is).
