@@ -1366,7 +1366,10 @@ func hints(n *html.Node) (h int, media bool) {
 				k++
 			}
 			if k > 0 && k <= len(buf) {
+				kind := hintKinds[string(buf[:k])]
 				switch {
+				case kind == 0:
+					// a word of none of the sets (most words): one look-up
 				case string(buf[:k]) == "hidden" && responsiveSuffix(v[i:]):
 					// Bootstrap's hidden-xs, hidden-sm…: shown on other screens
 				case modifier(v[:i-k], string(buf[:k])):
@@ -1376,11 +1379,11 @@ func hints(n *html.Node) (h int, media bool) {
 					// note in the text; as an id or in a longer name
 					// ("sidebar-left", "l-grid__sidebar") it is the
 					// page's side column
-				case negWords[string(buf[:k])]:
+				case kind&negWord != 0:
 					nameNeg = true
-				case posWords[string(buf[:k])]:
+				case kind&posWord != 0:
 					namePos = true
-				case mediaWords[string(buf[:k])]:
+				case kind&mediaWord != 0:
 					media = true
 				}
 			}
@@ -1478,6 +1481,24 @@ var mediaWords = set("caption", "captions", "figcaption", "gallery", "slideshow"
 	"legend", "imagedescription", "bildunterschrift", "bilduntertitel", "bildtext")
 
 var posWords = set("article", "articlebody", "content", "body", "main", "post", "entry", "story", "text", "prose", "blog", "hentry")
+
+// hintKinds says of each word of negWords, posWords and mediaWords which
+// of them hold it.
+var hintKinds = func() map[string]uint8 {
+	m := map[string]uint8{}
+	for kind, words := range map[uint8]map[string]bool{negWord: negWords, posWord: posWords, mediaWord: mediaWords} {
+		for w := range words {
+			m[w] |= kind
+		}
+	}
+	return m
+}()
+
+const (
+	negWord uint8 = 1 << iota
+	posWord
+	mediaWord
+)
 
 func set(ws ...string) map[string]bool {
 	m := make(map[string]bool, len(ws))
