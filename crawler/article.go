@@ -892,16 +892,33 @@ var cutPhraseIntl = intlPhrases(`^(mehr (zum thema|zu diesem thema|aus|von|zu|ar
 	"empfehlungen", "unsere", "lust", "lesen", "dieses", "noch", "más", "mas", "热门推荐", "相关推荐", "相关阅读", "相关文章", "推荐阅读", "延伸阅读")
 
 // phrases is a regexp tried only on texts whose first word is one of first.
+// When first holds "" (phrases that may open with something other than a
+// letter), bare says which of those texts to try: without it the
+// regexp would run on every short block that opens with a digit or a
+// sign (a docs page's numbered entries).
 type phrases struct {
 	re    *regexp.Regexp
 	first map[string]bool
+	bare  func(t []byte) bool
 }
 
 func intlPhrases(expr string, first ...string) phrases {
-	return phrases{regexp.MustCompile(expr), set(first...)}
+	return phrases{re: regexp.MustCompile(expr), first: set(first...)}
 }
 
-func (p phrases) Match(t []byte) bool { return p.first[string(leadWord(t))] && p.re.Match(t) }
+// orBare returns p with bare set.
+func (p phrases) orBare(bare func(t []byte) bool) phrases {
+	p.bare = bare
+	return p
+}
+
+func (p phrases) Match(t []byte) bool {
+	w := leadWord(t)
+	if !p.first[string(w)] || len(w) == 0 && (p.bare == nil || !p.bare(t)) {
+		return false
+	}
+	return p.re.Match(t)
+}
 
 // leadWord is t's leading run of letters (a word of lowerText's, accents
 // included).
@@ -936,7 +953,7 @@ var creditLine = intlPhrases(`^(©\s*)?((foto|fotos|bild|bilder|bildquelle|fotoq
 	`|(afp|dpa|reuters|ap|epa|ansa|keystone|imago|getty images|istock(photo)?|shutterstock|picture alliance)(\.com)?( ?[/|,].{0,40})?)$`,
 	"foto", "fotos", "bild", "bilder", "bildquelle", "fotoquelle", "quelle", "crédit", "crédits", "credit", "credits", "fuente", "fonte", "fot",
 	"źródło", "Źródło", "zdjęcie", "zdjĘcie", "", "afp", "dpa", "reuters", "ap", "epa", "ansa", "keystone", "imago", "getty", "istock",
-	"istockphoto", "shutterstock", "picture")
+	"istockphoto", "shutterstock", "picture").orBare(func(t []byte) bool { return bytes.HasPrefix(t, []byte("©")) })
 
 // pitch matches a site's call to action, in a paragraph of pitchMax
 // characters or fewer: to subscribe, sign up, follow the site, download
@@ -998,6 +1015,15 @@ func sentence(t []byte) bool {
 // "2019-11-20 17:27:46 Marcus De Guzman").
 func dateLine(t []byte) bool {
 	digits, letters := 0, 0
+	for _, c := range t {
+		if '0' <= c && c <= '9' {
+			digits++
+		}
+	}
+	if digits < 4 {
+		return false
+	}
+	digits = 0
 	year := false
 	for i := 0; i < len(t); {
 		c := t[i]
@@ -1021,7 +1047,9 @@ func dateLine(t []byte) bool {
 				j++
 			}
 			if !dateWords[string(t[i:j])] {
-				letters += j - i
+				if letters += j - i; letters > 24 {
+					return false
+				}
 			}
 			i = j
 		default:
@@ -1061,7 +1089,7 @@ var boilerLine = phrases{regexp.MustCompile(`^(advertisement|advert|ad|sponsored
 	"related", "read", "continue", "close", "caption", "play", "video", "photo", "image", "back", "previous", "next", "follow", "print",
 	"email", "e", "comments", "comment", "", "leave", "post", "sign", "subscribe", "skip", "loading", "facebook", "twitter", "pinterest",
 	"linkedin", "reddit", "whatsapp", "flipboard", "mix", "instagram", "youtube", "telegram", "tumblr", "messenger", "sms", "copy",
-	"sharing", "all", "tweet", "pin")}
+	"sharing", "all", "tweet", "pin"), func(t []byte) bool { return len(t) > 0 && '0' <= t[0] && t[0] <= '9' }} // (or with "\d+ comments")
 
 // boilerLineIntl is boilerLine in German, French, Spanish, Italian,
 // Polish and Dutch (tried as cutPhraseIntl is).
@@ -1338,7 +1366,10 @@ func hints(n *html.Node) (h int, media bool) {
 				k++
 			}
 			if k > 0 && k <= len(buf) {
+				kind := hintKinds[string(buf[:k])]
 				switch {
+				case kind == 0:
+					// a word of none of the sets (most words): one look-up
 				case string(buf[:k]) == "hidden" && responsiveSuffix(v[i:]):
 					// Bootstrap's hidden-xs, hidden-sm…: shown on other screens
 				case modifier(v[:i-k], string(buf[:k])):
@@ -1348,11 +1379,11 @@ func hints(n *html.Node) (h int, media bool) {
 					// note in the text; as an id or in a longer name
 					// ("sidebar-left", "l-grid__sidebar") it is the
 					// page's side column
-				case negWords[string(buf[:k])]:
+				case kind&negWord != 0:
 					nameNeg = true
-				case posWords[string(buf[:k])]:
+				case kind&posWord != 0:
 					namePos = true
-				case mediaWords[string(buf[:k])]:
+				case kind&mediaWord != 0:
 					media = true
 				}
 			}
@@ -1450,6 +1481,24 @@ var mediaWords = set("caption", "captions", "figcaption", "gallery", "slideshow"
 	"legend", "imagedescription", "bildunterschrift", "bilduntertitel", "bildtext")
 
 var posWords = set("article", "articlebody", "content", "body", "main", "post", "entry", "story", "text", "prose", "blog", "hentry")
+
+// hintKinds says of each word of negWords, posWords and mediaWords which
+// of them hold it.
+var hintKinds = func() map[string]uint8 {
+	m := map[string]uint8{}
+	for kind, words := range map[uint8]map[string]bool{negWord: negWords, posWord: posWords, mediaWord: mediaWords} {
+		for w := range words {
+			m[w] |= kind
+		}
+	}
+	return m
+}()
+
+const (
+	negWord uint8 = 1 << iota
+	posWord
+	mediaWord
+)
 
 func set(ws ...string) map[string]bool {
 	m := make(map[string]bool, len(ws))
