@@ -3,6 +3,7 @@ package cluster
 import (
 	"context"
 	"fmt"
+	"maps"
 	"slices"
 	"strings"
 	"sync"
@@ -556,7 +557,7 @@ func (n *Node) recoverJournal(ctx context.Context, cn *redis.Conn) error {
 	n.c.mu.Unlock()
 
 	var acked, marked, left, queued, rescheduled int64
-	for _, p := range sortedKeys(acks) {
+	for _, p := range slices.Sorted(maps.Keys(acks)) {
 		args := append([]any{group, n.name, n.key(p, "s"), n.b0, seenFill}, acks[p]...)
 		v, err := redoAckScript.Eval(ctx, cn, []string{n.key(p, "q"), n.key(p, "acked"), n.key(p, "added")}, args...).Int64Slice()
 		if err != nil {
@@ -564,7 +565,7 @@ func (n *Node) recoverJournal(ctx context.Context, cn *redis.Conn) error {
 		}
 		acked, marked, left = acked+v[0], marked+v[1], left+v[2]
 	}
-	for _, p := range sortedKeys(admits) {
+	for _, p := range slices.Sorted(maps.Keys(admits)) {
 		args := append([]any{n.key(p, "s"), n.b0, seenFill}, admits[p]...)
 		v, err := admitScript.Eval(ctx, cn, []string{n.key(p, "q"), n.key(p, "added")}, args...).Int64Slice()
 		if err != nil {
@@ -578,7 +579,7 @@ func (n *Node) recoverJournal(ctx context.Context, cn *redis.Conn) error {
 	if err != nil {
 		return err
 	}
-	for _, p := range sortedKeys(sched) {
+	for _, p := range slices.Sorted(maps.Keys(sched)) {
 		v, err := restoreSchedScript.Eval(ctx, cn, []string{n.key(p, "due"), n.key(p, "rec")}, sched[p]...).Int64()
 		if err != nil {
 			return fmt.Errorf("restore refresh schedule of partition %d: %w", p, err)
@@ -620,15 +621,6 @@ func (n *Node) recoverJournal(ctx context.Context, cn *redis.Conn) error {
 }
 
 func signedFP(fp uint64) string { return fmt.Sprint(int64(fp)) }
-
-func sortedKeys[V any](m map[int]V) []int {
-	ks := make([]int, 0, len(m))
-	for k := range m {
-		ks = append(ks, k)
-	}
-	slices.Sort(ks)
-	return ks
-}
 
 // Recoveries is how many times this node re-offered its journal to a
 // restarted Redis.
