@@ -165,6 +165,7 @@ func isAncestor(a, n *html.Node) bool {
 // chooseContent picks the page's main region (see the file comment).
 func chooseContent(sc *scan, fallback []*html.Node) *content {
 	c := &content{stats: make(map[*html.Node]*stat, 256), drop: make(map[*html.Node]bool)}
+	unwrapPageForms(sc)
 	top := sc.body
 	if top == nil {
 		if len(fallback) == 0 {
@@ -181,15 +182,20 @@ func chooseContent(sc *scan, fallback []*html.Node) *content {
 		marked = sc.mains[0]
 	case len(sc.articles) > 0:
 		// the one <article>, or the one holding most of the articles' text
-		// (a story among teaser cards)
-		sum, big := 0, sc.articles[0]
+		// (a story among teaser cards), an <article> its name says is
+		// the comments' left out
+		var sum int
+		var big *html.Node
 		for _, a := range sc.articles {
+			if hint(a) < 0 {
+				continue
+			}
 			sum += c.textOf(a)
-			if c.textOf(a) > c.textOf(big) {
+			if big == nil || c.textOf(a) > c.textOf(big) {
 				big = a
 			}
 		}
-		if 2*c.textOf(big) > sum && hint(big) >= 0 {
+		if big != nil && 2*c.textOf(big) > sum {
 			marked = big
 		}
 	}
@@ -226,6 +232,32 @@ func chooseContent(sc *scan, fallback []*html.Node) *content {
 		c.prune(r, true)
 	}
 	return c
+}
+
+// pageFormMin is the text a <form> must hold to be taken for the page's
+// wrapper rather than a widget.
+const pageFormMin = 500
+
+// unwrapPageForms turns into a <div> each <form> that wraps the page (ASP.NET
+// pages put the whole body in one): it holds pageFormMin characters of
+// text or more and at least as much as the rest of the body. Other forms
+// (search, log-in, comment, newsletter) stay boilerplate.
+func unwrapPageForms(sc *scan) {
+	if len(sc.forms) == 0 || sc.body == nil {
+		return
+	}
+	rest, _ := textChars(sc.body, false) // forms count zero
+	for _, f := range sc.forms {
+		k := 0
+		for x := f.FirstChild; x != nil; x = x.NextSibling {
+			a, _ := textChars(x, false)
+			k += a
+		}
+		if k >= pageFormMin && k >= rest {
+			f.DataAtom, f.Data = atom.Div, "div"
+			rest += k
+		}
+	}
 }
 
 func (c *content) textOf(n *html.Node) int {
@@ -1351,10 +1383,14 @@ func hints(n *html.Node) (h int, media bool) {
 		// belongs to, so the name is the widget's
 		nameNeg, namePos := false, false
 		for i := 0; i <= len(v); i++ {
-			k := 0
+			k, camel := 0, false
 			for ; i < len(v); i++ {
 				c := v[i]
 				if 'A' <= c && c <= 'Z' {
+					if k > 0 && 'a' <= v[i-1] && v[i-1] <= 'z' {
+						camel = true // "commentArea", "postBody": two words
+						break
+					}
 					c += 'a' - 'A'
 				}
 				if !('a' <= c && c <= 'z' || '0' <= c && c <= '9') {
@@ -1394,6 +1430,9 @@ func hints(n *html.Node) (h int, media bool) {
 					pos = true
 				}
 				nameNeg, namePos = false, false
+			}
+			if camel {
+				i-- // the capital begins the next word
 			}
 		}
 	}
@@ -1460,10 +1499,21 @@ func namesComments(n *html.Node) bool {
 		if a.Key != "class" && a.Key != "id" {
 			continue
 		}
-		for _, w := range strings.FieldsFunc(strings.ToLower(a.Val), func(r rune) bool { return !('a' <= r && r <= 'z') }) {
-			if commentWords[w] {
+		v := a.Val
+		for i := 0; i < len(v); {
+			// a word: letters, a capital after a small letter starting
+			// the next ("postComments")
+			for i < len(v) && !isASCIILetter(v[i]) {
+				i++
+			}
+			j := i
+			for j < len(v) && isASCIILetter(v[j]) && !(j > i && 'A' <= v[j] && v[j] <= 'Z' && 'a' <= v[j-1] && v[j-1] <= 'z') {
+				j++
+			}
+			if j > i && commentWords[strings.ToLower(v[i:j])] {
 				return true
 			}
+			i = j
 		}
 	}
 	return false
@@ -1474,6 +1524,8 @@ func namesComments(n *html.Node) bool {
 // "comentarios", "komentarze", "reacties").
 var commentWordsIntl = []string{"kommentar", "kommentare", "commentaire", "commentaires", "comentario", "comentarios",
 	"commento", "commenti", "komentarz", "komentarze", "reacties"}
+
+func isASCIILetter(c byte) bool { return 'a' <= c && c <= 'z' || 'A' <= c && c <= 'Z' }
 
 var commentWords = set(append([]string{"comment", "comments", "commentlist", "disqus", "respond", "replies", "discussion"}, commentWordsIntl...)...)
 

@@ -278,3 +278,46 @@ func TestExtractAdLabels(t *testing.T) {
 		para("Story", 0, 3) + `<h2>Werbung im Internet</h2>` + para("Story", 1, 3) + `<div class="sqrpara"><center>- Anzeige-</center></div></div></body></html>`
 	extractPage(t, "https://blog.example/post", page, []string{"Werbung im Internet", "Story sentence c of paragraph B"}, []string{"Dieser Beitrag enthält", "- Anzeige-"})
 }
+
+// A camel-cased class name is words too: "commentArea" names a comments
+// block as "comment-area" does, and of a page's <article>s the one the
+// comments fill is not the story (dragnet's nbcnews pages: the comments'
+// <article> holds more text than the story's).
+func TestExtractCamelCaseNamesAndCommentArticles(t *testing.T) {
+	var comments strings.Builder
+	for i := range 12 {
+		comments.WriteString(`<div class="commentBody">` + para("Comment", i, 12) + `</div>`)
+	}
+	page := `<html><body><div class="chromeViewport">
+<article class="textPost"><div class="postBody">` + para("Story", 0, 3) + para("Story", 1, 3) + para("Story", 2, 3) + `</div></article>
+<article class="commentArea"><div class="postComments">` + comments.String() + `</div></article>
+</div></body></html>`
+	extractPage(t, "https://news.example/story", page,
+		[]string{"Story sentence a of paragraph A", "Story sentence c of paragraph C"},
+		[]string{"Comment sentence"})
+}
+
+// A <form> that wraps the page (ASP.NET's one form around the body) is
+// the page's container, not a widget; a search form stays left out.
+func TestExtractPageWrappingForm(t *testing.T) {
+	page := `<html><body><div id="top"><form action="/search"><input name="q"> Search the site for news</form></div>
+<form name="Form1" method="post" action="303989.aspx" id="Form1"><input type="hidden" name="__VIEWSTATE" value="x">
+<div id="contentArea"><h1>Oil prices</h1>` + para("Story", 0, 3) + para("Story", 1, 3) + para("Story", 2, 3) + `</div></form></body></html>`
+	extractPage(t, "https://news.example/303989.aspx", page,
+		[]string{"Story sentence a of paragraph A", "Story sentence c of paragraph C"},
+		[]string{"Search the site"})
+}
+
+// A <title> never closed swallows the page (to a browser the page is all
+// title; L3S-GN1 has such pages): the text is read as if the tag were not
+// there.
+func TestExtractUnclosedTitle(t *testing.T) {
+	page := `<html><head><title>Bush to Saudis: More Oil Please</titlevalue="true" -->
+</head><body><div id="nav"><a href="/">Home</a></div><div id="story">` + para("Story", 0, 3) + para("Story", 1, 3) + para("Story", 2, 3) + para("Story", 3, 3) + para("Story", 4, 3) + `</div></body></html>`
+	d := extractPage(t, "https://news.example/oil", page,
+		[]string{"Story sentence a of paragraph A", "Story sentence c of paragraph E"},
+		[]string{"<div"})
+	if !strings.Contains(string(d.HTML), "<title>") {
+		t.Errorf("the stored HTML lost its <title> tag")
+	}
+}

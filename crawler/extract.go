@@ -80,13 +80,23 @@ func Extract(body []byte, contentType string, alreadyUTF8 bool, pageURL *url.URL
 	if err != nil {
 		return nil, fmt.Errorf("crawler: parse %s: %w", pageURL, err)
 	}
-	d := &Document{HTML: utf8Body, Charset: cs, Base: pageURL}
-	if len(doc.Nodes) > 0 {
-		d.root = doc.Nodes[0]
-	}
 	var sc scan
 	for _, n := range doc.Nodes {
 		sc.walk(n)
+	}
+	if fixed := unclosedTitle(utf8Body, &sc); fixed != nil {
+		// the page's <title> is never closed: to a browser the whole page
+		// is its title; its text is read as if the tag were not there
+		if doc2, err := goquery.NewDocumentFromReader(bytes.NewReader(fixed)); err == nil {
+			doc, sc = doc2, scan{}
+			for _, n := range doc.Nodes {
+				sc.walk(n)
+			}
+		}
+	}
+	d := &Document{HTML: utf8Body, Charset: cs, Base: pageURL}
+	if len(doc.Nodes) > 0 {
+		d.root = doc.Nodes[0]
 	}
 	if sc.base != nil {
 		href, _ := attr(sc.base, "href")
@@ -122,6 +132,28 @@ func Extract(body []byte, contentType string, alreadyUTF8 bool, pageURL *url.URL
 	d.Meta = pageMeta(&sc)
 	d.content = c
 	return d, nil
+}
+
+// unclosedTitle returns page without its <title> start tag when that
+// title swallowed the page (no </title> closes it, so the body is empty
+// and the title holds markup), else nil.
+func unclosedTitle(page []byte, sc *scan) []byte {
+	if sc.title == nil || sc.body != nil && sc.body.FirstChild != nil {
+		return nil
+	}
+	t := sc.title.FirstChild
+	if t == nil || t.Type != html.TextNode || len(t.Data) < 1024 || !strings.Contains(t.Data, "</") {
+		return nil
+	}
+	i := bytes.Index(bytes.ToLower(page[:min(len(page), 1<<16)]), []byte("<title"))
+	if i < 0 {
+		return nil
+	}
+	j := bytes.IndexByte(page[i:], '>')
+	if j < 0 {
+		return nil
+	}
+	return append(page[:i:i], page[i+j+1:]...)
 }
 
 // RobotsMeta is one <meta name=NAME content=CONTENT> with a robots
@@ -198,6 +230,7 @@ type scan struct {
 	ld              *ldResult    // ldArticle's answer, once asked
 	time            *html.Node   // the first <time datetime>
 	articleBody     *html.Node   // the first [itemprop=articleBody] element
+	forms           []*html.Node // <form>s
 }
 
 func (s *scan) walk(n *html.Node) {
@@ -246,6 +279,8 @@ func (s *scan) walk(n *html.Node) {
 			}
 		case atom.Article:
 			s.articles = append(s.articles, n)
+		case atom.Form:
+			s.forms = append(s.forms, n)
 		case atom.Body:
 			if s.body == nil {
 				s.body = n

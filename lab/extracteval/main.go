@@ -6,8 +6,10 @@ import (
 	"fmt"
 	"io"
 	"io/fs"
+	"maps"
 	"os"
 	"path/filepath"
+	"slices"
 	"sort"
 	"strings"
 
@@ -27,6 +29,11 @@ import (
 //	-docs-max N    at most N doc pages per corpus directory (default 2000)
 //	-trafilatura DIR  also score trafilatura's evaluation corpus in DIR
 //	               (its tests/ directory: evaldata.json, cache/, eval/)
+//	-clean DIR     also score the public boilerplate-removal sets under DIR
+//	               (Dragnet, L3S-GN1, CleanEval, CleanPortalEval,
+//	               Readability's test pages; see cleaning.go)
+//	-ref DIR       also score reference extractors' texts, DIR/EXTRACTOR/
+//	               SET/KEY.txt (lab/refextract writes them), beside ours
 //	-write DIR     write the labelled sets' pages to DIR/SET/KEY.html with
 //	               an index.html linking them all (the tree the article-set
 //	               crawl benchmark serves), and stop
@@ -45,6 +52,8 @@ func Main(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	docsMax := fl.Int("docs-max", 2000, "at most N pages per corpus")
 	traf := fl.String("trafilatura", "", "directory of trafilatura's evaluation corpus (evaldata.json, cache/, eval/) to score")
 	write := fl.String("write", "", "write the labelled sets' pages under DIR/SET/ with an index.html, and stop")
+	clean := fl.String("clean", "", "directory of the public boilerplate-removal sets (DIR/SET/input, DIR/SET/GoldStandard) to score")
+	ref := fl.String("ref", "", "directory of reference extractors' texts, DIR/EXTRACTOR/SET/KEY.txt, to score beside ours")
 	show := fl.String("show", "", "print the new text of one page (aeb key, trafilatura file name, or a documentation page's path) and stop")
 	if err := fl.Parse(args); err != nil {
 		return err
@@ -80,22 +89,54 @@ func Main(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	if err != nil {
 		return fmt.Errorf("extracteval: sets: %w", err)
 	}
-	if *only != "" {
-		names = strings.Split(*only, ",")
+	type namedSet struct {
+		name string
+		load func() ([]page, error)
 	}
+	var sets []namedSet
 	for _, name := range names {
+		sets = append(sets, namedSet{name, func() ([]page, error) { return loadSet(fsys, name) }})
+	}
+	if *clean != "" {
+		cs, err := openCleaning(*clean)
+		if err != nil {
+			return err
+		}
+		cfs := os.DirFS(*clean)
+		for _, c := range cs {
+			sets = append(sets, namedSet{c.name, func() ([]page, error) { return loadCleaning(cfs, c) }})
+		}
+	}
+	if *only != "" {
+		want := map[string]bool{}
+		for _, n := range strings.Split(*only, ",") {
+			want[n] = true
+		}
+		var kept []namedSet
+		for _, s := range sets {
+			if want[s.name] {
+				kept = append(kept, s)
+				delete(want, s.name)
+			}
+		}
+		if len(want) > 0 && !(len(want) == 1 && want["trafilatura"] && *traf != "") {
+			return fmt.Errorf("extracteval: -sets: no set %s (have the built-in sets, those -clean finds, and trafilatura with -trafilatura)", strings.Join(slices.Sorted(maps.Keys(want)), ", "))
+		}
+		sets = kept
+	}
+	for _, set := range sets {
 		if err := ctx.Err(); err != nil {
 			return err
 		}
-		pages, err := loadSet(fsys, name)
+		pages, err := set.load()
 		if err != nil {
 			return err
 		}
 		if *write != "" {
-			if err := writeSet(filepath.Join(*write, name), pages); err != nil {
+			if err := writeSet(filepath.Join(*write, set.name), pages); err != nil {
 				return err
 			}
-			fmt.Fprintf(stdout, "wrote %d pages and index.html to %s\n", len(pages), filepath.Join(*write, name))
+			fmt.Fprintf(stdout, "wrote %d pages and index.html to %s\n", len(pages), filepath.Join(*write, set.name))
 			continue
 		}
 		if *show != "" {
@@ -107,9 +148,9 @@ func Main(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 			}
 			continue
 		}
-		articles(stdout, name, pages, *worst)
+		articles(stdout, set.name, pages, *worst, *ref)
 		if *dedup {
-			if err := syndication(ctx, stdout, name, pages, *verbose); err != nil {
+			if err := syndication(ctx, stdout, set.name, pages, *verbose); err != nil {
 				return err
 			}
 		}
@@ -117,15 +158,18 @@ func Main(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	if *show != "" {
 		return fmt.Errorf("extracteval: no page %q", *show)
 	}
-	if *write != "" {
-		return nil
-	}
-	if *traf != "" {
+	if *traf != "" && (*only == "" || strings.Contains(","+*only+",", ",trafilatura,")) {
 		pages, err := snippetCorpus(openSnippetCorpus(*traf))
 		if err != nil {
 			return err
 		}
-		snippets(stdout, pages, *worst)
+		if *write != "" {
+			return writeSnippetPages(stdout, filepath.Join(*write, "trafilatura"), pages)
+		}
+		snippets(stdout, pages, *worst, *ref)
+	}
+	if *write != "" {
+		return nil
 	}
 	if *docs != "" {
 		return docRecall(ctx, stdout, *docs, *docsMax, *worst)
@@ -147,12 +191,14 @@ type pageScore struct {
 	s         score
 }
 
-func articles(w io.Writer, name string, pages []page, worst int) {
+func articles(w io.Writer, name string, pages []page, worst int, refDir string) {
 	sites := map[string]bool{}
 	var base, cur []score
 	var per []pageScore
 	for _, p := range pages {
-		sites[site(p.url)] = true
+		if !strings.HasSuffix(p.url.Host, ".invalid") {
+			sites[site(p.url)] = true
+		}
 		base = append(base, match(p.body, baselineText(p.html)))
 		s := match(p.body, newText(p))
 		cur = append(cur, s)
@@ -162,9 +208,28 @@ func articles(w io.Writer, name string, pages []page, worst int) {
 	}
 	bp, br, bf := summary(base)
 	np, nr, nf := summary(cur)
-	fmt.Fprintf(w, "set %s: %d pages, %d sites (4-token shingles, per-page averages)\n", name, len(pages), len(sites))
+	siteNote := fmt.Sprintf("%d sites", len(sites))
+	if n := urlCount(pages); n < len(pages) && n > 0 {
+		siteNote += fmt.Sprintf(" (%d pages without a URL)", len(pages)-urlCount(pages))
+	} else if len(sites) == 0 {
+		siteNote = "no URLs given"
+	}
+	fmt.Fprintf(w, "set %s: %d pages, %s (4-token shingles, per-page averages)\n", name, len(pages), siteNote)
 	fmt.Fprintf(w, "  %-9s precision %.3f  recall %.3f  F1 %.3f\n", "baseline", bp, br, bf)
 	fmt.Fprintf(w, "  %-9s precision %.3f  recall %.3f  F1 %.3f\n", "new", np, nr, nf)
+	for _, ex := range refExtractors(refDir, name) {
+		var rs []score
+		missing := 0
+		for _, p := range pages {
+			text, ok := refText(refDir, ex, name, p.key)
+			if !ok {
+				missing++
+			}
+			rs = append(rs, match(p.body, text))
+		}
+		rp, rr, rf := summary(rs)
+		fmt.Fprintf(w, "  %-9s precision %.3f  recall %.3f  F1 %.3f%s\n", ex, rp, rr, rf, missingNote(missing))
+	}
 	sort.Slice(per, func(i, j int) bool { return f1(per[i].s) < f1(per[j].s) })
 	if worst > len(per) {
 		worst = len(per)
@@ -192,13 +257,14 @@ func showArticle(w io.Writer, p page) {
 }
 
 // writeSet writes a labelled set's pages to dir as KEY.html, as they were
-// fetched, and an index.html linking them all: a site a crawl with
-// scope.max_depth 1 from the index fetches whole.
+// fetched, an index.html linking them all (a site a crawl with
+// scope.max_depth 1 from the index fetches whole) and urls.tsv, each
+// page's URL where the set gives one (for lab/refextract).
 func writeSet(dir string, pages []page) error {
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		return fmt.Errorf("extracteval: -write: %w", err)
 	}
-	var idx strings.Builder
+	var idx, urls strings.Builder
 	idx.WriteString("<html><body>\n")
 	for _, p := range pages {
 		name := p.key + ".html"
@@ -206,10 +272,60 @@ func writeSet(dir string, pages []page) error {
 			return fmt.Errorf("extracteval: -write: %w", err)
 		}
 		fmt.Fprintf(&idx, "<a href=%q>%s</a><br>\n", name, name)
+		if !strings.HasSuffix(p.url.Host, ".invalid") {
+			fmt.Fprintf(&urls, "%s\t%s\n", p.key, p.url)
+		}
+	}
+	if err := os.WriteFile(filepath.Join(dir, "urls.tsv"), []byte(urls.String()), 0o644); err != nil {
+		return fmt.Errorf("extracteval: -write: %w", err)
 	}
 	idx.WriteString("</body></html>\n")
 	if err := os.WriteFile(filepath.Join(dir, "index.html"), []byte(idx.String()), 0o644); err != nil {
 		return fmt.Errorf("extracteval: -write: %w", err)
 	}
 	return nil
+}
+
+// refExtractors lists the reference extractors under dir with texts for
+// the set named set: dir/EXTRACTOR/SET/.
+func refExtractors(dir, set string) []string {
+	if dir == "" {
+		return nil
+	}
+	ents, err := os.ReadDir(dir)
+	if err != nil {
+		return nil
+	}
+	var out []string
+	for _, e := range ents {
+		if st, err := os.Stat(filepath.Join(dir, e.Name(), set)); err == nil && st.IsDir() {
+			out = append(out, e.Name())
+		}
+	}
+	return out
+}
+
+// refText is a reference extractor's text of one page; ok is false when
+// it wrote none (scored as an empty text).
+func refText(dir, ex, set, key string) (string, bool) {
+	b, err := os.ReadFile(filepath.Join(dir, ex, set, key+".txt"))
+	return string(b), err == nil
+}
+
+func missingNote(n int) string {
+	if n == 0 {
+		return ""
+	}
+	return fmt.Sprintf("  (%d pages without its text, scored empty)", n)
+}
+
+// urlCount counts the pages whose set gives their URL.
+func urlCount(pages []page) int {
+	n := 0
+	for _, p := range pages {
+		if !strings.HasSuffix(p.url.Host, ".invalid") {
+			n++
+		}
+	}
+	return n
 }

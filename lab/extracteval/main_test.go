@@ -36,15 +36,22 @@ func TestMain_Write(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if len(ents) != 182 {
-		t.Fatalf("%d files written, want 181 pages and index.html", len(ents))
+	if len(ents) != 183 {
+		t.Fatalf("%d files written, want 181 pages, index.html and urls.tsv", len(ents))
+	}
+	urls, err := os.ReadFile(filepath.Join(dir, "aeb", "urls.tsv"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if n := strings.Count(string(urls), "\n"); n != 181 {
+		t.Errorf("urls.tsv has %d lines, want one per page (181)", n)
 	}
 	idx, err := os.ReadFile(filepath.Join(dir, "aeb", "index.html"))
 	if err != nil {
 		t.Fatal(err)
 	}
 	for _, e := range ents {
-		if e.Name() != "index.html" && !bytes.Contains(idx, []byte(`href="`+e.Name()+`"`)) {
+		if e.Name() != "index.html" && e.Name() != "urls.tsv" && !bytes.Contains(idx, []byte(`href="`+e.Name()+`"`)) {
 			t.Errorf("index.html does not link %s", e.Name())
 		}
 	}

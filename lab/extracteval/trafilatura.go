@@ -174,11 +174,12 @@ func (c confusion) scores() (p, r, acc, f1 float64) {
 type snippetResult struct {
 	name string
 	c    confusion
+	note string
 }
 
 // snippets runs the extractors over the corpus, prints their scores and
 // the worst pages of the crawler's extractor, and returns the totals.
-func snippets(w io.Writer, pages []snippetPage, worst int) []snippetResult {
+func snippets(w io.Writer, pages []snippetPage, worst int, refDir string) []snippetResult {
 	type pageErr struct {
 		p snippetPage
 		c confusion
@@ -203,10 +204,23 @@ func snippets(w io.Writer, pages []snippetPage, worst int) []snippetResult {
 			per = append(per, pageErr{p, c})
 		}
 	}
+	for _, ex := range refExtractors(refDir, "trafilatura") {
+		r := snippetResult{name: ex}
+		missing := 0
+		for _, p := range pages {
+			text, ok := refText(refDir, ex, "trafilatura", snippetKey(p))
+			if !ok {
+				missing++
+			}
+			r.c.add(countSnippets(p, text))
+		}
+		r.note = missingNote(missing)
+		res = append(res, r)
+	}
 	fmt.Fprintf(w, "set trafilatura: %d pages, %d sites, %d text & %d boilerplate snippets (substring matching)\n", len(pages), len(sites), chunks[0], chunks[1])
 	for _, r := range res {
 		p, rc, acc, f := r.c.scores()
-		fmt.Fprintf(w, "  %-9s precision %.3f  recall %.3f  accuracy %.3f  F1 %.3f  (TP %d FP %d FN %d TN %d)\n", r.name, p, rc, acc, f, r.c.tp, r.c.fp, r.c.fn, r.c.tn)
+		fmt.Fprintf(w, "  %-9s precision %.3f  recall %.3f  accuracy %.3f  F1 %.3f  (TP %d FP %d FN %d TN %d)%s\n", r.name, p, rc, acc, f, r.c.tp, r.c.fp, r.c.fn, r.c.tn, r.note)
 	}
 	sort.SliceStable(per, func(i, j int) bool {
 		return per[i].c.fp+per[i].c.fn > per[j].c.fp+per[j].c.fn
@@ -236,4 +250,28 @@ func showSnippets(w io.Writer, p snippetPage) {
 		fmt.Fprintf(w, "  without %-5v %q\n", strings.Contains(t, normSpace(s)), s)
 	}
 	fmt.Fprintf(w, "--- new text\n%s\n", text)
+}
+
+// snippetKey is a corpus page's key in a written tree: its file name
+// without the extension.
+func snippetKey(p snippetPage) string { return strings.TrimSuffix(p.file, path.Ext(p.file)) }
+
+// writeSnippetPages writes the corpus's pages to dir as KEY.html (the
+// tree lab/refextract reads), with urls.tsv naming each page's URL.
+func writeSnippetPages(w io.Writer, dir string, pages []snippetPage) error {
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		return fmt.Errorf("extracteval: -write: %w", err)
+	}
+	var urls strings.Builder
+	for _, p := range pages {
+		if err := os.WriteFile(path.Join(dir, snippetKey(p)+".html"), p.html, 0o644); err != nil {
+			return fmt.Errorf("extracteval: -write: %w", err)
+		}
+		fmt.Fprintf(&urls, "%s\t%s\n", snippetKey(p), p.url)
+	}
+	if err := os.WriteFile(path.Join(dir, "urls.tsv"), []byte(urls.String()), 0o644); err != nil {
+		return fmt.Errorf("extracteval: -write: %w", err)
+	}
+	fmt.Fprintf(w, "wrote %d pages and urls.tsv to %s\n", len(pages), dir)
+	return nil
 }

@@ -41,7 +41,7 @@ func TestSnippetSample(t *testing.T) {
 		t.Fatalf("%d pages, want 20", len(pages))
 	}
 	var out bytes.Buffer
-	res := snippets(&out, pages, 5)
+	res := snippets(&out, pages, 5, "")
 	t.Log("\n" + out.String())
 	if raw := (confusion{tp: 52, fp: 38, fn: 11, tn: 20}); res[0].c != raw {
 		t.Errorf("raw HTML: %+v, want %+v", res[0].c, raw)
