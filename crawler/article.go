@@ -246,14 +246,20 @@ func unwrapPageForms(sc *scan) {
 	if len(sc.forms) == 0 || sc.body == nil {
 		return
 	}
-	rest, _ := textChars(sc.body, false) // forms count zero
+	rest := -1
 	for _, f := range sc.forms {
 		k := 0
 		for x := f.FirstChild; x != nil; x = x.NextSibling {
 			a, _ := textChars(x, false)
 			k += a
 		}
-		if k >= pageFormMin && k >= rest {
+		if k < pageFormMin {
+			continue // most forms: search, log-in; the body is not read
+		}
+		if rest < 0 {
+			rest, _ = textChars(sc.body, false) // forms count zero
+		}
+		if k >= rest {
 			f.DataAtom, f.Data = atom.Div, "div"
 			rest += k
 		}
