@@ -1388,14 +1388,20 @@ func hints(n *html.Node) (h int, media bool) {
 		// word in it names the part, the content word the block it
 		// belongs to, so the name is the widget's
 		nameNeg, namePos := false, false
+		split := int8(0) // whether this name's capitals start words: unknown, yes (1), no (-1)
 		for i := 0; i <= len(v); i++ {
 			k, camel := 0, false
 			for ; i < len(v); i++ {
 				c := v[i]
 				if 'A' <= c && c <= 'Z' {
 					if k > 0 && 'a' <= v[i-1] && v[i-1] <= 'z' {
-						camel = true // "commentArea", "postBody": two words
-						break
+						if split == 0 {
+							split = camelSplits(v, i)
+						}
+						if split > 0 {
+							camel = true // "commentArea", "postBody": two words
+							break
+						}
 					}
 					c += 'a' - 'A'
 				}
@@ -1435,7 +1441,7 @@ func hints(n *html.Node) (h int, media bool) {
 				} else if namePos {
 					pos = true
 				}
-				nameNeg, namePos = false, false
+				nameNeg, namePos, split = false, false, 0
 			}
 			if camel {
 				i-- // the capital begins the next word
@@ -1530,6 +1536,33 @@ func namesComments(n *html.Node) bool {
 // "comentarios", "komentarze", "reacties").
 var commentWordsIntl = []string{"kommentar", "kommentare", "commentaire", "commentaires", "comentario", "comentarios",
 	"commento", "commenti", "komentarz", "komentarze", "reacties"}
+
+// camelSplits says whether the class or id name around v[i] is camel-cased
+// words to read apart (1: "commentArea", "relatedPosts") or one long
+// generated name (-1: "WcmsPageWideBannerPlaceHolder",
+// "ctl00_m_ctrlMainContentPlaceHolder", whose words say nothing of the
+// block): at most maxCamel capitals after small letters.
+func camelSplits(v string, i int) int8 {
+	start, end := i, i
+	for start > 0 && !(v[start-1] < utf8.RuneSelf && asciiSpace[v[start-1]]) {
+		start--
+	}
+	for end < len(v) && !(v[end] < utf8.RuneSelf && asciiSpace[v[end]]) {
+		end++
+	}
+	n := 0
+	for j := start + 1; j < end; j++ {
+		if 'A' <= v[j] && v[j] <= 'Z' && 'a' <= v[j-1] && v[j-1] <= 'z' {
+			n++
+		}
+	}
+	if n > maxCamel {
+		return -1
+	}
+	return 1
+}
+
+const maxCamel = 2
 
 func isASCIILetter(c byte) bool { return 'a' <= c && c <= 'z' || 'A' <= c && c <= 'Z' }
 

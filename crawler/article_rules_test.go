@@ -2,6 +2,7 @@ package crawler
 
 import (
 	"net/url"
+	"strconv"
 	"strings"
 	"testing"
 )
@@ -282,16 +283,18 @@ func TestExtractAdLabels(t *testing.T) {
 // A camel-cased class name is words too: "commentArea" names a comments
 // block as "comment-area" does, and of a page's <article>s the one the
 // comments fill is not the story (dragnet's nbcnews pages: the comments'
-// <article> holds more text than the story's).
+// <article> holds more text than the story's). A long generated name
+// (ASP.NET's "WcmsPageWideBannerPlaceHolder") is not read as words: its
+// "Banner" does not make the page's wrapper a widget.
 func TestExtractCamelCaseNamesAndCommentArticles(t *testing.T) {
 	var comments strings.Builder
 	for i := range 12 {
 		comments.WriteString(`<div class="commentBody">` + para("Comment", i, 12) + `</div>`)
 	}
-	page := `<html><body><div class="chromeViewport">
+	page := `<html><body><div class="PageWideBannerPlaceHolder"><div class="chromeViewport">
 <article class="textPost"><div class="postBody">` + para("Story", 0, 3) + para("Story", 1, 3) + para("Story", 2, 3) + `</div></article>
 <article class="commentArea"><div class="postComments">` + comments.String() + `</div></article>
-</div></body></html>`
+</div></div></body></html>`
 	extractPage(t, "https://news.example/story", page,
 		[]string{"Story sentence a of paragraph A", "Story sentence c of paragraph C"},
 		[]string{"Comment sentence"})
@@ -320,4 +323,19 @@ func TestExtractUnclosedTitle(t *testing.T) {
 	if !strings.Contains(string(d.HTML), "<title>") {
 		t.Errorf("the stored HTML lost its <title> tag")
 	}
+}
+
+// A long generated class name (ASP.NET's "WcmsPageWideBannerPlaceHolder")
+// is not read as camel-cased words: its "Banner" does not make the block
+// holding the story a widget (simmentalzeitung.ch in trafilatura's set).
+func TestExtractLongGeneratedNames(t *testing.T) {
+	var links strings.Builder
+	for i := range 60 {
+		links.WriteString(`<li><a href="/s/` + strconv.Itoa(i) + `">Section number ` + strconv.Itoa(i) + ` of the site with its own long name</a></li>`)
+	}
+	page := `<html><head><meta property="og:type" content="article"></head><body><div class="siteMap"><ul>` + links.String() + `</ul></div>
+<div id="notice"><p>We use small files on this site, and by using it you agree to that, as the notice says.</p></div>
+<div class="WcmsPageWideBannerPlaceHolder"><div class="StoryShowBox">` + para("Story", 0, 3) + para("Story", 1, 3) + para("Story", 2, 3) + `</div></div></body></html>`
+	extractPage(t, "https://news.example/story", page,
+		[]string{"Story sentence a of paragraph A", "Story sentence c of paragraph C"}, nil)
 }
