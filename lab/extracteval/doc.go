@@ -23,6 +23,14 @@
 // snippets FPs, absent ones TNs, summed over all pages into precision,
 // recall, accuracy and F1.
 //
+// The public boilerplate-removal sets (-clean DIR: Dragnet, L3S-GN1,
+// CleanEval, CleanPortalEval and Mozilla Readability's test pages, as
+// j-szulc/html-cleaning-dataset-merged gathers them) are scored with the
+// article metric, each set's gold read as the Web Content Extraction
+// Benchmark (Bevendorff et al. 2023) reads it (cleaning.go). -ref DIR
+// scores the texts of reference extractors (lab/refextract writes them)
+// on every set beside ours.
+//
 // Documentation pages (-docs DIR) are scored by shingle recall: against
 // the text of the page's one <main>/[role=main] (else its one <article>)
 // where it has one; where it has none, against the previous extractor's
