@@ -391,7 +391,7 @@ func (c *content) best(top *html.Node) []*html.Node {
 		// a widget's subtree holds no candidate, unless the "widget" is a
 		// wrapper of most of the page ("has-sidebar" layouts); a comment
 		// section never does, however long the discussion
-		if h < 0 && (2*c.textOf(n) < whole || namesComments(n)) {
+		if h < 0 && (2*c.textOf(n) < whole || namesComments(n) || namesConsent(n)) {
 			neg = true
 		}
 		if s := c.stats[n]; s != nil && s.score > 0 && !neg {
@@ -1229,7 +1229,7 @@ func (c *content) dropped(n *html.Node) bool {
 	if h < 0 {
 		// a widget inside the region, not a wrapper of most of it; a
 		// comment section however long
-		return s == nil || 2*s.chars < c.rootChars || namesComments(n)
+		return s == nil || 2*s.chars < c.rootChars || namesComments(n) || namesConsent(n)
 	}
 	if s == nil || s.chars == 0 {
 		return false
@@ -1290,7 +1290,7 @@ func (c *content) wholeDropped(n *html.Node) bool {
 		return false
 	}
 	s := c.stats[n]
-	return s == nil || 2*s.chars < c.rootChars || namesComments(n)
+	return s == nil || 2*s.chars < c.rootChars || namesComments(n) || namesConsent(n)
 }
 
 // wholeNegWords are the widget words of negWords that do not name a docs
@@ -1298,7 +1298,7 @@ func (c *content) wholeDropped(n *html.Node) bool {
 // content can be its menu of sections; a manual's footer varies per page).
 var wholeNegWords = set(append([]string{"comment", "comments", "commentlist", "disqus", "respond", "replies", "related", "relatedposts", "recommended",
 	"recommendations", "recirc", "outbrain", "taboola", "share", "sharing", "sharebar", "social", "socials", "cookie", "cookies",
-	"consent", "gdpr", "newsletter", "subscribe", "subscription", "signup", "promo", "promotion", "sponsor", "sponsored",
+	"consent", "gdpr", "dsgvo", "cmplz", "onetrust", "cookiebot", "didomi", "usercentrics", "borlabs", "iubenda", "cookieyes", "newsletter", "subscribe", "subscription", "signup", "promo", "promotion", "sponsor", "sponsored",
 	"ad", "ads", "advert", "advertisement", "adslot", "adunit", "banner", "breadcrumb", "breadcrumbs",
 	"popup", "modal", "trending", "popular", "widget", "teaser", "teasers", "login", "rating", "ratings", "sociable", "postmetadata"}, commentWordsIntl...)...)
 
@@ -1418,6 +1418,9 @@ func hints(n *html.Node) (h int, media bool) {
 				switch {
 				case kind == 0:
 					// a word of none of the sets (most words): one look-up
+					if k >= 6 && (string(buf[:6]) == "cookie" || k >= 7 && string(buf[:7]) == "consent") {
+						nameNeg = true // "cookiebanner", "consentbox"
+					}
 				case string(buf[:k]) == "hidden" && responsiveSuffix(v[i:]):
 					// Bootstrap's hidden-xs, hidden-sm…: shown on other screens
 				case modifier(v[:i-k], string(buf[:k])):
@@ -1460,7 +1463,7 @@ func hints(n *html.Node) (h int, media bool) {
 
 var negWords = set(append([]string{"comment", "comments", "commentlist", "disqus", "respond", "replies", "related", "relatedposts", "recommended",
 	"recommendations", "recirc", "outbrain", "taboola", "share", "sharing", "sharebar", "social", "socials", "cookie", "cookies",
-	"consent", "gdpr", "newsletter", "subscribe", "subscription", "signup", "promo", "promotion", "sponsor", "sponsored",
+	"consent", "gdpr", "dsgvo", "cmplz", "onetrust", "cookiebot", "didomi", "usercentrics", "borlabs", "iubenda", "cookieyes", "newsletter", "subscribe", "subscription", "signup", "promo", "promotion", "sponsor", "sponsored",
 	"ad", "ads", "advert", "advertisement", "adslot", "adunit", "banner", "footer", "masthead", "breadcrumb",
 	"breadcrumbs", "menu", "navbar", "nav", "navigation", "sidebar", "popup", "modal", "paywall", "tags", "tag", "trending", "popular",
 	"widget", "toolbar", "byline", "author", "credit", "credits", "hidden", "skip", "teaser", "teasers",
@@ -1507,14 +1510,33 @@ func modifier(before, w string) bool {
 
 // namesComments reports whether n's class or id names a comment section.
 func namesComments(n *html.Node) bool {
+	return nameHas(n, func(w string) bool { return commentWords[w] })
+}
+
+// namesConsent reports whether n's class or id names a cookie or consent
+// dialog ("cmplz-cookiebanner", "BorlabsCookieBox", "sp-dsgvo-popup"): like
+// a comment section, it is never the article, however much text its
+// privacy notice holds.
+func namesConsent(n *html.Node) bool { return nameHas(n, consentWord) }
+
+// consentWord reports whether the lower-case word w names a consent
+// dialog: cookie…, consent…, or a consent manager's name.
+func consentWord(w string) bool {
+	return strings.HasPrefix(w, "cookie") || strings.HasPrefix(w, "consent") || consentNames[w]
+}
+
+var consentNames = set("gdpr", "dsgvo", "cmplz", "onetrust", "cookiebot", "didomi", "usercentrics", "borlabs", "iubenda", "cookieyes")
+
+// nameHas reports whether a word of n's class or id satisfies f: words
+// are runs of letters, lower-cased, a capital after a small letter
+// starting the next ("postComments").
+func nameHas(n *html.Node, f func(string) bool) bool {
 	for _, a := range n.Attr {
 		if a.Key != "class" && a.Key != "id" {
 			continue
 		}
 		v := a.Val
 		for i := 0; i < len(v); {
-			// a word: letters, a capital after a small letter starting
-			// the next ("postComments")
 			for i < len(v) && !isASCIILetter(v[i]) {
 				i++
 			}
@@ -1522,7 +1544,7 @@ func namesComments(n *html.Node) bool {
 			for j < len(v) && isASCIILetter(v[j]) && !(j > i && 'A' <= v[j] && v[j] <= 'Z' && 'a' <= v[j-1] && v[j-1] <= 'z') {
 				j++
 			}
-			if j > i && commentWords[strings.ToLower(v[i:j])] {
+			if j > i && f(strings.ToLower(v[i:j])) {
 				return true
 			}
 			i = j

@@ -339,3 +339,21 @@ func TestExtractLongGeneratedNames(t *testing.T) {
 	extractPage(t, "https://news.example/story", page,
 		[]string{"Story sentence a of paragraph A", "Story sentence c of paragraph C"}, nil)
 }
+
+// A cookie or consent dialog is never the article, however long its
+// privacy notice: words that begin with "cookie" or "consent"
+// ("cmplz-cookiebanner") and consent managers' names ("sp-dsgvo") name it
+// (hildesheimer-presse.de and meininger.de in trafilatura's set).
+func TestExtractConsentDialogs(t *testing.T) {
+	notice := para("Privacy", 0, 6) + para("Privacy", 1, 6) + para("Privacy", 2, 6) + para("Privacy", 3, 6)
+	for _, dialog := range []string{
+		`<div id="cmplz-cookiebanner-container"><div class="cmplz-cookiebanner banner-1 optin">` + notice + `</div></div>`,
+		`<div class="sp-dsgvo sp-dsgvo-popup-overlay"><div id="sp-dsgvo-privacy-content" class="sp-dsgvo-privacy-content">` + notice + `</div></div>`,
+	} {
+		page := `<html><head><meta property="og:type" content="article"></head><body>` + dialog + `
+<div class="site"><div class="entry">` + para("Story", 0, 3) + para("Story", 1, 3) + `</div></div></body></html>`
+		extractPage(t, "https://news.example/story", page,
+			[]string{"Story sentence a of paragraph A", "Story sentence c of paragraph B"},
+			[]string{"Privacy sentence"})
+	}
+}

@@ -21,7 +21,8 @@ import (
 //
 //	-data DIR      labelled sets (each a directory with ground-truth.json.gz
 //	               and html/); default: the sets built into the binary
-//	-sets a,b      only these sets (default all)
+//	-sets a,b      only these sets (default all; "trafilatura" and "docs"
+//	               name the corpora of -trafilatura and -docs)
 //	-worst N       list the N worst pages by F1 (default 10)
 //	-dedup         also run the near-duplicate evaluation
 //	-v             with -dedup, list the pairs the new text gets wrong
@@ -119,8 +120,14 @@ func Main(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 				delete(want, s.name)
 			}
 		}
-		if len(want) > 0 && !(len(want) == 1 && want["trafilatura"] && *traf != "") {
-			return fmt.Errorf("extracteval: -sets: no set %s (have the built-in sets, those -clean finds, and trafilatura with -trafilatura)", strings.Join(slices.Sorted(maps.Keys(want)), ", "))
+		if *traf != "" {
+			delete(want, "trafilatura")
+		}
+		if *docs != "" {
+			delete(want, "docs")
+		}
+		if len(want) > 0 {
+			return fmt.Errorf("extracteval: -sets: no set %s (have the built-in sets, those -clean finds, trafilatura with -trafilatura and docs with -docs)", strings.Join(slices.Sorted(maps.Keys(want)), ", "))
 		}
 		sets = kept
 	}
@@ -171,7 +178,7 @@ func Main(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	if *write != "" {
 		return nil
 	}
-	if *docs != "" {
+	if *docs != "" && (*only == "" || strings.Contains(","+*only+",", ",docs,")) {
 		return docRecall(ctx, stdout, *docs, *docsMax, *worst)
 	}
 	return nil
