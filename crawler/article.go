@@ -165,7 +165,7 @@ func isAncestor(a, n *html.Node) bool {
 // chooseContent picks the page's main region (see the file comment).
 func chooseContent(sc *scan, fallback []*html.Node) *content {
 	c := &content{stats: make(map[*html.Node]*stat, 256), drop: make(map[*html.Node]bool)}
-	unwrapPageForms(sc)
+	unwrapPageWrappers(sc)
 	top := sc.body
 	if top == nil {
 		if len(fallback) == 0 {
@@ -234,20 +234,21 @@ func chooseContent(sc *scan, fallback []*html.Node) *content {
 	return c
 }
 
-// pageFormMin is the text a <form> must hold to be taken for the page's
-// wrapper rather than a widget.
+// pageFormMin is the text a <form> or <header> must hold to be taken for
+// the page's wrapper rather than a widget.
 const pageFormMin = 500
 
-// unwrapPageForms turns into a <div> each <form> that wraps the page (ASP.NET
-// pages put the whole body in one): it holds pageFormMin characters of
+// unwrapPageWrappers turns into a <div> each <form> or <header> that wraps
+// the page (ASP.NET pages put the whole body in one form; a header left
+// open takes in the rest of the page): it holds pageFormMin characters of
 // text or more and at least as much as the rest of the body. Other forms
-// (search, log-in, comment, newsletter) stay boilerplate.
-func unwrapPageForms(sc *scan) {
-	if len(sc.forms) == 0 || sc.body == nil {
+// (search, log-in, comment, newsletter) and headers stay boilerplate.
+func unwrapPageWrappers(sc *scan) {
+	if len(sc.wrappers) == 0 || sc.body == nil {
 		return
 	}
 	rest := -1
-	for _, f := range sc.forms {
+	for _, f := range sc.wrappers {
 		k := 0
 		for x := f.FirstChild; x != nil; x = x.NextSibling {
 			a, _ := textChars(x, false)

@@ -357,3 +357,19 @@ func TestExtractConsentDialogs(t *testing.T) {
 			[]string{"Privacy sentence"})
 	}
 }
+
+// A <header> left open takes in the rest of the page (the parser nests
+// the content in it): holding most of the page's text, it is read as a
+// wrapper, not the page's header (reisen-mit-dem-internet.de in
+// trafilatura's set); a page's real header stays out.
+func TestExtractHeaderWrappingPage(t *testing.T) {
+	page := `<html><body><div id="page"><header id="branding"><div class="row"><a href="/">Travel Site</a> Your guide to the coast</div>
+<div id="wrap"><h1>Emden</h1>` + para("Story", 0, 3) + para("Story", 1, 3) + para("Story", 2, 3) + `</div>
+<footer id="colophon">Imprint and privacy</footer></div></body></html>`
+	extractPage(t, "https://travel.example/emden", page,
+		[]string{"Story sentence a of paragraph A", "Story sentence c of paragraph C"}, nil)
+	page2 := `<html><body><header><a href="/">Travel Site</a> Your guide to the coast and the islands of the north</header>
+<div id="wrap"><h1>Emden</h1>` + para("Story", 0, 3) + para("Story", 1, 3) + para("Story", 2, 3) + `</div></body></html>`
+	extractPage(t, "https://travel.example/emden", page2,
+		[]string{"Story sentence a of paragraph A"}, []string{"Your guide to the coast"})
+}
