@@ -200,9 +200,10 @@ func chooseContent(sc *scan, fallback []*html.Node) *content {
 		}
 	}
 	c.roots = best
-	if marked == nil && !c.dominant(top, best) && !declaresArticle(sc) {
+	if marked == nil && !c.dominant(top, best) && !declaresArticle(sc) && !c.inPost(best, top) {
 		// no article stands out (a docs page, an index): the whole body,
-		// as before, less the template and the widgets
+		// as before, less the template and the widgets; but a short blog
+		// post among a blog's side columns is still the post
 		c.roots = nil
 	}
 	if marked != nil && c.textOf(marked) > 0 && (len(best) == 0 || c.agrees(marked, best)) {
@@ -232,6 +233,64 @@ func chooseContent(sc *scan, fallback []*html.Node) *content {
 		c.prune(r, true)
 	}
 	return c
+}
+
+// inPost reports whether the first best block is, lies inside or wraps
+// an element its class or id names a blog post or story (hAtom's hentry,
+// WordPress's post-123, TypePad's entry, Blogger's post-body…).
+func (c *content) inPost(best []*html.Node, top *html.Node) bool {
+	if len(best) == 0 || linkDensity(c.stats[best[0]]) >= 0.5 {
+		return false // a post's feed links ("Subscribe to: Post Comments")
+	}
+	for x := best[0]; x != nil && x != top; x = x.Parent {
+		if x.Type == html.ElementNode && hint(x) >= 0 && namesPost(x) {
+			return true
+		}
+	}
+	// the best block may stand for the post it wraps (a wrapper the
+	// post fills): look down the children that hold most of its text
+	for x := best[0]; x != nil; {
+		var next *html.Node
+		for ch := x.FirstChild; ch != nil; ch = ch.NextSibling {
+			if ch.Type == html.ElementNode && c.textOf(ch) > 0 && float64(c.textOf(ch)) >= 0.85*float64(c.textOf(x)) {
+				next = ch
+				break
+			}
+		}
+		if next != nil && hint(next) >= 0 && namesPost(next) {
+			return true
+		}
+		x = next
+	}
+	return false
+}
+
+// postWords name a blog post or a story in class and id names.
+var postWords = set("hentry", "post", "posts", "entry", "entries", "story", "blogpost", "article")
+
+// namesPost reports whether n's class or id holds a word of postWords,
+// camel-cased names split ("articleText").
+func namesPost(n *html.Node) bool {
+	for _, a := range n.Attr {
+		if a.Key != "class" && a.Key != "id" {
+			continue
+		}
+		v := a.Val
+		for i := 0; i < len(v); {
+			j := i
+			for j < len(v) && ('a' <= v[j] && v[j] <= 'z' || '0' <= v[j] && v[j] <= '9' || 'A' <= v[j] && v[j] <= 'Z' && (j == i || !('a' <= v[j-1] && v[j-1] <= 'z'))) {
+				j++
+			}
+			if j > i && postWords[strings.ToLower(v[i:j])] {
+				return true
+			}
+			if j == i {
+				j++
+			}
+			i = j
+		}
+	}
+	return false
 }
 
 // pageFormMin is the text a <form> must hold to be taken for the page's

@@ -321,3 +321,28 @@ func TestExtractUnclosedTitle(t *testing.T) {
 		t.Errorf("the stored HTML lost its <title> tag")
 	}
 }
+
+// A short blog post (a photo and two lines) scores too little to stand
+// out among the blog's side columns, and the page says nothing of being
+// an article; the best block lies inside an element its class or id names
+// a post (hAtom's hentry, WordPress's post-123), so it is the content and
+// the columns (an "About me" text, a blogroll, an archive) go. A page
+// without that markup (a manual's) keeps its whole body.
+func TestExtractShortBlogPost(t *testing.T) {
+	layout := func(post, entry string) string {
+		var b strings.Builder
+		b.WriteString(`<html><body><div id="wrap"><div id="content"><div ` + post + `><h2 class="entry-title">Autumn walk</h2>
+<div class="` + entry + `"><p><img src="leaves.jpg"></p><p>We walked along the river today, and the leaves were red, gold and brown.</p></div></div></div>
+<div id="side"><div class="about"><h3>About me</h3><p>Jane lives by the river and writes here about her walks and her garden.</p></div><ul class="blogroll">`)
+		for i := range 12 {
+			b.WriteString(`<li><a href="/friend` + string(rune('a'+i)) + `">Friend blog ` + string(rune('a'+i)) + `</a></li>`)
+		}
+		b.WriteString(`</ul><ul class="archive"><li><a href="/2012/11">November 2012</a></li><li><a href="/2012/10">October 2012</a></li></ul></div></div></body></html>`)
+		return b.String()
+	}
+	extractPage(t, "https://blog.example/2012/11/autumn-walk", layout(`id="post-52" class="post-52 post type-post hentry"`, "entry-content"),
+		[]string{"We walked along the river today"},
+		[]string{"Jane lives by the river", "Friend blog", "November 2012"})
+	extractPage(t, "https://docs.example/walks.html", layout(`class="section"`, "para"),
+		[]string{"We walked along the river today", "Jane lives by the river"}, nil)
+}
