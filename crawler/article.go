@@ -200,7 +200,7 @@ func chooseContent(sc *scan, fallback []*html.Node) *content {
 		}
 	}
 	c.roots = best
-	if marked == nil && !c.dominant(top, best) && !declaresArticle(sc) && !c.inPost(best, top) {
+	if marked == nil && !c.dominant(top, best) && !declaresArticle(sc) && !c.inPost(best, top) && !c.leadsPost(top, best) {
 		// no article stands out (a docs page, an index): the whole body,
 		// as before, less the template and the widgets; but a short blog
 		// post among a blog's side columns is still the post
@@ -261,6 +261,67 @@ func (c *content) inPost(best []*html.Node, top *html.Node) bool {
 			return true
 		}
 		x = next
+	}
+	return false
+}
+
+// leadsPost reports whether the best blocks are a blog post's on a page
+// of link columns: they hold postShare of its paragraph score or more but
+// at most postText of its text (the rest is blogrolls, archives, tag
+// clouds), and the page says it shows one post (its <body> class:
+// WordPress's single-post or postid-123, Drupal's node-type-blog, a
+// permalink page) or the blocks hold an element named a post. (dominant
+// asks for a page of little link text: a docs page's navigation.)
+func (c *content) leadsPost(top *html.Node, best []*html.Node) bool {
+	if len(best) == 0 {
+		return false
+	}
+	var in float64
+	k := 0
+	for _, b := range best {
+		in += c.stats[b].psum
+		k += c.textOf(b)
+	}
+	if in < dominantMin || in < postShare*c.stats[top].psum || float64(k) > postText*float64(c.textOf(top)) {
+		return false
+	}
+	return postBody(top) || c.holdsPost(best[0], 0)
+}
+
+const (
+	postShare = 0.8
+	postText  = 0.6
+)
+
+// postBody reports whether the <body> b's class says the page shows one
+// blog post or story.
+func postBody(b *html.Node) bool {
+	v, _ := attr(b, "class")
+	for _, f := range strings.Fields(v) {
+		f = strings.ToLower(f)
+		if f == "single-post" || f == "permalink" || strings.HasPrefix(f, "postid-") {
+			return true
+		}
+		if t, ok := strings.CutPrefix(f, "node-type-"); ok && (strings.Contains(t, "blog") || strings.Contains(t, "post") || strings.Contains(t, "story") || strings.Contains(t, "article") || strings.Contains(t, "news")) {
+			return true
+		}
+	}
+	return false
+}
+
+// holdsPost reports whether n holds, a few levels down, an element named
+// a post (namesPost) with half its text or more.
+func (c *content) holdsPost(n *html.Node, depth int) bool {
+	for ch := n.FirstChild; ch != nil; ch = ch.NextSibling {
+		if ch.Type != html.ElementNode || isInline(ch.DataAtom) || c.textOf(ch) == 0 || hint(ch) < 0 {
+			continue
+		}
+		if namesPost(ch) && 2*c.textOf(ch) >= c.textOf(n) {
+			return true
+		}
+		if depth < 4 && c.holdsPost(ch, depth+1) {
+			return true
+		}
 	}
 	return false
 }

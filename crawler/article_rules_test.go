@@ -346,3 +346,29 @@ func TestExtractShortBlogPost(t *testing.T) {
 	extractPage(t, "https://docs.example/walks.html", layout(`class="section"`, "para"),
 		[]string{"We walked along the river today", "Jane lives by the river"}, nil)
 }
+
+// A blog post whose page is mostly link columns (blogroll, archive, tag
+// cloud) is the post when the <body> says the page shows one post
+// (WordPress's "single-post postid-7", Drupal's "node-type-blog"): the
+// post holds nearly all of the page's prose but not most of its text. A
+// page of the same shape whose body says nothing (a manual beside its
+// index) keeps its whole body.
+func TestExtractPostAmongLinkColumns(t *testing.T) {
+	layout := func(body string) string {
+		var b strings.Builder
+		b.WriteString(`<html><body` + body + `><div id="wrap"><div id="main"><h2>Thirsty Thursday</h2><div class="inner">` +
+			para("Story", 0, 3) + para("Story", 1, 3) + para("Story", 2, 3) + `</div></div><div id="side"><p>Jane lives by the river and writes here.</p><ul>`)
+		for i := range 60 {
+			b.WriteString(`<li><a href="/f` + string(rune('a'+i%26)) + `">Friend blog number ` + string(rune('a'+i%26)) + `</a></li>`)
+		}
+		b.WriteString(`</ul></div></div></body></html>`)
+		return b.String()
+	}
+	for _, body := range []string{` class="single single-post postid-7"`, ` class="not-front page-node node-type-blog two-sidebars"`} {
+		extractPage(t, "https://blog.example/2012/08/thirsty", layout(body),
+			[]string{"Story sentence a of paragraph A", "Story sentence c of paragraph C"},
+			[]string{"Jane lives by the river", "Friend blog number"})
+	}
+	extractPage(t, "https://docs.example/thirsty.html", layout(""),
+		[]string{"Story sentence a of paragraph A", "Jane lives by the river"}, nil)
+}
