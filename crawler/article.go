@@ -213,7 +213,7 @@ func chooseContent(sc *scan, fallback []*html.Node) *content {
 			c.roots, c.explicit = best, false
 		}
 	}
-	if ab := sc.articleBody; ab != nil && c.textOf(ab) >= articleBodyMin && !c.skip(ab) {
+	if ab := sc.articleBody; ab != nil && c.textOf(ab) >= articleBodyMin && !c.skip(ab) && !c.partOfBest(ab, best) {
 		// the page marks its article's body (schema.org articleBody)
 		c.roots, c.explicit, c.regionLD = []*html.Node{ab}, false, 0
 		if d := description(ab); d != nil && c.textOf(d) > 0 && !c.skip(d) && !repeats(d, ab) {
@@ -352,6 +352,21 @@ func namesPost(n *html.Node) bool {
 		}
 	}
 	return false
+}
+
+// partOfBest reports whether the element the page marks as its article's
+// body lies inside the best blocks with less than half their text: the
+// page marked one paragraph of it (the New York Times of 2012 wrote
+// itemprop="articleBody" on the opening <p> only).
+func (c *content) partOfBest(ab *html.Node, best []*html.Node) bool {
+	in, total := false, 0
+	for _, b := range best {
+		if b != ab && isAncestor(b, ab) {
+			in = true
+		}
+		total += c.textOf(b)
+	}
+	return in && 2*c.textOf(ab) < total
 }
 
 // pageFormMin is the text a <form> must hold to be taken for the page's

@@ -372,3 +372,16 @@ func TestExtractPostAmongLinkColumns(t *testing.T) {
 	extractPage(t, "https://docs.example/thirsty.html", layout(""),
 		[]string{"Story sentence a of paragraph A", "Jane lives by the river"}, nil)
 }
+
+// A page that marks only its article's opening paragraph as the
+// articleBody (itemprop on the first <p>, the New York Times of 2012)
+// keeps the paragraphs that follow it: the mark lies inside the best
+// block with less than half its text.
+func TestExtractArticleBodyOnOneParagraph(t *testing.T) {
+	p0 := strings.Replace(para("Story", 0, 5), "<p>", `<p itemprop="articleBody">`, 1)
+	page := `<html><head><meta property="og:type" content="article"></head><body><div id="article"><h1>Charges seen as chill</h1>
+<div class="articleBody">` + p0 + para("Story", 1, 3) + para("Story", 2, 3) + para("Story", 3, 3) + `</div></div>
+<div id="footer"><a href="/">Home</a></div></body></html>`
+	extractPage(t, "https://news.example/2012/07/24/charges.html", page,
+		[]string{"Story sentence a of paragraph A", "Story sentence c of paragraph D"}, nil)
+}
