@@ -715,6 +715,11 @@ func (c *content) prune(n *html.Node, root bool) {
 			// leave out scripts and the like inside them)
 			if hiddenByStyle(ch) || !c.whole && c.inlineMeta(ch) {
 				c.drop[ch] = true
+			} else if !c.whole && c.holdsBlock(ch) {
+				// a <span> or <font> that wraps blocks (the parser
+				// keeps a <div> inside one): its blocks are judged
+				// as a <div>'s would be
+				c.prune(ch, false)
 			}
 			continue
 		}

@@ -385,3 +385,16 @@ func TestExtractArticleBodyOnOneParagraph(t *testing.T) {
 	extractPage(t, "https://news.example/2012/07/24/charges.html", page,
 		[]string{"Story sentence a of paragraph A", "Story sentence c of paragraph D"}, nil)
 }
+
+// Blocks inside an inline element (a <span class="component-wrapper">
+// around the comment section, a <font> around a post's divs; the parser
+// keeps a <div> inside a <span>) are judged as blocks: the comments go.
+func TestExtractBlocksInsideInline(t *testing.T) {
+	page := `<html><head><meta property="og:type" content="article"></head><body><div id="wrapper"><div id="box"><div id="content">` +
+		para("Story", 0, 3) + para("Story", 1, 3) + para("Story", 2, 3) + `</div>
+<span class="component-wrapper"><div class="discussion content-comment-list"><div id="discussion-comments">` +
+		para("Reader", 0, 3) + para("Reader", 1, 3) + para("Reader", 2, 3) + para("Reader", 3, 3) + `</div></div></span></div></div></body></html>`
+	extractPage(t, "https://news.example/2012/nov/01/sandy", page,
+		[]string{"Story sentence a of paragraph A", "Story sentence c of paragraph C"},
+		[]string{"Reader sentence"})
+}
