@@ -200,10 +200,11 @@ func chooseContent(sc *scan, fallback []*html.Node) *content {
 		}
 	}
 	c.roots = best
-	if marked == nil && !c.dominant(top, best) && !declaresArticle(sc) && !c.inPost(best, top) && !c.leadsPost(top, best) {
+	if marked == nil && !c.dominant(top, best) && !declaresArticle(sc) && !postBody(top) && !c.inPost(best, top) && !c.leadsPost(top, best) {
 		// no article stands out (a docs page, an index): the whole body,
-		// as before, less the template and the widgets; but a short blog
-		// post among a blog's side columns is still the post
+		// as before, less the template and the widgets; but a page whose
+		// <body> says it shows one post, or a short blog post among a
+		// blog's side columns, is still the post
 		c.roots = nil
 	}
 	if marked != nil && c.textOf(marked) > 0 && (len(best) == 0 || c.agrees(marked, best)) {
@@ -268,10 +269,8 @@ func (c *content) inPost(best []*html.Node, top *html.Node) bool {
 // leadsPost reports whether the best blocks are a blog post's on a page
 // of link columns: they hold postShare of its paragraph score or more but
 // at most postText of its text (the rest is blogrolls, archives, tag
-// clouds), and the page says it shows one post (its <body> class:
-// WordPress's single-post or postid-123, Drupal's node-type-blog, a
-// permalink page) or the blocks hold an element named a post. (dominant
-// asks for a page of little link text: a docs page's navigation.)
+// clouds), and they hold an element named a post. (dominant asks for a
+// page of little link text: a docs page's navigation.)
 func (c *content) leadsPost(top *html.Node, best []*html.Node) bool {
 	if len(best) == 0 {
 		return false
@@ -285,7 +284,7 @@ func (c *content) leadsPost(top *html.Node, best []*html.Node) bool {
 	if in < dominantMin || in < postShare*c.stats[top].psum || float64(k) > postText*float64(c.textOf(top)) {
 		return false
 	}
-	return postBody(top) || c.holdsPost(best[0], 0)
+	return c.holdsPost(best[0], 0)
 }
 
 const (
@@ -294,7 +293,9 @@ const (
 )
 
 // postBody reports whether the <body> b's class says the page shows one
-// blog post or story.
+// blog post or story, as og:type article would: WordPress's single-post
+// and postid-123, Drupal's node-type-blog (-post, -story, -article,
+// -news), a permalink page.
 func postBody(b *html.Node) bool {
 	v, _ := attr(b, "class")
 	for _, f := range strings.Fields(v) {

@@ -347,10 +347,10 @@ func TestExtractShortBlogPost(t *testing.T) {
 		[]string{"We walked along the river today", "Jane lives by the river"}, nil)
 }
 
-// A blog post whose page is mostly link columns (blogroll, archive, tag
-// cloud) is the post when the <body> says the page shows one post
-// (WordPress's "single-post postid-7", Drupal's "node-type-blog"): the
-// post holds nearly all of the page's prose but not most of its text. A
+// A page whose <body> class says it shows one post (WordPress's
+// "single-post postid-7", Drupal's "node-type-blog") is the post's, as one
+// that declares og:type article is, even when the page is mostly link
+// columns (blogroll, archive) and no block stands out by the scores. A
 // page of the same shape whose body says nothing (a manual beside its
 // index) keeps its whole body.
 func TestExtractPostAmongLinkColumns(t *testing.T) {
@@ -397,4 +397,26 @@ func TestExtractBlocksInsideInline(t *testing.T) {
 	extractPage(t, "https://news.example/2012/nov/01/sandy", page,
 		[]string{"Story sentence a of paragraph A", "Story sentence c of paragraph C"},
 		[]string{"Reader sentence"})
+}
+
+// A blog post on a page that is mostly link columns, its body saying
+// nothing: the best block (the post's header and its entry) holds nearly
+// all of the page's prose but not most of its text, and an element in it
+// is named an entry, so it is the content.
+func TestExtractEntryAmongLinkColumns(t *testing.T) {
+	layout := func(entry string) string {
+		var b strings.Builder
+		b.WriteString(`<html><body><div id="wrap"><div id="main"><div class="head"><h2>Thirsty Thursday</h2>` + para("Standfirst", 0, 2) + `</div><div class="` + entry + `">` +
+			para("Story", 0, 2) + para("Story", 1, 2) + para("Story", 2, 2) + `</div></div><div id="side"><p>Jane lives by the river and writes here.</p><ul>`)
+		for i := range 60 {
+			b.WriteString(`<li><a href="/f` + string(rune('a'+i%26)) + `">Friend blog number ` + string(rune('a'+i%26)) + `</a></li>`)
+		}
+		b.WriteString(`</ul></div></div></body></html>`)
+		return b.String()
+	}
+	extractPage(t, "https://blog.example/2012/08/thirsty", layout("entry"),
+		[]string{"Standfirst sentence a", "Story sentence a of paragraph A", "Story sentence b of paragraph C"},
+		[]string{"Jane lives by the river", "Friend blog number"})
+	extractPage(t, "https://docs.example/thirsty.html", layout("section"),
+		[]string{"Story sentence a of paragraph A", "Jane lives by the river"}, nil)
 }
