@@ -267,10 +267,11 @@ func (c *content) inPost(best []*html.Node, top *html.Node) bool {
 }
 
 // leadsPost reports whether the best blocks are a blog post's on a page
-// of link columns: they hold postShare of its paragraph score or more but
-// at most postText of its text (the rest is blogrolls, archives, tag
-// clouds), and they hold an element named a post. (dominant asks for a
-// page of little link text: a docs page's navigation.)
+// of link columns: they hold most of its paragraph score, as dominant
+// asks, but at most postText of its text (the rest is blogrolls,
+// archives, tag clouds: dominant asks for a page of little link text, as
+// a docs page's navigation would be), and they hold an element named a
+// post.
 func (c *content) leadsPost(top *html.Node, best []*html.Node) bool {
 	if len(best) == 0 {
 		return false
@@ -281,16 +282,15 @@ func (c *content) leadsPost(top *html.Node, best []*html.Node) bool {
 		in += c.stats[b].psum
 		k += c.textOf(b)
 	}
-	if in < dominantMin || in < postShare*c.stats[top].psum || float64(k) > postText*float64(c.textOf(top)) {
+	if in < dominantMin || in < dominantShare*c.stats[top].psum || float64(k) > postText*float64(c.textOf(top)) {
 		return false
 	}
 	return c.holdsPost(best[0], 0)
 }
 
-const (
-	postShare = 0.8
-	postText  = 0.6
-)
+// postText is the most of the page's text a blog post's best blocks hold
+// among its link columns.
+const postText = 0.6
 
 // postBody reports whether the <body> b's class says the page shows one
 // blog post or story, as og:type article would: WordPress's single-post
