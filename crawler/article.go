@@ -1306,6 +1306,11 @@ func (c *content) dropped(n *html.Node) bool {
 	if c.whole {
 		return c.wholeDropped(n)
 	}
+	if hiddenClass(n) {
+		// the copy a page keeps for another reader (a subscriber's
+		// preview beside the story): not displayed
+		return true
+	}
 	if n.DataAtom == atom.H1 && c.article() {
 		// the headline: the page's title, not its text (Markdown keeps it)
 		c.headlines = append(c.headlines, n)
@@ -1715,6 +1720,14 @@ func hiddenByStyle(n *html.Node) bool {
 	}
 	st = strings.ReplaceAll(strings.ToLower(st), " ", "")
 	return strings.Contains(st, "display:none") || strings.Contains(st, "visibility:hidden")
+}
+
+// hiddenClass reports whether n's class is "hidden", the CSS frameworks'
+// display:none (Bootstrap, HTML5 Boilerplate); not "hidden-xs" and the
+// like, shown on other screens.
+func hiddenClass(n *html.Node) bool {
+	v, _ := attr(n, "class")
+	return hasToken(v, "hidden")
 }
 
 // countChars counts s's characters other than whitespace, and its commas.

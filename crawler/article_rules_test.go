@@ -420,3 +420,20 @@ func TestExtractEntryAmongLinkColumns(t *testing.T) {
 	extractPage(t, "https://docs.example/thirsty.html", layout("section"),
 		[]string{"Story sentence a of paragraph A", "Jane lives by the river"}, nil)
 }
+
+// A block whose class is "hidden" (the CSS frameworks' display:none) is
+// not shown: a story page that keeps a hidden copy of its opening for
+// another kind of reader beside the shown one (the Wall Street Journal's
+// preview) has it once. "hidden-xs" is shown on other screens and kept.
+func TestExtractHiddenClass(t *testing.T) {
+	story := `<h3 class="byline">BY AARON BACK</h3>` + para("Story", 0, 3) + para("Story", 1, 3)
+	page := `<html><head><meta property="og:type" content="article"></head><body><div class="col"><article>
+<div class="article story hidden">` + story + `</div>
+<div class="article story">` + story + `<p class="hidden-xs">Shown on larger screens, with commas, words and more words to read here.</p></div>
+</article></div></body></html>`
+	d := extractPage(t, "https://news.example/article/SB1000.html", page,
+		[]string{"Story sentence a of paragraph A", "Shown on larger screens"}, nil)
+	if k := strings.Count(d.Text, "Story sentence a of paragraph A"); k != 1 {
+		t.Errorf("the story's text is there %d times, want 1:\n%s", k, d.Text)
+	}
+}
