@@ -330,30 +330,8 @@ func (c *content) holdsPost(n *html.Node, depth int) bool {
 // postWords name a blog post or a story in class and id names.
 var postWords = set("hentry", "post", "posts", "entry", "entries", "story", "blogpost", "article")
 
-// namesPost reports whether n's class or id holds a word of postWords,
-// camel-cased names split ("articleText").
-func namesPost(n *html.Node) bool {
-	for _, a := range n.Attr {
-		if a.Key != "class" && a.Key != "id" {
-			continue
-		}
-		v := a.Val
-		for i := 0; i < len(v); {
-			j := i
-			for j < len(v) && ('a' <= v[j] && v[j] <= 'z' || '0' <= v[j] && v[j] <= '9' || 'A' <= v[j] && v[j] <= 'Z' && (j == i || !('a' <= v[j-1] && v[j-1] <= 'z'))) {
-				j++
-			}
-			if j > i && postWords[strings.ToLower(v[i:j])] {
-				return true
-			}
-			if j == i {
-				j++
-			}
-			i = j
-		}
-	}
-	return false
-}
+// namesPost reports whether n's class or id names a blog post or story.
+func namesPost(n *html.Node) bool { return namesCamelWords(n, postWords) }
 
 // partOfBest reports whether the element the page marks as its article's
 // body lies inside the best blocks with less than half their text: the
@@ -1646,7 +1624,12 @@ func modifier(before, w string) bool {
 }
 
 // namesComments reports whether n's class or id names a comment section.
-func namesComments(n *html.Node) bool {
+func namesComments(n *html.Node) bool { return namesCamelWords(n, commentWords) }
+
+// namesCamelWords reports whether a word of n's class or id is one of
+// words, a capital after a small letter starting the next word
+// ("postComments").
+func namesCamelWords(n *html.Node, words map[string]bool) bool {
 	for _, a := range n.Attr {
 		if a.Key != "class" && a.Key != "id" {
 			continue
@@ -1662,7 +1645,7 @@ func namesComments(n *html.Node) bool {
 			for j < len(v) && isASCIILetter(v[j]) && !(j > i && 'A' <= v[j] && v[j] <= 'Z' && 'a' <= v[j-1] && v[j-1] <= 'z') {
 				j++
 			}
-			if j > i && commentWords[strings.ToLower(v[i:j])] {
+			if j > i && words[strings.ToLower(v[i:j])] {
 				return true
 			}
 			i = j
