@@ -200,9 +200,11 @@ func chooseContent(sc *scan, fallback []*html.Node) *content {
 		}
 	}
 	c.roots = best
-	if marked == nil && !c.dominant(top, best) && !declaresArticle(sc) {
+	if marked == nil && !c.dominant(top, best) && !declaresArticle(sc) && !postBody(top) && !c.inPost(best, top) && !c.leadsPost(top, best) {
 		// no article stands out (a docs page, an index): the whole body,
-		// as before, less the template and the widgets
+		// as before, less the template and the widgets; but a page whose
+		// <body> says it shows one post, or a short blog post among a
+		// blog's side columns, is still the post
 		c.roots = nil
 	}
 	if marked != nil && c.textOf(marked) > 0 && (len(best) == 0 || c.agrees(marked, best)) {
@@ -212,7 +214,7 @@ func chooseContent(sc *scan, fallback []*html.Node) *content {
 			c.roots, c.explicit = best, false
 		}
 	}
-	if ab := sc.articleBody; ab != nil && c.textOf(ab) >= articleBodyMin && !c.skip(ab) {
+	if ab := sc.articleBody; ab != nil && c.textOf(ab) >= articleBodyMin && !c.skip(ab) && !c.partOfBest(ab, best) {
 		// the page marks its article's body (schema.org articleBody)
 		c.roots, c.explicit, c.regionLD = []*html.Node{ab}, false, 0
 		if d := description(ab); d != nil && c.textOf(d) > 0 && !c.skip(d) && !repeats(d, ab) {
@@ -232,6 +234,118 @@ func chooseContent(sc *scan, fallback []*html.Node) *content {
 		c.prune(r, true)
 	}
 	return c
+}
+
+// inPost reports whether the first best block is, lies inside or wraps
+// an element its class or id names a blog post or story (hAtom's hentry,
+// WordPress's post-123, TypePad's entry, Blogger's post-body…).
+func (c *content) inPost(best []*html.Node, top *html.Node) bool {
+	if len(best) == 0 || linkDensity(c.stats[best[0]]) >= 0.5 {
+		return false // a post's feed links ("Subscribe to: Post Comments")
+	}
+	for x := best[0]; x != nil && x != top; x = x.Parent {
+		if x.Type == html.ElementNode && hint(x) >= 0 && namesPost(x) {
+			return true
+		}
+	}
+	// the best block may stand for the post it wraps (a wrapper the
+	// post fills): look down the children that hold most of its text
+	for x := best[0]; x != nil; {
+		var next *html.Node
+		for ch := x.FirstChild; ch != nil; ch = ch.NextSibling {
+			if ch.Type == html.ElementNode && c.textOf(ch) > 0 && float64(c.textOf(ch)) >= 0.85*float64(c.textOf(x)) {
+				next = ch
+				break
+			}
+		}
+		if next != nil && hint(next) >= 0 && namesPost(next) {
+			return true
+		}
+		x = next
+	}
+	return false
+}
+
+// leadsPost reports whether the best blocks are a blog post's on a page
+// of link columns: they hold most of its paragraph score, as dominant
+// asks, but at most postText of its text (the rest is blogrolls,
+// archives, tag clouds: dominant asks for a page of little link text, as
+// a docs page's navigation would be), and they hold an element named a
+// post.
+func (c *content) leadsPost(top *html.Node, best []*html.Node) bool {
+	if len(best) == 0 {
+		return false
+	}
+	var in float64
+	k := 0
+	for _, b := range best {
+		in += c.stats[b].psum
+		k += c.textOf(b)
+	}
+	if in < dominantMin || in < dominantShare*c.stats[top].psum || float64(k) > postText*float64(c.textOf(top)) {
+		return false
+	}
+	return c.holdsPost(best[0], 0)
+}
+
+// postText is the most of the page's text a blog post's best blocks hold
+// among its link columns.
+const postText = 0.6
+
+// postBody reports whether the <body> b's class says the page shows one
+// blog post or story, as og:type article would: WordPress's single-post
+// and postid-123, Drupal's node-type-blog (-post, -story, -article,
+// -news), a permalink page.
+func postBody(b *html.Node) bool {
+	v, _ := attr(b, "class")
+	for _, f := range strings.Fields(v) {
+		f = strings.ToLower(f)
+		if f == "single-post" || f == "permalink" || strings.HasPrefix(f, "postid-") {
+			return true
+		}
+		if t, ok := strings.CutPrefix(f, "node-type-"); ok && (strings.Contains(t, "blog") || strings.Contains(t, "post") || strings.Contains(t, "story") || strings.Contains(t, "article") || strings.Contains(t, "news")) {
+			return true
+		}
+	}
+	return false
+}
+
+// holdsPost reports whether n holds, a few levels down, an element named
+// a post (namesPost) with half its text or more.
+func (c *content) holdsPost(n *html.Node, depth int) bool {
+	for ch := n.FirstChild; ch != nil; ch = ch.NextSibling {
+		if ch.Type != html.ElementNode || isInline(ch.DataAtom) || c.textOf(ch) == 0 || hint(ch) < 0 {
+			continue
+		}
+		if namesPost(ch) && 2*c.textOf(ch) >= c.textOf(n) {
+			return true
+		}
+		if depth < 4 && c.holdsPost(ch, depth+1) {
+			return true
+		}
+	}
+	return false
+}
+
+// postWords name a blog post or a story in class and id names.
+var postWords = set("hentry", "post", "posts", "entry", "entries", "story", "blogpost", "article")
+
+// namesPost reports whether n's class or id names a blog post or story.
+func namesPost(n *html.Node) bool { return namesCamelWords(n, postWords) }
+
+// partOfBest reports whether the element the page marks as its article's
+// body lies inside the best blocks with less than half their text: the
+// page marked one paragraph of it (the New York Times of 2012 wrote
+// itemprop="articleBody" on the opening <p> only).
+func (c *content) partOfBest(ab *html.Node, best []*html.Node) bool {
+	in, total := false, 0
+	for _, b := range best {
+		if b != ab && isAncestor(b, ab) {
+			in = true
+		}
+		total += c.textOf(b)
+	}
+	return in && 2*c.textOf(ab) < total
 }
 
 // pageFormMin is the text a <form> or <header> must hold to be taken for
@@ -581,6 +695,11 @@ func (c *content) prune(n *html.Node, root bool) {
 			// leave out scripts and the like inside them)
 			if hiddenByStyle(ch) || !c.whole && c.inlineMeta(ch) {
 				c.drop[ch] = true
+			} else if !c.whole && c.holdsBlock(ch) {
+				// a <span> or <font> that wraps blocks (the parser
+				// keeps a <div> inside one): its blocks are judged
+				// as a <div>'s would be
+				c.prune(ch, false)
 			}
 			continue
 		}
@@ -1166,6 +1285,11 @@ func (c *content) dropped(n *html.Node) bool {
 	if c.whole {
 		return c.wholeDropped(n)
 	}
+	if hiddenClass(n) {
+		// the copy a page keeps for another reader (a subscriber's
+		// preview beside the story): not displayed
+		return true
+	}
 	if n.DataAtom == atom.H1 && c.article() {
 		// the headline: the page's title, not its text (Markdown keeps it)
 		c.headlines = append(c.headlines, n)
@@ -1528,6 +1652,12 @@ func consentWord(w string) bool {
 
 var consentNames = set("gdpr", "dsgvo", "cmplz", "onetrust", "cookiebot", "didomi", "usercentrics", "borlabs", "iubenda", "cookieyes")
 
+// namesCamelWords reports whether a word of n's class or id is one of
+// words (see nameHas).
+func namesCamelWords(n *html.Node, words map[string]bool) bool {
+	return nameHas(n, func(w string) bool { return words[w] })
+}
+
 // nameHas reports whether a word of n's class or id satisfies f: words
 // are runs of letters, lower-cased, a capital after a small letter
 // starting the next ("postComments").
@@ -1630,6 +1760,14 @@ func hiddenByStyle(n *html.Node) bool {
 	}
 	st = strings.ReplaceAll(strings.ToLower(st), " ", "")
 	return strings.Contains(st, "display:none") || strings.Contains(st, "visibility:hidden")
+}
+
+// hiddenClass reports whether n's class is "hidden", the CSS frameworks'
+// display:none (Bootstrap, HTML5 Boilerplate); not "hidden-xs" and the
+// like, shown on other screens.
+func hiddenClass(n *html.Node) bool {
+	v, _ := attr(n, "class")
+	return hasToken(v, "hidden")
 }
 
 // countChars counts s's characters other than whitespace, and its commas.

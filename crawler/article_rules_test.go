@@ -373,3 +373,119 @@ func TestExtractHeaderWrappingPage(t *testing.T) {
 	extractPage(t, "https://travel.example/emden", page2,
 		[]string{"Story sentence a of paragraph A"}, []string{"Your guide to the coast"})
 }
+
+// A short blog post (a photo and two lines) scores too little to stand
+// out among the blog's side columns, and the page says nothing of being
+// an article; the best block lies inside an element its class or id names
+// a post (hAtom's hentry, WordPress's post-123), so it is the content and
+// the columns (an "About me" text, a blogroll, an archive) go. A page
+// without that markup (a manual's) keeps its whole body.
+func TestExtractShortBlogPost(t *testing.T) {
+	layout := func(post, entry string) string {
+		var b strings.Builder
+		b.WriteString(`<html><body><div id="wrap"><div id="content"><div ` + post + `><h2 class="entry-title">Autumn walk</h2>
+<div class="` + entry + `"><p><img src="leaves.jpg"></p><p>We walked along the river today, and the leaves were red, gold and brown.</p></div></div></div>
+<div id="side"><div class="about"><h3>About me</h3><p>Jane lives by the river and writes here about her walks and her garden.</p></div><ul class="blogroll">`)
+		for i := range 12 {
+			b.WriteString(`<li><a href="/friend` + string(rune('a'+i)) + `">Friend blog ` + string(rune('a'+i)) + `</a></li>`)
+		}
+		b.WriteString(`</ul><ul class="archive"><li><a href="/2012/11">November 2012</a></li><li><a href="/2012/10">October 2012</a></li></ul></div></div></body></html>`)
+		return b.String()
+	}
+	extractPage(t, "https://blog.example/2012/11/autumn-walk", layout(`id="post-52" class="post-52 post type-post hentry"`, "entry-content"),
+		[]string{"We walked along the river today"},
+		[]string{"Jane lives by the river", "Friend blog", "November 2012"})
+	extractPage(t, "https://docs.example/walks.html", layout(`class="section"`, "para"),
+		[]string{"We walked along the river today", "Jane lives by the river"}, nil)
+}
+
+// A page whose <body> class says it shows one post (WordPress's
+// "single-post postid-7", Drupal's "node-type-blog") is the post's, as one
+// that declares og:type article is, even when the page is mostly link
+// columns (blogroll, archive) and no block stands out by the scores. A
+// page of the same shape whose body says nothing (a manual beside its
+// index) keeps its whole body.
+func TestExtractPostAmongLinkColumns(t *testing.T) {
+	layout := func(body string) string {
+		var b strings.Builder
+		b.WriteString(`<html><body` + body + `><div id="wrap"><div id="main"><h2>Thirsty Thursday</h2><div class="inner">` +
+			para("Story", 0, 3) + para("Story", 1, 3) + para("Story", 2, 3) + `</div></div><div id="side"><p>Jane lives by the river and writes here.</p><ul>`)
+		for i := range 60 {
+			b.WriteString(`<li><a href="/f` + string(rune('a'+i%26)) + `">Friend blog number ` + string(rune('a'+i%26)) + `</a></li>`)
+		}
+		b.WriteString(`</ul></div></div></body></html>`)
+		return b.String()
+	}
+	for _, body := range []string{` class="single single-post postid-7"`, ` class="not-front page-node node-type-blog two-sidebars"`} {
+		extractPage(t, "https://blog.example/2012/08/thirsty", layout(body),
+			[]string{"Story sentence a of paragraph A", "Story sentence c of paragraph C"},
+			[]string{"Jane lives by the river", "Friend blog number"})
+	}
+	extractPage(t, "https://docs.example/thirsty.html", layout(""),
+		[]string{"Story sentence a of paragraph A", "Jane lives by the river"}, nil)
+}
+
+// A page that marks only its article's opening paragraph as the
+// articleBody (itemprop on the first <p>, the New York Times of 2012)
+// keeps the paragraphs that follow it: the mark lies inside the best
+// block with less than half its text.
+func TestExtractArticleBodyOnOneParagraph(t *testing.T) {
+	p0 := strings.Replace(para("Story", 0, 5), "<p>", `<p itemprop="articleBody">`, 1)
+	page := `<html><head><meta property="og:type" content="article"></head><body><div id="article"><h1>Charges seen as chill</h1>
+<div class="articleBody">` + p0 + para("Story", 1, 3) + para("Story", 2, 3) + para("Story", 3, 3) + `</div></div>
+<div id="footer"><a href="/">Home</a></div></body></html>`
+	extractPage(t, "https://news.example/2012/07/24/charges.html", page,
+		[]string{"Story sentence a of paragraph A", "Story sentence c of paragraph D"}, nil)
+}
+
+// Blocks inside an inline element (a <span class="component-wrapper">
+// around the comment section, a <font> around a post's divs; the parser
+// keeps a <div> inside a <span>) are judged as blocks: the comments go.
+func TestExtractBlocksInsideInline(t *testing.T) {
+	page := `<html><head><meta property="og:type" content="article"></head><body><div id="wrapper"><div id="box"><div id="content">` +
+		para("Story", 0, 3) + para("Story", 1, 3) + para("Story", 2, 3) + `</div>
+<span class="component-wrapper"><div class="discussion content-comment-list"><div id="discussion-comments">` +
+		para("Reader", 0, 3) + para("Reader", 1, 3) + para("Reader", 2, 3) + para("Reader", 3, 3) + `</div></div></span></div></div></body></html>`
+	extractPage(t, "https://news.example/2012/nov/01/sandy", page,
+		[]string{"Story sentence a of paragraph A", "Story sentence c of paragraph C"},
+		[]string{"Reader sentence"})
+}
+
+// A blog post on a page that is mostly link columns, its body saying
+// nothing: the best block (the post's header and its entry) holds nearly
+// all of the page's prose but not most of its text, and an element in it
+// is named an entry, so it is the content.
+func TestExtractEntryAmongLinkColumns(t *testing.T) {
+	layout := func(entry string) string {
+		var b strings.Builder
+		b.WriteString(`<html><body><div id="wrap"><div id="main"><div class="head"><h2>Thirsty Thursday</h2>` + para("Standfirst", 0, 2) + `</div><div class="` + entry + `">` +
+			para("Story", 0, 2) + para("Story", 1, 2) + para("Story", 2, 2) + `</div></div><div id="side"><p>Jane lives by the river and writes here.</p><ul>`)
+		for i := range 60 {
+			b.WriteString(`<li><a href="/f` + string(rune('a'+i%26)) + `">Friend blog number ` + string(rune('a'+i%26)) + `</a></li>`)
+		}
+		b.WriteString(`</ul></div></div></body></html>`)
+		return b.String()
+	}
+	extractPage(t, "https://blog.example/2012/08/thirsty", layout("entry"),
+		[]string{"Standfirst sentence a", "Story sentence a of paragraph A", "Story sentence b of paragraph C"},
+		[]string{"Jane lives by the river", "Friend blog number"})
+	extractPage(t, "https://docs.example/thirsty.html", layout("section"),
+		[]string{"Story sentence a of paragraph A", "Jane lives by the river"}, nil)
+}
+
+// A block whose class is "hidden" (the CSS frameworks' display:none) is
+// not shown: a story page that keeps a hidden copy of its opening for
+// another kind of reader beside the shown one (the Wall Street Journal's
+// preview) has it once. "hidden-xs" is shown on other screens and kept.
+func TestExtractHiddenClass(t *testing.T) {
+	story := `<h3 class="byline">BY AARON BACK</h3>` + para("Story", 0, 3) + para("Story", 1, 3)
+	page := `<html><head><meta property="og:type" content="article"></head><body><div class="col"><article>
+<div class="article story hidden">` + story + `</div>
+<div class="article story">` + story + `<p class="hidden-xs">Shown on larger screens, with commas, words and more words to read here.</p></div>
+</article></div></body></html>`
+	d := extractPage(t, "https://news.example/article/SB1000.html", page,
+		[]string{"Story sentence a of paragraph A", "Shown on larger screens"}, nil)
+	if k := strings.Count(d.Text, "Story sentence a of paragraph A"); k != 1 {
+		t.Errorf("the story's text is there %d times, want 1:\n%s", k, d.Text)
+	}
+}
