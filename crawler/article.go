@@ -142,6 +142,31 @@ func (c *content) dominant(top *html.Node, best []*html.Node) bool {
 	return in >= dominantMin && in >= dominantShare*c.stats[top].psum && linkDensity(c.stats[top]) < 0.5
 }
 
+// leads reports whether the best blocks, on a page whose text is mostly
+// links (the menus and headline columns of a news site's template around
+// its story), hold most of the page's paragraph score and leadMin
+// characters or more, yet not all of it: the side columns have teasers
+// of their own. A manual's chapter page puts all its prose in one block
+// beside a table of contents that is nearly all links, and its index a
+// short introduction before the links that are its content; both keep
+// the whole body.
+func (c *content) leads(top *html.Node, best []*html.Node) bool {
+	var in float64
+	k := 0
+	for _, b := range best {
+		in += c.stats[b].psum
+		k += c.stats[b].chars
+	}
+	all := c.stats[top].psum
+	return k >= leadMin && in >= dominantMin && in >= dominantShare*all && in < leadShare*all && linkDensity(c.stats[top]) < leadLD
+}
+
+const (
+	leadMin   = 700
+	leadShare = 0.97
+	leadLD    = 0.8
+)
+
 const (
 	dominantMin   = 5.0
 	dominantShare = 0.5
@@ -204,6 +229,12 @@ func chooseContent(sc *scan, fallback []*html.Node) *content {
 		// no article stands out (a docs page, an index): the whole body,
 		// as before, less the template and the widgets
 		c.roots = nil
+		if c.leads(top, best) {
+			// a story among the columns of a page of links: its block,
+			// pruned as a region the page marked is (the links in it
+			// stay)
+			c.roots, c.explicit = best, true
+		}
 	}
 	if marked != nil && c.textOf(marked) > 0 && (len(best) == 0 || c.agrees(marked, best)) {
 		c.roots, c.explicit = []*html.Node{marked}, true

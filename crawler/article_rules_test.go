@@ -321,3 +321,31 @@ func TestExtractUnclosedTitle(t *testing.T) {
 		t.Errorf("the stored HTML lost its <title> tag")
 	}
 }
+
+// linkColumn is a column of n headline links, as the news sites of the
+// 2000s framed their stories with.
+func linkColumn(name string, n int) string {
+	var b strings.Builder
+	b.WriteString(`<div><ul>`)
+	for i := 0; i < n; i++ {
+		b.WriteString(`<li><a href="/` + name + `/` + string(rune('a'+i%26)) + `.html">` + name + ` headline number ` + string(rune('a'+i%26)) + ` of the section</a></li>`)
+	}
+	b.WriteString(`</ul></div>`)
+	return b.String()
+}
+
+// A story on a page that is mostly links (menus and headline columns
+// around it, no og:type, no <article>), whose best block holds most of the
+// page's prose but not all (a teaser in the side column), is the page's
+// text: the columns go, the links inside the story's block stay.
+func TestExtractStoryAmongLinkColumns(t *testing.T) {
+	page := `<html><body><div id="top">` + linkColumn("Nav", 12) + `</div>
+<div id="left">` + linkColumn("Sports", 12) + `</div>
+<div id="center"><div id="story"><h2>Council votes on the budget</h2>` + para("Story", 0, 3) + para("Story", 1, 3) + para("Story", 2, 3) + para("Story", 3, 3) + `
+<p>See also: <a href="/budget.html">the budget</a></p></div></div>
+<div id="right">` + linkColumn("Business", 12) + `<div><p>Teaser of another story, with commas, and a line of text to read on. <a href="/x.html">More</a></p></div></div>
+<div id="bottom">` + linkColumn("Foot", 8) + `</div></body></html>`
+	extractPage(t, "https://news.example/2008/budget.html", page,
+		[]string{"Story sentence a of paragraph A", "Story sentence c of paragraph C", "See also: the budget"},
+		[]string{"Sports headline", "Business headline", "Teaser of another story", "Nav headline", "Foot headline"})
+}
