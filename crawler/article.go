@@ -44,6 +44,7 @@ type content struct {
 	headlines  []*html.Node // <h1>s dropped from the text that Markdown keeps
 	declared   bool         // the page says it is an article (og:type, JSON-LD)
 	bestBlocks []*html.Node // the best-scoring blocks (best), whatever the region
+	widgetPsum float64      // the paragraph score of the widgets best passed over (comments…)
 }
 
 // agrees reports whether the region the page marked is the content the
@@ -139,7 +140,7 @@ func (c *content) dominant(top *html.Node, best []*html.Node) bool {
 	for _, b := range best {
 		in += c.stats[b].psum
 	}
-	return in >= dominantMin && in >= dominantShare*c.stats[top].psum && linkDensity(c.stats[top]) < 0.5
+	return in >= dominantMin && in >= dominantShare*(c.stats[top].psum-c.widgetPsum) && linkDensity(c.stats[top]) < 0.5
 }
 
 // leads reports whether the best blocks, on a page whose text is mostly
@@ -158,7 +159,7 @@ func (c *content) leads(top *html.Node, best []*html.Node) bool {
 		k += c.stats[b].chars
 	}
 	all := c.stats[top].psum
-	return k >= leadMin && in >= dominantMin && in >= dominantShare*all && in < leadShare*all && linkDensity(c.stats[top]) < leadLD
+	return k >= leadMin && in >= dominantMin && in >= dominantShare*(all-c.widgetPsum) && in < leadShare*all && linkDensity(c.stats[top]) < leadLD
 }
 
 const (
@@ -423,6 +424,9 @@ func (c *content) best(top *html.Node) []*html.Node {
 		// wrapper of most of the page ("has-sidebar" layouts); a comment
 		// section never does, however long the discussion
 		if h < 0 && (2*c.textOf(n) < whole || namesComments(n)) {
+			if !neg && c.stats[n] != nil {
+				c.widgetPsum += c.stats[n].psum
+			}
 			neg = true
 		}
 		if s := c.stats[n]; s != nil && s.score > 0 && !neg {
@@ -435,6 +439,7 @@ func (c *content) best(top *html.Node) []*html.Node {
 			visit(ch, neg)
 		}
 	}
+	c.widgetPsum = 0
 	visit(top, false)
 	for range 3 {
 		// a candidate that follows a heading such as "Related posts"
@@ -450,7 +455,7 @@ func (c *content) best(top *html.Node) []*html.Node {
 		for x := cut.NextSibling; x != nil; x = x.NextSibling {
 			teasers[x] = true
 		}
-		cand, bestScore = nil, 0
+		cand, bestScore, c.widgetPsum = nil, 0, 0
 		visit(top, false)
 	}
 	if cand == nil {

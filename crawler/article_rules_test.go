@@ -349,3 +349,22 @@ func TestExtractStoryAmongLinkColumns(t *testing.T) {
 		[]string{"Story sentence a of paragraph A", "Story sentence c of paragraph C", "See also: the budget"},
 		[]string{"Sports headline", "Business headline", "Teaser of another story", "Nav headline", "Foot headline"})
 }
+
+// A discussion longer than the story (a comment section, named so) does
+// not make the story one block among many: the comments are the site's,
+// and the story's share of the page's prose is reckoned without them, so
+// the side column around it goes.
+func TestExtractStoryShareWithoutComments(t *testing.T) {
+	var comments strings.Builder
+	for i := 0; i < 6; i++ {
+		comments.WriteString(`<div class="comment">` + para("Reader", i, 3) + `</div>`)
+	}
+	page := `<html><body><div id="top">` + linkColumn("Nav", 6) + `</div>
+<div id="story">` + para("Story", 0, 3) + para("Story", 1, 3) + `</div>
+<div id="comments">` + comments.String() + `</div>
+<div id="right">` + linkColumn("Business", 8) + `<div><p>Teaser of another story, with commas, and a line of text to read on. <a href="/x.html">More</a></p></div></div>
+</body></html>`
+	extractPage(t, "https://news.example/2008/council.html", page,
+		[]string{"Story sentence a of paragraph A", "Story sentence c of paragraph B"},
+		[]string{"Reader sentence", "Teaser of another story", "Nav headline"})
+}
