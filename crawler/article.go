@@ -153,19 +153,30 @@ func (c *content) dominant(top *html.Node, best []*html.Node) bool {
 // the whole body.
 func (c *content) leads(top *html.Node, best []*html.Node) bool {
 	var in float64
-	k := 0
+	var bs stat
 	for _, b := range best {
 		in += c.stats[b].psum
-		k += c.stats[b].chars
+		bs.chars += c.stats[b].chars
+		bs.linkChars += c.stats[b].linkChars
 	}
-	all := c.stats[top].psum
-	return k >= leadMin && in >= dominantMin && in >= dominantShare*(all-c.widgetPsum) && in < leadShare*all && linkDensity(c.stats[top]) < leadLD
+	all, ld := c.stats[top].psum, linkDensity(c.stats[top])
+	if bs.chars < leadMin || in < dominantMin || in >= leadShare*all || ld >= leadLD {
+		return false
+	}
+	// most of the prose; or less, on a page of a news site's template
+	// (a quarter of its text or more in links) where the rest is teasers
+	// and the best blocks are prose, not the sections of a manual's
+	// chapter (whose pages have few links)
+	return in >= dominantShare*(all-c.widgetPsum) || ld >= leadTemplateLD && linkDensity(&bs) < 0.5
 }
 
 const (
 	leadMin   = 700
 	leadShare = 0.97
 	leadLD    = 0.8
+	// leadTemplateLD is the link density of a page from which a story
+	// with a smaller share of its prose still stands for it
+	leadTemplateLD = 0.25
 )
 
 const (

@@ -368,3 +368,21 @@ func TestExtractStoryShareWithoutComments(t *testing.T) {
 		[]string{"Story sentence a of paragraph A", "Story sentence c of paragraph B"},
 		[]string{"Reader sentence", "Teaser of another story", "Nav headline"})
 }
+
+// On a page of a news site's template (a quarter of its text or more in
+// links), a story whose block holds less than half the page's prose is
+// still its text when the rest is teasers: short paragraphs, each beside
+// its link, in the columns around it.
+func TestExtractStoryAmongTeasers(t *testing.T) {
+	var teasers strings.Builder
+	for i := 0; i < 16; i++ {
+		teasers.WriteString(`<div class="item"><a href="/t` + string(rune('a'+i)) + `.html">Teaser headline ` + string(rune('a'+i)) + `</a>` + para("Teaser", i, 1) + `</div>`)
+	}
+	page := `<html><body><div id="top">` + linkColumn("Nav", 25) + `</div>
+<div id="center"><h2>Council votes</h2><div id="story">` + para("Story", 0, 3) + para("Story", 1, 3) + para("Story", 2, 3) + para("Story", 3, 3) + para("Story", 4, 3) + `</div><p class="date">10 May 2008</p></div>
+<div id="right"><div class="box">` + teasers.String() + `</div></div>
+<div id="bottom">` + linkColumn("Foot", 10) + `</div></body></html>`
+	extractPage(t, "https://news.example/2008/vote.html", page,
+		[]string{"Story sentence a of paragraph A", "Story sentence c of paragraph C"},
+		[]string{"Teaser sentence", "Teaser headline", "Nav headline", "Foot headline"})
+}
