@@ -427,7 +427,9 @@ func (c *content) best(top *html.Node) []*html.Node {
 	whole := c.textOf(top)
 	var teasers map[*html.Node]bool // sections after a "You may also like" heading
 	visit = func(n *html.Node, neg bool) {
-		if n.Type != html.ElementNode || isInline(n.DataAtom) || c.skip(n) || teasers[n] {
+		// (a table cell is looked into: a layout table of the 2000s holds
+		// the story in a cell of a cell)
+		if n.Type != html.ElementNode || isInline(n.DataAtom) && n.DataAtom != atom.Td && n.DataAtom != atom.Th || c.skip(n) || teasers[n] {
 			return
 		}
 		h := hint(n)

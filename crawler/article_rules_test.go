@@ -386,3 +386,18 @@ func TestExtractStoryAmongTeasers(t *testing.T) {
 		[]string{"Story sentence a of paragraph A", "Story sentence c of paragraph C"},
 		[]string{"Teaser sentence", "Teaser headline", "Nav headline", "Foot headline"})
 }
+
+// A table layout of the 2000s puts the story in a cell of a cell: the
+// blocks inside a <td> are candidates too (readability's are), so the
+// story is found rather than the layout table that holds the page.
+func TestExtractStoryInTableCell(t *testing.T) {
+	page := `<html><body><table width="100%"><tr><td colspan="3">` + linkColumn("Nav", 10) + `</td></tr>
+<tr><td width="150">` + linkColumn("Sports", 10) + `</td>
+<td><table><tr><td class="headline"><b>Council votes on the budget</b></td></tr>
+<tr><td><div>` + para("Story", 0, 3) + para("Story", 1, 3) + para("Story", 2, 3) + para("Story", 3, 3) + `</div></td></tr></table></td>
+<td width="200"><div>` + para("Poll", 0, 1) + `</div>` + linkColumn("Business", 10) + `</td></tr>
+<tr><td colspan="3">` + linkColumn("Foot", 6) + `</td></tr></table></body></html>`
+	extractPage(t, "https://news.example/2008/budget.html", page,
+		[]string{"Story sentence a of paragraph A", "Story sentence c of paragraph D"},
+		[]string{"Poll sentence", "Sports headline", "Business headline", "Nav headline", "Foot headline"})
+}
