@@ -160,7 +160,7 @@ func (c *content) leads(top *html.Node, best []*html.Node) bool {
 		bs.linkChars += c.stats[b].linkChars
 	}
 	all, ld := c.stats[top].psum, linkDensity(c.stats[top])
-	if bs.chars < leadMin || in < dominantMin || in >= leadShare*all || ld >= leadLD {
+	if bs.chars < leadMin || in < dominantMin || in >= leadShare*all || ld >= leadLD || besideTOC(best[0]) {
 		return false
 	}
 	// most of the prose; or less, on a page of a news site's template
@@ -170,8 +170,25 @@ func (c *content) leads(top *html.Node, best []*html.Node) bool {
 	return in >= dominantShare*(all-c.widgetPsum) || ld >= leadTemplateLD && linkDensity(&bs) < 0.5
 }
 
+// besideTOC reports whether b has a sibling its class or id names a table
+// of contents (DocBook's div.toc, Sphinx's toctree-wrapper): b is a
+// manual's title page or introduction, and the contents are the page's.
+func besideTOC(b *html.Node) bool {
+	if b.Parent == nil {
+		return false
+	}
+	for x := b.Parent.FirstChild; x != nil; x = x.NextSibling {
+		if x != b && x.Type == html.ElementNode && namesWords(x, tocWords) {
+			return true
+		}
+	}
+	return false
+}
+
+var tocWords = set("toc", "toctree")
+
 const (
-	leadMin   = 700
+	leadMin   = 400
 	leadShare = 0.97
 	leadLD    = 0.8
 	// leadTemplateLD is the link density of a page from which a story
