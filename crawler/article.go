@@ -446,7 +446,17 @@ func (c *content) best(top *html.Node) []*html.Node {
 	visit = func(n *html.Node, neg bool) {
 		// (a table cell is looked into: a layout table of the 2000s holds
 		// the story in a cell of a cell)
-		if n.Type != html.ElementNode || isInline(n.DataAtom) && n.DataAtom != atom.Td && n.DataAtom != atom.Th || c.skip(n) || teasers[n] {
+		if n.Type != html.ElementNode || c.skip(n) || teasers[n] {
+			return
+		}
+		if isInline(n.DataAtom) && n.DataAtom != atom.Td && n.DataAtom != atom.Th {
+			// an inline element is no candidate, but one that wraps
+			// blocks (a CMS's <span> around the page) is looked through
+			if wrapsBlocks(n) {
+				for ch := n.FirstChild; ch != nil; ch = ch.NextSibling {
+					visit(ch, neg)
+				}
+			}
 			return
 		}
 		h := hint(n)
@@ -512,7 +522,7 @@ func (c *content) best(top *html.Node) []*html.Node {
 		// parent are the parent's text: the parent is the block, and its
 		// own siblings are looked at (a DocBook subsection's list and
 		// paragraphs, then the next subsections)
-		if par == top || par.Type != html.ElementNode || hint(par) < 0 || len(roots) < 2 {
+		if par == top || par.Type != html.ElementNode || hint(par) < 0 || len(roots) < 2 || c.textOf(par) == 0 {
 			return roots
 		}
 		k := 0
@@ -568,6 +578,17 @@ func (c *content) siblings(cand *html.Node, threshold float64) []*html.Node {
 		}
 	}
 	return roots
+}
+
+// wrapsBlocks reports whether the inline element n holds a block, itself
+// or inside inline elements of its own.
+func wrapsBlocks(n *html.Node) bool {
+	for x := n.FirstChild; x != nil; x = x.NextSibling {
+		if x.Type == html.ElementNode && (holdsBlocks(x.DataAtom) || isInline(x.DataAtom) && wrapsBlocks(x)) {
+			return true
+		}
+	}
+	return false
 }
 
 // onlyP reports whether n's one element child is a <p>.

@@ -425,3 +425,16 @@ func TestExtractShortStoryNotTitlePage(t *testing.T) {
 	extractPage(t, "https://docs.example/guide/index.html", manual,
 		[]string{"Notice sentence a of paragraph A", "Chapter c of the guide to packaging", "Section one of chapter k"}, nil)
 }
+
+// A CMS that wraps the whole page in <span>s (a span per stylesheet it
+// links) hides no story: the blocks inside an inline wrapper are
+// candidates as any others.
+func TestExtractStoryInsideSpanWrapper(t *testing.T) {
+	page := `<html><body><span id="default"><link rel="stylesheet" href="/a.css"><span id="article"><link rel="stylesheet" href="/b.css">
+<div class="contentStyle"><div id="top">` + linkColumn("Nav", 6) + `</div>
+<div id="center"><div class="articleBody">` + para("Story", 0, 3) + para("Story", 1, 3) + para("Story", 2, 3) + `</div></div>
+<div id="right">` + linkColumn("Business", 4) + `</div></div></span></span></body></html>`
+	extractPage(t, "https://news.example/2008/span.html", page,
+		[]string{"Story sentence a of paragraph A", "Story sentence c of paragraph C"},
+		[]string{"Business headline", "Nav headline"})
+}
