@@ -194,6 +194,10 @@ const (
 	// leadTemplateLD is the link density of a page from which a story
 	// with a smaller share of its prose still stands for it
 	leadTemplateLD = 0.25
+	// storyMin is the text of a block on such a page that is a story
+	// (not a fragment of one: a manual page's paragraph among its
+	// sections)
+	storyMin = 600
 )
 
 const (
@@ -502,10 +506,14 @@ func (c *content) best(top *html.Node) []*html.Node {
 		return nil
 	}
 	// a candidate that holds most of its parent's text stands for the parent
+	// (or less of it, when the rest is prose too: a manual's next sections,
+	// the text around a list; not for a story's block on a news template's
+	// page, where the rest is its comments and teasers)
+	template := linkDensity(c.stats[top]) >= leadTemplateLD && !isList(cand.DataAtom) && c.textOf(cand) >= storyMin
 	for cand.Parent != nil && cand.Parent != top && cand.Parent.Type == html.ElementNode {
 		ps := c.stats[cand.Parent]
 		cs := c.stats[cand]
-		prose := ps != nil && cs != nil && ps.psum >= 1.2*cs.psum && linkDensity(ps) < 0.2
+		prose := ps != nil && cs != nil && ps.psum >= 1.2*cs.psum && linkDensity(ps) < 0.2 && !template
 		if ps == nil || (float64(c.textOf(cand)) < 0.85*float64(ps.chars) && !prose) || hint(cand.Parent) < 0 {
 			break
 		}
@@ -579,6 +587,9 @@ func (c *content) siblings(cand *html.Node, threshold float64) []*html.Node {
 	}
 	return roots
 }
+
+// isList reports whether a is a list's element.
+func isList(a atom.Atom) bool { return a == atom.Ul || a == atom.Ol || a == atom.Dl }
 
 // wrapsBlocks reports whether the inline element n holds a block, itself
 // or inside inline elements of its own.

@@ -438,3 +438,21 @@ func TestExtractStoryInsideSpanWrapper(t *testing.T) {
 		[]string{"Story sentence a of paragraph A", "Story sentence c of paragraph C"},
 		[]string{"Business headline", "Nav headline"})
 }
+
+// On a news template's page the story's block does not grow into its
+// parent for the prose around it: that prose is the readers' comments and
+// the teasers (a manual's chapter, with few links, still takes in its
+// next sections, and a list the text around it).
+func TestExtractStoryNotGrownIntoComments(t *testing.T) {
+	var comments strings.Builder
+	for i := 0; i < 3; i++ {
+		comments.WriteString(`<div><a href="/user/` + string(rune('a'+i)) + `">Reader ` + string(rune('a'+i)) + `</a>` + para("Reader", i, 2) + `</div>`)
+	}
+	page := `<html><body><div id="top">` + linkColumn("Nav", 14) + `</div>
+<div id="content"><div class="story">` + para("Story", 0, 3) + para("Story", 1, 3) + para("Story", 2, 3) + para("Story", 3, 3) + `</div>
+<hr><b>Comments are now closed for this story</b>` + comments.String() + `</div>
+<div id="right">` + linkColumn("Business", 6) + `</div></body></html>`
+	extractPage(t, "https://news.example/2008/closed.html", page,
+		[]string{"Story sentence a of paragraph A", "Story sentence c of paragraph D"},
+		[]string{"Reader sentence", "Business headline", "Nav headline"})
+}
