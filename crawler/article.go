@@ -44,6 +44,7 @@ type content struct {
 	headlines  []*html.Node // <h1>s dropped from the text that Markdown keeps
 	declared   bool         // the page says it is an article (og:type, JSON-LD)
 	bestBlocks []*html.Node // the best-scoring blocks (best), whatever the region
+	widgetPsum float64      // the paragraph score of the widgets best passed over (comments…)
 }
 
 // agrees reports whether the region the page marked is the content the
@@ -139,8 +140,65 @@ func (c *content) dominant(top *html.Node, best []*html.Node) bool {
 	for _, b := range best {
 		in += c.stats[b].psum
 	}
-	return in >= dominantMin && in >= dominantShare*c.stats[top].psum && linkDensity(c.stats[top]) < 0.5
+	return in >= dominantMin && in >= dominantShare*(c.stats[top].psum-c.widgetPsum) && linkDensity(c.stats[top]) < 0.5
 }
+
+// leads reports whether the best blocks, on a page whose text is mostly
+// links (the menus and headline columns of a news site's template around
+// its story), hold most of the page's paragraph score and leadMin
+// characters or more, yet not all of it: the side columns have teasers
+// of their own. A manual's chapter page puts all its prose in one block
+// beside a table of contents that is nearly all links, and its index a
+// short introduction before the links that are its content; both keep
+// the whole body.
+func (c *content) leads(top *html.Node, best []*html.Node) bool {
+	var in float64
+	var bs stat
+	for _, b := range best {
+		in += c.stats[b].psum
+		bs.chars += c.stats[b].chars
+		bs.linkChars += c.stats[b].linkChars
+	}
+	all, ld := c.stats[top].psum, linkDensity(c.stats[top])
+	if bs.chars < leadMin || in < dominantMin || in >= leadShare*all || ld >= leadLD || besideTOC(best[0]) {
+		return false
+	}
+	// most of the prose; or less, on a page of a news site's template
+	// (a quarter of its text or more in links) where the rest is teasers
+	// and the best blocks are prose, not the sections of a manual's
+	// chapter (whose pages have few links)
+	return in >= dominantShare*(all-c.widgetPsum) || ld >= leadTemplateLD && linkDensity(&bs) < 0.5
+}
+
+// besideTOC reports whether b has a sibling its class or id names a table
+// of contents (DocBook's div.toc, Sphinx's toctree-wrapper): b is a
+// manual's title page or introduction, and the contents are the page's.
+func besideTOC(b *html.Node) bool {
+	if b.Parent == nil {
+		return false
+	}
+	for x := b.Parent.FirstChild; x != nil; x = x.NextSibling {
+		if x != b && x.Type == html.ElementNode && namesWords(x, tocWords) {
+			return true
+		}
+	}
+	return false
+}
+
+var tocWords = set("toc", "toctree")
+
+const (
+	leadMin   = 400
+	leadShare = 0.97
+	leadLD    = 0.8
+	// leadTemplateLD is the link density of a page from which a story
+	// with a smaller share of its prose still stands for it
+	leadTemplateLD = 0.25
+	// storyMin is the text of a block on such a page that is a story
+	// (not a fragment of one: a manual page's paragraph among its
+	// sections)
+	storyMin = 600
+)
 
 const (
 	dominantMin   = 5.0
@@ -206,6 +264,12 @@ func chooseContent(sc *scan, fallback []*html.Node) *content {
 		// <body> says it shows one post, or a short blog post among a
 		// blog's side columns, is still the post
 		c.roots = nil
+		if c.leads(top, best) {
+			// a story among the columns of a page of links: its block,
+			// pruned as a region the page marked is (the links in it
+			// stay)
+			c.roots, c.explicit = best, true
+		}
 	}
 	if marked != nil && c.textOf(marked) > 0 && (len(best) == 0 || c.agrees(marked, best)) {
 		c.roots, c.explicit = []*html.Node{marked}, true
@@ -499,7 +563,19 @@ func (c *content) best(top *html.Node) []*html.Node {
 	whole := c.textOf(top)
 	var teasers map[*html.Node]bool // sections after a "You may also like" heading
 	visit = func(n *html.Node, neg bool) {
-		if n.Type != html.ElementNode || isInline(n.DataAtom) || c.skip(n) || teasers[n] {
+		// (a table cell is looked into: a layout table of the 2000s holds
+		// the story in a cell of a cell)
+		if n.Type != html.ElementNode || c.skip(n) || teasers[n] {
+			return
+		}
+		if isInline(n.DataAtom) && n.DataAtom != atom.Td && n.DataAtom != atom.Th {
+			// an inline element is no candidate, but one that wraps
+			// blocks (a CMS's <span> around the page) is looked through
+			if wrapsBlocks(n) {
+				for ch := n.FirstChild; ch != nil; ch = ch.NextSibling {
+					visit(ch, neg)
+				}
+			}
 			return
 		}
 		h := hint(n)
@@ -507,6 +583,9 @@ func (c *content) best(top *html.Node) []*html.Node {
 		// wrapper of most of the page ("has-sidebar" layouts); a comment
 		// section never does, however long the discussion
 		if h < 0 && (2*c.textOf(n) < whole || namesComments(n) || namesConsent(n)) {
+			if !neg && c.stats[n] != nil {
+				c.widgetPsum += c.stats[n].psum
+			}
 			neg = true
 		}
 		if s := c.stats[n]; s != nil && s.score > 0 && !neg {
@@ -519,6 +598,7 @@ func (c *content) best(top *html.Node) []*html.Node {
 			visit(ch, neg)
 		}
 	}
+	c.widgetPsum = 0
 	visit(top, false)
 	for range 3 {
 		// a candidate that follows a heading such as "Related posts"
@@ -534,17 +614,21 @@ func (c *content) best(top *html.Node) []*html.Node {
 		for x := cut.NextSibling; x != nil; x = x.NextSibling {
 			teasers[x] = true
 		}
-		cand, bestScore = nil, 0
+		cand, bestScore, c.widgetPsum = nil, 0, 0
 		visit(top, false)
 	}
 	if cand == nil {
 		return nil
 	}
 	// a candidate that holds most of its parent's text stands for the parent
+	// (or less of it, when the rest is prose too: a manual's next sections,
+	// the text around a list; not for a story's block on a news template's
+	// page, where the rest is its comments and teasers)
+	template := linkDensity(c.stats[top]) >= leadTemplateLD && !isList(cand.DataAtom) && c.textOf(cand) >= storyMin
 	for cand.Parent != nil && cand.Parent != top && cand.Parent.Type == html.ElementNode {
 		ps := c.stats[cand.Parent]
 		cs := c.stats[cand]
-		prose := ps != nil && cs != nil && ps.psum >= 1.2*cs.psum && linkDensity(ps) < 0.2
+		prose := ps != nil && cs != nil && ps.psum >= 1.2*cs.psum && linkDensity(ps) < 0.2 && !template
 		if ps == nil || (float64(c.textOf(cand)) < 0.85*float64(ps.chars) && !prose) || hint(cand.Parent) < 0 {
 			break
 		}
@@ -561,7 +645,7 @@ func (c *content) best(top *html.Node) []*html.Node {
 		// parent are the parent's text: the parent is the block, and its
 		// own siblings are looked at (a DocBook subsection's list and
 		// paragraphs, then the next subsections)
-		if par == top || par.Type != html.ElementNode || hint(par) < 0 || len(roots) < 2 {
+		if par == top || par.Type != html.ElementNode || hint(par) < 0 || len(roots) < 2 || c.textOf(par) == 0 {
 			return roots
 		}
 		k := 0
@@ -617,6 +701,20 @@ func (c *content) siblings(cand *html.Node, threshold float64) []*html.Node {
 		}
 	}
 	return roots
+}
+
+// isList reports whether a is a list's element.
+func isList(a atom.Atom) bool { return a == atom.Ul || a == atom.Ol || a == atom.Dl }
+
+// wrapsBlocks reports whether the inline element n holds a block, itself
+// or inside inline elements of its own.
+func wrapsBlocks(n *html.Node) bool {
+	for x := n.FirstChild; x != nil; x = x.NextSibling {
+		if x.Type == html.ElementNode && (holdsBlocks(x.DataAtom) || isInline(x.DataAtom) && wrapsBlocks(x)) {
+			return true
+		}
+	}
+	return false
 }
 
 // onlyP reports whether n's one element child is a <p>.
