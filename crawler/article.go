@@ -398,10 +398,15 @@ var postWords = set("hentry", "post", "posts", "entry", "entries", "story", "blo
 func namesPost(n *html.Node) bool { return namesCamelWords(n, postWords) }
 
 // partOfBest reports whether the element the page marks as its article's
-// body lies inside the best blocks with less than half their text: the
-// page marked one paragraph of it (the New York Times of 2012 wrote
-// itemprop="articleBody" on the opening <p> only).
+// body is one paragraph lying inside the best blocks with less than half
+// their text: the page marked one paragraph of it (the New York Times of
+// 2012 wrote itemprop="articleBody" on the opening <p> only). A marked
+// element of several paragraphs is the body, however much the blocks
+// around it hold (a syndicated story in another site's template).
 func (c *content) partOfBest(ab *html.Node, best []*html.Node) bool {
+	if ab.DataAtom != atom.P && c.holdsBlock(ab) {
+		return false
+	}
 	in, total := false, 0
 	for _, b := range best {
 		if b != ab && isAncestor(b, ab) {

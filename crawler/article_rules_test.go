@@ -622,3 +622,17 @@ func TestExtractStoryNotGrownIntoComments(t *testing.T) {
 		[]string{"Story sentence a of paragraph A", "Story sentence c of paragraph D"},
 		[]string{"Reader sentence", "Business headline", "Nav headline"})
 }
+
+// An articleBody mark on an element of several paragraphs is the body,
+// however much prose the blocks around it hold: a story syndicated into
+// another site's template (the near-duplicate set's composed pages) keeps
+// its own text, not the template's other story.
+func TestExtractArticleBodyOfSeveralParagraphs(t *testing.T) {
+	page := `<html><head><meta property="og:type" content="article"></head><body><div class="site-shim"><div class="col">
+<div itemprop="articleBody">` + para("Story", 0, 3) + para("Story", 1, 3) + para("Story", 2, 3) + `</div>
+<div class="more">` + para("Other", 0, 4) + para("Other", 1, 4) + para("Other", 2, 4) + para("Other", 3, 4) + para("Other", 4, 4) + `</div>
+</div></div></body></html>`
+	extractPage(t, "https://news.example/story", page,
+		[]string{"Story sentence a of paragraph A", "Story sentence c of paragraph C"},
+		[]string{"Other sentence"})
+}
