@@ -346,7 +346,7 @@ func (c *content) leadsPost(top *html.Node, best []*html.Node) bool {
 		in += c.stats[b].psum
 		k += c.textOf(b)
 	}
-	if in < dominantMin || in < dominantShare*c.stats[top].psum || float64(k) > postText*float64(c.textOf(top)) {
+	if in < dominantMin || in < dominantShare*(c.stats[top].psum-c.widgetPsum) || float64(k) > postText*float64(c.textOf(top)) {
 		return false
 	}
 	return c.holdsPost(best[0], 0)
@@ -417,15 +417,16 @@ func (c *content) partOfBest(ab *html.Node, best []*html.Node) bool {
 	return in && 2*c.textOf(ab) < total
 }
 
-// pageFormMin is the text a <form> or <header> must hold to be taken for
-// the page's wrapper rather than a widget.
-const pageFormMin = 500
+// pageHeaderMin is the text a <header> must hold, outside links, to be taken
+// for the page's wrapper rather than its header.
+const pageHeaderMin = 500
 
-// unwrapPageWrappers turns into a <div> each <form> or <header> that wraps
-// the page (ASP.NET pages put the whole body in one form; a header left
-// open takes in the rest of the page): it holds pageFormMin characters of
-// text or more and at least as much as the rest of the body. Other forms
-// (search, log-in, comment, newsletter) and headers stay boilerplate.
+// unwrapPageWrappers turns into a <div> each <header> left open over the
+// rest of the page (the parser nests the content in it): it holds
+// pageHeaderMin characters of text outside links or more, and at least as
+// much as the rest of the body. A site's header stays boilerplate. (A
+// <form> that wraps the page, ASP.NET's, needs no such turn: skip keeps
+// any form of 500 characters or more.)
 func unwrapPageWrappers(sc *scan) {
 	if len(sc.wrappers) == 0 || sc.body == nil {
 		return
@@ -434,14 +435,15 @@ func unwrapPageWrappers(sc *scan) {
 	for _, f := range sc.wrappers {
 		k := 0
 		for x := f.FirstChild; x != nil; x = x.NextSibling {
-			a, _ := textChars(x, false)
-			k += a
+			a, links := textChars(x, false)
+			k += a - links // a site header's menu is links, not the page
 		}
-		if k < pageFormMin {
-			continue // most forms: search, log-in; the body is not read
+		if k < pageHeaderMin {
+			continue // most headers: a logo, a menu; the body is not read
 		}
 		if rest < 0 {
-			rest, _ = textChars(sc.body, false) // forms count zero
+			all, links := textChars(sc.body, false) // headers count zero
+			rest = all - links
 		}
 		if k >= rest {
 			f.DataAtom, f.Data = atom.Div, "div"
@@ -634,8 +636,9 @@ func (c *content) best(top *html.Node) []*html.Node {
 		ps := c.stats[cand.Parent]
 		cs := c.stats[cand]
 		prose := ps != nil && cs != nil && ps.psum >= 1.2*cs.psum && linkDensity(ps) < 0.2 && !template
-		if ps == nil || (float64(c.textOf(cand)) < 0.85*float64(ps.chars) && !prose) || hint(cand.Parent) < 0 {
-			break
+		if ps == nil || ps.chars == 0 || isInline(cand.Parent.DataAtom) && !cell(cand.Parent.DataAtom) ||
+			(float64(c.textOf(cand)) < 0.85*float64(ps.chars) && !prose) || hint(cand.Parent) < 0 {
+			break // (an inline wrapper best looked through holds no text of its own)
 		}
 		cand = cand.Parent
 	}
@@ -1514,11 +1517,17 @@ func inPageTOC(n *html.Node) bool {
 // related…) that does not hold most of the page, and a comment section
 // whatever its size.
 func (c *content) wholeDropped(n *html.Node) bool {
-	if isInline(n.DataAtom) || hint(n) >= 0 || !namesWords(n, wholeNegWords) {
+	if isInline(n.DataAtom) || hint(n) >= 0 {
+		return false
+	}
+	if namesComments(n) || namesConsent(n) {
+		return true // a comment section or consent dialog, whatever its size
+	}
+	if !namesWords(n, wholeNegWords) {
 		return false
 	}
 	s := c.stats[n]
-	return s == nil || 2*s.chars < c.rootChars || namesComments(n) || namesConsent(n)
+	return s == nil || 2*s.chars < c.rootChars
 }
 
 // wholeNegWords are the widget words of negWords that do not name a docs
@@ -1909,6 +1918,9 @@ func nodeTextCheap(n *html.Node) string {
 	f(n)
 	return b.String()
 }
+
+// cell reports whether a is a table cell (<td>, <th>).
+func cell(a atom.Atom) bool { return a == atom.Td || a == atom.Th }
 
 // heading reports whether a is <h1>…<h6>.
 func heading(a atom.Atom) bool {

@@ -230,7 +230,7 @@ type scan struct {
 	ld              *ldResult    // ldArticle's answer, once asked
 	time            *html.Node   // the first <time datetime>
 	articleBody     *html.Node   // the first [itemprop=articleBody] element
-	wrappers        []*html.Node // <form>s and <header>s: sometimes wrappers of the page
+	wrappers        []*html.Node // <header>s: sometimes left open over the page
 }
 
 func (s *scan) walk(n *html.Node) {
@@ -279,7 +279,7 @@ func (s *scan) walk(n *html.Node) {
 			}
 		case atom.Article:
 			s.articles = append(s.articles, n)
-		case atom.Form, atom.Header:
+		case atom.Header:
 			s.wrappers = append(s.wrappers, n)
 		case atom.Body:
 			if s.body == nil {
