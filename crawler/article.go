@@ -636,7 +636,7 @@ func (c *content) best(top *html.Node) []*html.Node {
 		ps := c.stats[cand.Parent]
 		cs := c.stats[cand]
 		prose := ps != nil && cs != nil && ps.psum >= 1.2*cs.psum && linkDensity(ps) < 0.2 && !template
-		if ps == nil || ps.chars == 0 || isInline(cand.Parent.DataAtom) && !cell(cand.Parent.DataAtom) ||
+		if ps == nil || isInline(cand.Parent.DataAtom) && !cell(cand.Parent.DataAtom) ||
 			(float64(c.textOf(cand)) < 0.85*float64(ps.chars) && !prose) || hint(cand.Parent) < 0 {
 			break // (an inline wrapper best looked through holds no text of its own)
 		}
