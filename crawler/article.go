@@ -136,11 +136,26 @@ func declaresArticle(sc *scan) bool {
 // dominant reports whether the best blocks hold most of the page's
 // paragraph score: an article, not one block among many.
 func (c *content) dominant(top *html.Node, best []*html.Node) bool {
-	var in float64
+	return c.mostProse(top, c.sum(best).psum) && linkDensity(c.stats[top]) < 0.5
+}
+
+// sum is the best blocks' stats added up.
+func (c *content) sum(best []*html.Node) stat {
+	var s stat
 	for _, b := range best {
-		in += c.stats[b].psum
+		bs := c.stats[b]
+		s.chars += bs.chars
+		s.linkChars += bs.linkChars
+		s.psum += bs.psum
 	}
-	return in >= dominantMin && in >= dominantShare*(c.stats[top].psum-c.widgetPsum) && linkDensity(c.stats[top]) < 0.5
+	return s
+}
+
+// mostProse reports whether the paragraph score in holds most of the
+// page's (dominantMin at least, dominantShare of all but the widgets
+// best passed over).
+func (c *content) mostProse(top *html.Node, in float64) bool {
+	return in >= dominantMin && in >= dominantShare*(c.stats[top].psum-c.widgetPsum)
 }
 
 // leads reports whether the best blocks, on a page whose text is mostly
@@ -152,13 +167,8 @@ func (c *content) dominant(top *html.Node, best []*html.Node) bool {
 // short introduction before the links that are its content; both keep
 // the whole body.
 func (c *content) leads(top *html.Node, best []*html.Node) bool {
-	var in float64
-	var bs stat
-	for _, b := range best {
-		in += c.stats[b].psum
-		bs.chars += c.stats[b].chars
-		bs.linkChars += c.stats[b].linkChars
-	}
+	bs := c.sum(best)
+	in := bs.psum
 	all, ld := c.stats[top].psum, linkDensity(c.stats[top])
 	if bs.chars < leadMin || in < dominantMin || in >= leadShare*all || ld >= leadLD || besideTOC(best[0]) {
 		return false
@@ -340,13 +350,8 @@ func (c *content) leadsPost(top *html.Node, best []*html.Node) bool {
 	if len(best) == 0 {
 		return false
 	}
-	var in float64
-	k := 0
-	for _, b := range best {
-		in += c.stats[b].psum
-		k += c.textOf(b)
-	}
-	if in < dominantMin || in < dominantShare*(c.stats[top].psum-c.widgetPsum) || float64(k) > postText*float64(c.textOf(top)) {
+	bs := c.sum(best)
+	if !c.mostProse(top, bs.psum) || float64(bs.chars) > postText*float64(c.textOf(top)) {
 		return false
 	}
 	return c.holdsPost(best[0], 0)
