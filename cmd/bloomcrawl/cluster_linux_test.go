@@ -146,8 +146,14 @@ func clusterConfig(t *testing.T, site *clusterSite, n int) string {
 		fmt.Fprintf(&b, "  - %s/p/0\n", h.URL)
 	}
 	fmt.Fprintf(&b, "scope:\n  max_depth: 40\n  sitemaps: off\npoliteness:\n  obey_robots: false\n  per_host_parallelism: 2\n  concurrency: 4\n  user_agent: \"bloomcrawl-test node%d\"\n", n)
-	p := filepath.Join(t.TempDir(), fmt.Sprintf("node%d.yaml", n))
-	if err := os.WriteFile(p, []byte(b.String()), 0o644); err != nil {
+	return writeConfig(t, b.String())
+}
+
+// writeConfig writes the YAML config y to a file of t's and returns its
+// path.
+func writeConfig(t *testing.T, y string) string {
+	p := filepath.Join(t.TempDir(), "c.yaml")
+	if err := os.WriteFile(p, []byte(y), 0o644); err != nil {
 		t.Fatal(err)
 	}
 	return p

@@ -5,7 +5,6 @@ package main
 import (
 	"fmt"
 	"net/http"
-	"os"
 	"path/filepath"
 	"strconv"
 	"strings"
@@ -73,10 +72,7 @@ func TestClusterRedirectAliasesSeen(t *testing.T) {
 	var stores []string
 	for n := range nodes {
 		cfg := fmt.Sprintf("seeds:\n  - %s/p/0\nscope:\n  allowed_hosts: [127.0.0.2, 127.0.0.3]\n  max_depth: 100\n  sitemaps: off\npoliteness:\n  obey_robots: false\n  per_host_parallelism: 2\n  concurrency: 4\n  user_agent: \"bloomcrawl-test node%d\"\n", hosts[0], n)
-		p := filepath.Join(t.TempDir(), "c.yaml")
-		if err := os.WriteFile(p, []byte(cfg), 0o644); err != nil {
-			t.Fatal(err)
-		}
+		p := writeConfig(t, cfg)
 		store := filepath.Join(t.TempDir(), "s")
 		stores = append(stores, store)
 		kids = append(kids, startChild(t, "crawl", p, "--store", store, "--json", "--mem-limit-mb", "0",

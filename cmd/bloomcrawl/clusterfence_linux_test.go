@@ -4,7 +4,6 @@ package main
 
 import (
 	"fmt"
-	"path/filepath"
 	"regexp"
 	"strconv"
 	"strings"
@@ -25,18 +24,10 @@ import (
 // committed locally just before the pause, its acknowledgement still
 // queued: at most the acknowledgements refused.
 func TestClusterFencePausedNode(t *testing.T) {
-	url := "redis://" + redistest.Start(t) + "/0"
 	const hosts, pages, nodes = 4, 150, 2
-	const ttl = 2 * time.Second
+	const ttl = clusterLeaseTTL
 	site := newClusterSite(t, hosts, pages)
-	var kids []*started
-	var stores []string
-	for n := range nodes {
-		store := filepath.Join(t.TempDir(), "s")
-		stores = append(stores, store)
-		kids = append(kids, startChild(t, "crawl", clusterConfig(t, site, n), "--store", store, "--json", "--mem-limit-mb", "0",
-			"--cluster", url, "--node", fmt.Sprintf("node%d", n), "--lease-ttl", ttl.String()))
-	}
+	kids, stores := startClusterNodes(t, site, redistest.Start(t), nodes)
 	waitFetched(t, site, hosts*pages/5)
 	site.mu.Lock()
 	victim, best := 0, -1

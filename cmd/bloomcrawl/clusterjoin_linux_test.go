@@ -5,7 +5,6 @@ package main
 import (
 	"context"
 	"fmt"
-	"os"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -24,11 +23,7 @@ import (
 func TestClusterJoinAfterTrim(t *testing.T) {
 	addr := redistest.Start(t)
 	site := newCopySite(t, 2, 10)
-	cfg := filepath.Join(t.TempDir(), "c.yaml")
-	y := fmt.Sprintf("seeds:\n  - %s/a/0\n  - %s/a/0\nscope:\n  max_depth: 40\n  sitemaps: off\npoliteness:\n  obey_robots: false\n", site.hosts[0].URL, site.hosts[1].URL)
-	if err := os.WriteFile(cfg, []byte(y), 0o644); err != nil {
-		t.Fatal(err)
-	}
+	cfg := writeConfig(t, fmt.Sprintf("seeds:\n  - %s/a/0\n  - %s/a/0\nscope:\n  max_depth: 40\n  sitemaps: off\npoliteness:\n  obey_robots: false\n", site.hosts[0].URL, site.hosts[1].URL))
 	store0 := filepath.Join(t.TempDir(), "s")
 	node := func(n int, store string) *started {
 		return startChild(t, "crawl", cfg, "--store", store, "--json", "--mem-limit-mb", "0",

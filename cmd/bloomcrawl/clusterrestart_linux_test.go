@@ -100,7 +100,7 @@ func TestClusterRedisRestartWithAOF(t *testing.T) {
 	r := redistest.StartRestartable(t, "--appendonly", "yes", "--appendfsync", "everysec")
 	const hosts, pages, nodes = 4, 120, 3
 	site := newClusterSite(t, hosts, pages)
-	kids, stores := startRestartNodes(t, site, r.Addr, nodes)
+	kids, stores := startClusterNodes(t, site, r.Addr, nodes)
 	waitFetched(t, site, hosts*pages/4)
 	if err := r.Restart(4 * time.Second); err != nil {
 		t.Fatal(err)
@@ -115,17 +115,20 @@ func TestClusterRedisRestartWithAOF(t *testing.T) {
 	t.Logf("%d pages, %d fetched twice, %d stored by two nodes", hosts*pages, twice, stored2)
 }
 
-// startRestartNodes starts nodes crawl children of site against the
-// Redis at addr (lease TTL 2 s, waiting up to 20 s for Redis) and returns
-// them and their stores.
-func startRestartNodes(t *testing.T, site *clusterSite, addr string, nodes int) ([]*started, []string) {
+// clusterLeaseTTL is the lease TTL startClusterNodes gives its nodes.
+const clusterLeaseTTL = 2 * time.Second
+
+// startClusterNodes starts nodes crawl children of site against the
+// Redis at addr (lease TTL clusterLeaseTTL, waiting up to 20 s for Redis)
+// and returns them and their stores.
+func startClusterNodes(t *testing.T, site *clusterSite, addr string, nodes int) ([]*started, []string) {
 	var kids []*started
 	var stores []string
 	for n := range nodes {
 		store := filepath.Join(t.TempDir(), "s")
 		stores = append(stores, store)
 		kids = append(kids, startChild(t, "crawl", clusterConfig(t, site, n), "--store", store, "--json", "--mem-limit-mb", "0",
-			"--cluster", "redis://"+addr+"/0", "--node", fmt.Sprintf("node%d", n), "--lease-ttl", "2s", "--redis-wait", "20s"))
+			"--cluster", "redis://"+addr+"/0", "--node", fmt.Sprintf("node%d", n), "--lease-ttl", clusterLeaseTTL.String(), "--redis-wait", "20s"))
 	}
 	return kids, stores
 }
@@ -183,7 +186,7 @@ func TestClusterRedisLosesLastSecond(t *testing.T) {
 	r := redistest.StartRestartable(t, "--appendonly", "yes", "--appendfsync", "everysec")
 	const hosts, pages, nodes = 4, 500, 3
 	site := newClusterSite(t, hosts, pages)
-	kids, stores := startRestartNodes(t, site, r.Addr, nodes)
+	kids, stores := startClusterNodes(t, site, r.Addr, nodes)
 	waitFetched(t, site, hosts*pages/3)
 	saved, err := r.SaveAOF()
 	if err != nil {
